@@ -1,0 +1,4 @@
+//! The `dama` binary.
+fn main() {
+    println!("dama {}", env!("CARGO_PKG_VERSION"));
+}

@@ -1,0 +1,1 @@
+//! Turkish draughts rules: bitboards, legal moves, notation, perft.

@@ -1,0 +1,1 @@
+//! Baseline players, alpha-beta engine, arena and Elo.

@@ -1,0 +1,1 @@
+//! Batched PUCT and Gumbel MCTS over a small Game trait; no tensors.

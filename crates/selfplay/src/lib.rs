@@ -1,0 +1,1 @@
+//! Self-play, game records, replay buffer and the training loop.
