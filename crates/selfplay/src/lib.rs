@@ -1,1 +1,46 @@
-//! Self-play, game records, replay buffer and the training loop.
+//! Self-play, game records, the replay buffer and the training loop.
+//!
+//! One generation of training runs: self-play games with the current network
+//! ([`selfplay`]) → chunk files of [`record::GameRecord`]s → the
+//! [`buffer::ReplayBuffer`] window → training steps → a checkpoint → an
+//! evaluation → one line per stage in `metrics.jsonl` ([`metrics`]).
+
+use std::path::{Path, PathBuf};
+
+pub mod buffer;
+pub mod metrics;
+pub mod record;
+
+/// Errors of the self-play and training library.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// An I/O error on a named file.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file or directory.
+        path: PathBuf,
+        /// The underlying error.
+        source: std::io::Error,
+    },
+    /// A file that exists but cannot be used.
+    #[error("{path}: {reason}")]
+    BadFile {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// Data that does not decode.
+    #[error("corrupt data: {0}")]
+    Corrupt(String),
+}
+
+impl Error {
+    /// An I/O error on `path`.
+    pub fn io(path: &Path, source: std::io::Error) -> Error {
+        Error::Io {
+            path: path.to_path_buf(),
+            source,
+        }
+    }
+}

@@ -1,0 +1,419 @@
+//! Versioned, checksummed self-play game files.
+//!
+//! A game file is one chunk of finished games:
+//!
+//! ```text
+//! offset  size  field
+//! 0       8     magic  b"DAMAGAME"
+//! 8       4     format version (u32, little endian) = FORMAT_VERSION
+//! 12      8     payload length in bytes (u64, little endian)
+//! 20      8     FNV-1a 64 checksum of the payload (u64, little endian)
+//! 28      n     payload: bincode 2 (standard config, serde) of `Vec<GameRecord>`
+//! ```
+//!
+//! Files are written to a temporary name and renamed into place, so a reader
+//! never sees half a chunk. A truncated or altered file fails the length or
+//! checksum test with an error that names the file and the problem.
+//!
+//! The in-memory engine types are deliberately not serialized: a record holds
+//! text (positions and moves in the engine's notation) and plain numbers, so
+//! the engine can change its internals without breaking old files.
+
+use std::fs;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::Error;
+
+/// The current on-disk format version. Bump it when `GameRecord` changes and
+/// keep a reader for the old versions.
+pub const FORMAT_VERSION: u32 = 1;
+
+const MAGIC: &[u8; 8] = b"DAMAGAME";
+const HEADER_LEN: usize = 28;
+
+/// One plane of the network input, stored compactly.
+///
+/// Nearly all planes are either 0/1 on squares (a bitboard) or one value on
+/// every square (a counter or a constant), so this packs a `[64]` plane into
+/// 8 or 4 bytes; anything else is kept as is.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum PackedPlane {
+    /// Bit `i` set means square `i` holds 1.0, clear means 0.0.
+    Bits(u64),
+    /// The same value on all 64 squares.
+    Constant(f32),
+    /// Any other plane, 64 values in square order.
+    Dense(Vec<f32>),
+}
+
+impl PackedPlane {
+    /// Packs one plane of 64 values.
+    ///
+    /// # Panics
+    /// Panics if `plane.len() != 64` (an invariant of the encoder).
+    pub fn pack(plane: &[f32]) -> PackedPlane {
+        assert_eq!(plane.len(), 64, "invariant: a plane has 64 squares");
+        let first = plane[0];
+        if plane.iter().all(|&v| v == first) {
+            return PackedPlane::Constant(first);
+        }
+        if plane.iter().all(|&v| v == 0.0 || v == 1.0) {
+            let bits = plane
+                .iter()
+                .enumerate()
+                .filter(|(_, &v)| v == 1.0)
+                .fold(0u64, |acc, (i, _)| acc | (1u64 << i));
+            return PackedPlane::Bits(bits);
+        }
+        PackedPlane::Dense(plane.to_vec())
+    }
+
+    /// Writes the 64 values of this plane into `out`.
+    ///
+    /// # Errors
+    /// A dense plane whose length is not 64 (a corrupted record).
+    pub fn unpack_into(&self, out: &mut [f32]) -> Result<(), Error> {
+        match self {
+            PackedPlane::Bits(bits) => {
+                for (i, v) in out.iter_mut().enumerate() {
+                    *v = if bits >> i & 1 == 1 { 1.0 } else { 0.0 };
+                }
+            }
+            PackedPlane::Constant(c) => out.fill(*c),
+            PackedPlane::Dense(values) => {
+                if values.len() != out.len() {
+                    return Err(Error::Corrupt(format!(
+                        "dense plane with {} values, expected {}",
+                        values.len(),
+                        out.len()
+                    )));
+                }
+                out.copy_from_slice(values);
+            }
+        }
+        Ok(())
+    }
+}
+
+/// One recorded position: what the network saw and what it should learn.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Sample {
+    /// The encoded network input, one packed plane per input channel, in the
+    /// encoder's channel order (from the point of view of the player to move).
+    pub planes: Vec<PackedPlane>,
+    /// Policy indices of the legal actions (the mask).
+    pub legal: Vec<u16>,
+    /// The search's policy target, aligned with `legal`, summing to 1.
+    pub policy: Vec<f32>,
+    /// The search's root value `[win, draw, loss]` for the player to move.
+    pub search_value: [f32; 3],
+    /// The game's final result `[win, draw, loss]` for the player to move.
+    pub outcome: [f32; 3],
+    /// Action index within the game (jump-by-jump steps count one each).
+    pub ply: u32,
+}
+
+/// How a recorded game ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum GameResult {
+    /// White won.
+    WhiteWins,
+    /// Black won.
+    BlackWins,
+    /// Draw.
+    Draw,
+}
+
+impl GameResult {
+    /// The PDN result token: `1-0`, `0-1` or `1/2-1/2`.
+    pub fn as_pdn(self) -> &'static str {
+        match self {
+            GameResult::WhiteWins => "1-0",
+            GameResult::BlackWins => "0-1",
+            GameResult::Draw => "1/2-1/2",
+        }
+    }
+}
+
+/// A finished self-play game with its training samples.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct GameRecord {
+    /// Unique within a run: generation * 1_000_000 + index.
+    pub game_id: u64,
+    /// The generation whose network played the game.
+    pub generation: u32,
+    /// The rules the game was played under, as TOML.
+    pub rules: String,
+    /// The start position in the engine's notation.
+    pub start: String,
+    /// The full moves played, in the engine's notation (`d3-d4`, `b3xd3xd5`).
+    pub moves: Vec<String>,
+    /// The result.
+    pub result: GameResult,
+    /// Why the game ended, in words (`no legal move`, `threefold repetition`,
+    /// `resigned`, `move cap`, ...).
+    pub termination: String,
+    /// True when the loser resigned.
+    pub resigned: bool,
+    /// True when resignation was disabled for this game to measure false
+    /// resignations.
+    pub resign_disabled: bool,
+    /// For a resign-disabled game: true if some position had a value under the
+    /// resign threshold for the side that did not lose (a false resignation).
+    pub would_have_resigned_wrongly: bool,
+    /// The positions searched fully and kept as training targets.
+    pub samples: Vec<Sample>,
+}
+
+/// Writes `games` as one chunk file at `path`, atomically.
+///
+/// # Errors
+/// I/O errors or an encoding failure, naming the path.
+pub fn write_chunk(path: &Path, games: &[GameRecord]) -> Result<(), Error> {
+    let payload = bincode::serde::encode_to_vec(games, bincode::config::standard())
+        .map_err(|e| Error::Corrupt(format!("cannot encode games: {e}")))?;
+    let mut bytes = Vec::with_capacity(HEADER_LEN + payload.len());
+    bytes.extend_from_slice(MAGIC);
+    bytes.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
+    bytes.extend_from_slice(&(payload.len() as u64).to_le_bytes());
+    bytes.extend_from_slice(&fnv1a(&payload).to_le_bytes());
+    bytes.extend_from_slice(&payload);
+    write_atomic(path, &bytes)
+}
+
+/// Reads one chunk file.
+///
+/// # Errors
+/// A missing file, a wrong magic number, an unknown version, a truncated or
+/// altered payload: each named with the path.
+pub fn read_chunk(path: &Path) -> Result<Vec<GameRecord>, Error> {
+    let bytes = fs::read(path).map_err(|e| Error::io(path, e))?;
+    decode_chunk(&bytes).map_err(|e| Error::BadFile {
+        path: path.to_path_buf(),
+        reason: e,
+    })
+}
+
+fn decode_chunk(bytes: &[u8]) -> Result<Vec<GameRecord>, String> {
+    if bytes.len() < HEADER_LEN {
+        return Err(format!(
+            "file is {} bytes, shorter than the {HEADER_LEN}-byte header (truncated?)",
+            bytes.len()
+        ));
+    }
+    if &bytes[..8] != MAGIC {
+        return Err("not a dama game file (bad magic number)".into());
+    }
+    let version = u32::from_le_bytes(bytes[8..12].try_into().map_err(|_| "header")?);
+    if version != FORMAT_VERSION {
+        return Err(format!(
+            "game file format version {version}, this build reads version {FORMAT_VERSION}"
+        ));
+    }
+    let len = u64::from_le_bytes(bytes[12..20].try_into().map_err(|_| "header")?) as usize;
+    let sum = u64::from_le_bytes(bytes[20..28].try_into().map_err(|_| "header")?);
+    let payload = &bytes[HEADER_LEN..];
+    if payload.len() != len {
+        return Err(format!(
+            "payload is {} bytes, header says {len} (truncated or appended to)",
+            payload.len()
+        ));
+    }
+    if fnv1a(payload) != sum {
+        return Err("checksum mismatch (file altered or corrupted)".into());
+    }
+    let (games, used): (Vec<GameRecord>, usize) =
+        bincode::serde::decode_from_slice(payload, bincode::config::standard())
+            .map_err(|e| format!("cannot decode games: {e}"))?;
+    if used != payload.len() {
+        return Err(format!(
+            "{} trailing bytes after the games",
+            payload.len() - used
+        ));
+    }
+    Ok(games)
+}
+
+/// Lists the chunk files (`*.games`) in a directory, sorted by name.
+///
+/// # Errors
+/// I/O errors reading the directory.
+pub fn list_chunks(dir: &Path) -> Result<Vec<PathBuf>, Error> {
+    if !dir.exists() {
+        return Ok(Vec::new());
+    }
+    let mut out = Vec::new();
+    for entry in fs::read_dir(dir).map_err(|e| Error::io(dir, e))? {
+        let path = entry.map_err(|e| Error::io(dir, e))?.path();
+        if path.extension().is_some_and(|e| e == "games") {
+            out.push(path);
+        }
+    }
+    out.sort();
+    Ok(out)
+}
+
+/// Writes `bytes` to `path` through a temporary file in the same directory
+/// and a rename, so `path` holds either the old or the new content.
+///
+/// # Errors
+/// I/O errors, naming the path.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), Error> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
+    let result = (|| {
+        let mut f = fs::File::create(&tmp)?;
+        f.write_all(bytes)?;
+        f.sync_all()?;
+        fs::rename(&tmp, path)
+    })();
+    if let Err(e) = result {
+        let _ = fs::remove_file(&tmp);
+        return Err(Error::io(path, e));
+    }
+    Ok(())
+}
+
+/// FNV-1a, 64 bits: a fast checksum against truncation and bit rot (not
+/// against tampering).
+fn fnv1a(bytes: &[u8]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for &b in bytes {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    h
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample_game(id: u64) -> GameRecord {
+        let mut plane = vec![0.0f32; 64];
+        plane[3] = 1.0;
+        plane[60] = 1.0;
+        GameRecord {
+            game_id: id,
+            generation: 2,
+            rules: "no_capture_draw_plies = 50\n".into(),
+            start: "startpos".into(),
+            moves: vec!["d3-d4".into(), "d6-d5".into()],
+            result: GameResult::Draw,
+            termination: "move cap".into(),
+            resigned: false,
+            resign_disabled: true,
+            would_have_resigned_wrongly: false,
+            samples: vec![Sample {
+                planes: vec![
+                    PackedPlane::pack(&plane),
+                    PackedPlane::pack(&[0.25; 64]),
+                    PackedPlane::pack(&(0..64).map(|i| i as f32 / 64.0).collect::<Vec<_>>()),
+                ],
+                legal: vec![3, 17, 900],
+                policy: vec![0.5, 0.25, 0.25],
+                search_value: [0.2, 0.5, 0.3],
+                outcome: [0.0, 1.0, 0.0],
+                ply: 0,
+            }],
+        }
+    }
+
+    #[test]
+    fn planes_pack_and_unpack_losslessly() {
+        let mut bits = vec![0.0f32; 64];
+        bits[0] = 1.0;
+        bits[63] = 1.0;
+        let dense: Vec<f32> = (0..64).map(|i| i as f32 * 0.5).collect();
+        for plane in [bits, vec![0.0; 64], vec![0.75; 64], dense] {
+            let packed = PackedPlane::pack(&plane);
+            let mut out = vec![9.0f32; 64];
+            packed.unpack_into(&mut out).unwrap();
+            assert_eq!(out, plane, "{packed:?}");
+        }
+        assert!(matches!(
+            PackedPlane::pack(&[0.0; 64]),
+            PackedPlane::Constant(_)
+        ));
+        let mut one_bit = vec![0.0f32; 64];
+        one_bit[5] = 1.0;
+        assert_eq!(PackedPlane::pack(&one_bit), PackedPlane::Bits(1 << 5));
+    }
+
+    #[test]
+    fn chunk_round_trips() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("gen-0001-000.games");
+        let games = vec![sample_game(1), sample_game(2)];
+        write_chunk(&path, &games).unwrap();
+        assert_eq!(read_chunk(&path).unwrap(), games);
+        assert_eq!(list_chunks(dir.path()).unwrap(), vec![path]);
+    }
+
+    #[test]
+    fn golden_header_bytes_are_stable() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("g.games");
+        write_chunk(&path, &[sample_game(7)]).unwrap();
+        let bytes = fs::read(&path).unwrap();
+        assert_eq!(&bytes[..8], b"DAMAGAME");
+        assert_eq!(u32::from_le_bytes(bytes[8..12].try_into().unwrap()), 1);
+        let len = u64::from_le_bytes(bytes[12..20].try_into().unwrap()) as usize;
+        assert_eq!(len, bytes.len() - HEADER_LEN);
+    }
+
+    #[test]
+    fn truncated_and_altered_files_are_named_errors() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("g.games");
+        write_chunk(&path, &[sample_game(1)]).unwrap();
+        let bytes = fs::read(&path).unwrap();
+
+        fs::write(&path, &bytes[..bytes.len() - 10]).unwrap();
+        let err = read_chunk(&path).unwrap_err().to_string();
+        assert!(
+            err.contains("truncated") && err.contains("g.games"),
+            "{err}"
+        );
+
+        let mut altered = bytes.clone();
+        let last = altered.len() - 1;
+        altered[last] ^= 0x55;
+        fs::write(&path, &altered).unwrap();
+        let err = read_chunk(&path).unwrap_err().to_string();
+        assert!(err.contains("checksum"), "{err}");
+
+        fs::write(&path, b"short").unwrap();
+        assert!(read_chunk(&path)
+            .unwrap_err()
+            .to_string()
+            .contains("header"));
+
+        let mut wrong_version = bytes;
+        wrong_version[8] = 99;
+        fs::write(&path, &wrong_version).unwrap();
+        assert!(read_chunk(&path)
+            .unwrap_err()
+            .to_string()
+            .contains("version 99"));
+    }
+
+    #[test]
+    fn atomic_write_keeps_no_temp_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("x.games");
+        write_atomic(&path, b"one").unwrap();
+        write_atomic(&path, b"two").unwrap();
+        assert_eq!(fs::read(&path).unwrap(), b"two");
+        let names: Vec<_> = fs::read_dir(dir.path()).unwrap().collect();
+        assert_eq!(names.len(), 1);
+    }
+}
