@@ -1,0 +1,30 @@
+//! The crate's error type.
+
+/// Errors of the evaluation crate.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// A player spec, SPRT string or other user text could not be parsed.
+    #[error("{0}")]
+    Spec(String),
+    /// An opening (file line or move sequence) is not legal or not parseable.
+    #[error("opening: {0}")]
+    Opening(String),
+    /// The Elo fit has no finite answer or did not converge.
+    #[error("Elo fit: {0}")]
+    Fit(String),
+    /// A player failed to produce a move.
+    #[error("player `{player}`: {message}")]
+    Player {
+        /// Name of the player.
+        player: String,
+        /// What went wrong.
+        message: String,
+    },
+    /// Reading or writing a file.
+    #[error(transparent)]
+    Io(#[from] std::io::Error),
+    /// JSON (de)serialisation.
+    #[error(transparent)]
+    Json(#[from] serde_json::Error),
+}
