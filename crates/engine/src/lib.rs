@@ -1,1 +1,99 @@
-//! Turkish draughts rules: bitboards, legal moves, notation, perft.
+//! Turkish draughts (Dama) rules: bitboards, legal moves, notation, perft.
+//!
+//! ```
+//! use dama_engine::{perft, Game, Position, Step, StepResult};
+//!
+//! // Positions, moves and notation.
+//! let mut pos = Position::startpos();
+//! assert_eq!(pos.legal_moves().len(), 8);
+//! let m = pos.parse_move("d3-d4")?;
+//! pos.play_unchecked(&m);
+//!
+//! // A king on d4 takes d6, turns on d7 and takes f7: the maximum rule
+//! // forces both captures (landing on g7 or h7 are two moves).
+//! let pos: Position = "W:WKd4:Bd6,f7,a7".parse()?;
+//! let moves = pos.legal_moves();
+//! assert_eq!(moves.len(), 2);
+//! assert!(moves.iter().all(|m| m.capture_count() == 2));
+//! assert_eq!(moves[0].to_string(), "d4xd7xg7");
+//!
+//! // The same capture, one jump at a time.
+//! let mut game = Game::from_position(pos);
+//! let first = game.legal_steps()[0];
+//! assert_eq!(game.play_step(first)?, StepResult::InProgress);
+//! let second = game.legal_steps()[0];
+//! assert!(matches!(game.play_step(second)?, StepResult::Completed(_)));
+//!
+//! // Perft from the initial position.
+//! assert_eq!(perft(&Position::startpos(), 4), 7538);
+//! # Ok::<(), dama_engine::Error>(())
+//! ```
+//!
+//! # Rules
+//!
+//! The default [`Rules`] follow `turkish-draughts-official-rules.md` and
+//! Zeybek's "Türk Daması":
+//!
+//! * Men step one square forward or sideways; kings slide any distance along
+//!   ranks and files. Captures are orthogonal jumps: a man jumps an adjacent
+//!   piece forward or sideways; a king flies, jumping the first piece on a
+//!   line at any distance and landing on any empty square beyond it.
+//! * Capturing is mandatory, and the sequence that captures the most pieces
+//!   must be played; men and kings count alike; among equal maxima the choice
+//!   is free (with any piece).
+//! * Captured pieces leave the board at once, so their squares (and the
+//!   capturing piece's start square) can be crossed again in the same move.
+//! * No 180-degree reversal between two consecutive jumps; 90-degree L-turns
+//!   are allowed.
+//! * A man is crowned on the far row. Reached during a capture, by default it
+//!   finishes the capture as a man and is crowned at the end of the move
+//!   ([`PromotionRule::EndOfMove`]); [`PromotionRule::ContinueAsKing`] crowns
+//!   it at once.
+//! * A player with no pieces, or whose pieces are all blocked, loses. If
+//!   neither side could move, the game is drawn (mutual block).
+//! * Draws: threefold repetition (same pieces, same side to move; see
+//!   [`Game`]); one piece each (by default whatever the pieces;
+//!   [`OnePieceEachRule::KingBeatsMan`] lets a lone king beat a lone man); and
+//!   [`Rules::no_capture_limit`] plies without a capture (default 50, `None`
+//!   for off).
+//!
+//! # Moves with the same effect
+//!
+//! Capture sequences of one piece with the same start, end and captured set
+//! are one [`Move`], listed once and counted once by [`perft`]. See [`Move`].
+//!
+//! # Perft convention
+//!
+//! [`perft`] counts leaf positions reached by distinct moves in the sense
+//! above; a position without moves above the last ply adds nothing. The
+//! `kish` crate counts every capture path separately and counts a node without
+//! moves as one leaf, so its numbers are larger in capture-rich trees.
+
+mod bitboard;
+mod color;
+mod error;
+mod game;
+mod movegen;
+mod mv;
+pub mod notation;
+mod outcome;
+mod perft;
+mod position;
+mod rules;
+mod square;
+mod zobrist;
+
+pub use bitboard::{Bitboard, IntoIter as BitboardIter};
+pub use color::{ByColor, Color, Piece, Role};
+pub use error::{
+    Error, ParseGameError, ParseMoveError, ParsePositionError, ParseSquareError, PlayError,
+    PositionError,
+};
+pub use game::{Game, PendingCapture, StepList, StepResult};
+pub use mv::{Move, MoveList, Path, Step, MAX_CAPTURES, MAX_MOVES};
+pub use notation::{GameRecord, MoveText};
+pub use outcome::{Outcome, Termination};
+pub use perft::{perft, perft_divide, perft_divide_parallel, perft_parallel};
+pub use position::Position;
+pub use rules::{OnePieceEachRule, PromotionRule, Rules};
+pub use square::{Direction, Square};

@@ -1,0 +1,606 @@
+//! Bitboard move generation.
+//!
+//! Everything here works on raw `u64` sets with the side to move as a type
+//! parameter ([`Side`]), so the hot loops have no colour branches.
+
+use arrayvec::ArrayVec;
+
+use crate::mv::MAX_CAPTURES;
+use crate::{Bitboard, Color, Direction, Move, MoveList, Role, Square, Step};
+
+const FILE_A: u64 = 0x0101_0101_0101_0101;
+const FILE_B: u64 = FILE_A << 1;
+const FILE_G: u64 = FILE_A << 6;
+const FILE_H: u64 = FILE_A << 7;
+const RANK_1: u64 = 0xff;
+const RANK_8: u64 = 0xff << 56;
+const NONE: u8 = 4;
+
+/// The side to move, as a type, so that generic code is compiled once per colour.
+pub(crate) trait Side: Copy {
+    /// Whether this is White.
+    const WHITE: bool;
+    /// The opponent.
+    type Other: Side;
+}
+
+/// White to move.
+#[derive(Copy, Clone)]
+pub(crate) struct White;
+/// Black to move.
+#[derive(Copy, Clone)]
+pub(crate) struct Black;
+
+impl Side for White {
+    const WHITE: bool = true;
+    type Other = Black;
+}
+
+impl Side for Black {
+    const WHITE: bool = false;
+    type Other = White;
+}
+
+/// `RAYS[d][sq]`: the squares from `sq` (exclusive) to the edge in direction `d`.
+pub(crate) static RAYS: [[u64; 64]; 4] = {
+    let mut rays = [[0u64; 64]; 4];
+    let mut d = 0;
+    while d < 4 {
+        let (df, dr): (i8, i8) = match d {
+            0 => (0, 1),
+            1 => (1, 0),
+            2 => (0, -1),
+            _ => (-1, 0),
+        };
+        let mut sq = 0;
+        while sq < 64 {
+            let mut f = (sq % 8) as i8 + df;
+            let mut r = (sq / 8) as i8 + dr;
+            let mut bb = 0u64;
+            while f >= 0 && f < 8 && r >= 0 && r < 8 {
+                bb |= 1 << (r * 8 + f);
+                f += df;
+                r += dr;
+            }
+            rays[d][sq] = bb;
+            sq += 1;
+        }
+        d += 1;
+    }
+    rays
+};
+
+/// The squares strictly between `a` and `b` if they share a rank or file.
+pub(crate) fn between(a: Square, b: Square) -> Bitboard {
+    match Direction::between(a, b) {
+        Some(d) => {
+            let d = d as usize;
+            Bitboard(RAYS[d][a.index() as usize] & !RAYS[d][b.index() as usize] & !(1 << b.index()))
+        }
+        None => Bitboard::EMPTY,
+    }
+}
+
+/// North and East rays grow with the square index; South and West shrink.
+#[inline(always)]
+const fn positive(d: usize) -> bool {
+    d < 2
+}
+
+/// The nearest member of `blockers` (non-empty) seen from a square looking in `d`.
+#[inline(always)]
+fn nearest(d: usize, blockers: u64) -> usize {
+    if positive(d) {
+        blockers.trailing_zeros() as usize
+    } else {
+        63 - blockers.leading_zeros() as usize
+    }
+}
+
+/// Squares a king on `sq` slides to in direction `d` (stopping before `occ`).
+#[inline(always)]
+fn slide(sq: usize, d: usize, occ: u64) -> u64 {
+    let ray = RAYS[d][sq];
+    let blk = ray & occ;
+    if blk == 0 {
+        ray
+    } else {
+        let b = nearest(d, blk);
+        ray ^ RAYS[d][b] ^ (1 << b)
+    }
+}
+
+/// All squares a king on `sq` slides to.
+#[inline(always)]
+fn king_slides(sq: usize, occ: u64) -> u64 {
+    slide(sq, 0, occ) | slide(sq, 1, occ) | slide(sq, 2, occ) | slide(sq, 3, occ)
+}
+
+/// The king's landing squares after jumping in direction `d` from `sq`, or 0.
+/// Also returns the captured square.
+#[inline(always)]
+fn king_jump(sq: usize, d: usize, occ: u64, them: u64) -> (u64, usize) {
+    let blk = RAYS[d][sq] & occ;
+    if blk == 0 {
+        return (0, 0);
+    }
+    let first = nearest(d, blk);
+    if them & (1 << first) == 0 {
+        return (0, 0);
+    }
+    (slide(first, d, occ), first)
+}
+
+#[inline(always)]
+const fn fwd<S: Side>(b: u64) -> u64 {
+    if S::WHITE {
+        b << 8
+    } else {
+        b >> 8
+    }
+}
+
+#[inline(always)]
+const fn back<S: Side>(b: u64) -> u64 {
+    if S::WHITE {
+        b >> 8
+    } else {
+        b << 8
+    }
+}
+
+#[inline(always)]
+const fn promo_row<S: Side>() -> u64 {
+    if S::WHITE {
+        RANK_8
+    } else {
+        RANK_1
+    }
+}
+
+#[inline(always)]
+const fn forward_dir<S: Side>() -> usize {
+    if S::WHITE {
+        0
+    } else {
+        2
+    }
+}
+
+#[inline(always)]
+const fn opposite(d: usize) -> usize {
+    d ^ 2
+}
+
+/// The men of `us` that can jump right now (ignoring the maximum rule).
+#[inline(always)]
+fn man_capturers<S: Side>(men: u64, them: u64, empty: u64) -> u64 {
+    let f = men & back::<S>(them) & back::<S>(back::<S>(empty));
+    let e = men & !(FILE_G | FILE_H) & (them >> 1) & (empty >> 2);
+    let w = men & !(FILE_A | FILE_B) & (them << 1) & (empty << 2);
+    f | e | w
+}
+
+/// Whether a king on `sq` can jump right now.
+#[inline(always)]
+fn king_can_capture(sq: usize, occ: u64, them: u64) -> bool {
+    let mut d = 0;
+    while d < 4 {
+        let blk = RAYS[d][sq] & occ;
+        if blk != 0 {
+            let first = nearest(d, blk);
+            if them & (1 << first) != 0 && (RAYS[d][first] & !occ & STEP[d][first]) != 0 {
+                return true;
+            }
+        }
+        d += 1;
+    }
+    false
+}
+
+/// `STEP[d][sq]`: the neighbour of `sq` in direction `d` as a set (empty at the edge).
+static STEP: [[u64; 64]; 4] = {
+    let mut t = [[0u64; 64]; 4];
+    let mut d = 0;
+    while d < 4 {
+        let mut sq = 0;
+        while sq < 64 {
+            let ray = RAYS[d][sq];
+            t[d][sq] = if ray == 0 {
+                0
+            } else if d < 2 {
+                ray & ray.wrapping_neg()
+            } else {
+                1 << (63 - ray.leading_zeros())
+            };
+            sq += 1;
+        }
+        d += 1;
+    }
+    t
+};
+
+/// Whether the side to move has a capture.
+#[inline(always)]
+pub(crate) fn has_capture<S: Side>(us: u64, them: u64, kings: u64) -> bool {
+    let occ = us | them;
+    if man_capturers::<S>(us & !kings, them, !occ) != 0 {
+        return true;
+    }
+    let mut k = us & kings;
+    while k != 0 {
+        let sq = k.trailing_zeros() as usize;
+        k &= k - 1;
+        if king_can_capture(sq, occ, them) {
+            return true;
+        }
+    }
+    false
+}
+
+/// Depth-first search over capture sequences of one piece, keeping only the
+/// longest (the maximum rule), deduplicated by `(from, to, captured, promotes)`.
+struct CaptureSearch<'a, S: Side> {
+    out: &'a mut MoveList,
+    best: u8,
+    from: Square,
+    role: Role,
+    continue_as_king: bool,
+    path: [Square; MAX_CAPTURES],
+    side: std::marker::PhantomData<S>,
+}
+
+impl<S: Side> CaptureSearch<'_, S> {
+    #[inline]
+    fn record(&mut self, to: usize, captured: u64, depth: u8, promotes: bool) {
+        if depth < self.best {
+            return;
+        }
+        if depth > self.best {
+            self.out.clear();
+            self.best = depth;
+        }
+        let to = Square::new_unchecked(to as u8);
+        for m in self.out.iter() {
+            if m.to() == to
+                && m.captured().0 == captured
+                && m.from() == self.from
+                && m.promotes() == promotes
+            {
+                return;
+            }
+        }
+        let n = depth as usize;
+        if let Some(m) = Move::new_capture(
+            self.from,
+            &self.path[..n],
+            Bitboard(captured),
+            self.role,
+            promotes,
+        ) {
+            let _ = self.out.try_push(m);
+        }
+    }
+
+    fn man(&mut self, sq: usize, occ: u64, them: u64, captured: u64, depth: u8, last: u8) {
+        let mut any = false;
+        let dirs = [forward_dir::<S>(), 1, 3];
+        for d in dirs {
+            if last != NONE && d == opposite(last as usize) {
+                continue;
+            }
+            let n = STEP[d][sq];
+            if n & them == 0 {
+                continue;
+            }
+            let n_sq = n.trailing_zeros() as usize;
+            let l = STEP[d][n_sq];
+            if l == 0 || l & occ != 0 {
+                continue;
+            }
+            any = true;
+            let l_sq = l.trailing_zeros() as usize;
+            if (depth as usize) < MAX_CAPTURES {
+                self.path[depth as usize] = Square::new_unchecked(l_sq as u8);
+            }
+            if self.continue_as_king && l & promo_row::<S>() != 0 {
+                self.king(
+                    l_sq,
+                    occ & !n,
+                    them & !n,
+                    captured | n,
+                    depth + 1,
+                    d as u8,
+                    true,
+                );
+            } else {
+                self.man(l_sq, occ & !n, them & !n, captured | n, depth + 1, d as u8);
+            }
+        }
+        if !any && depth > 0 {
+            let promotes = (1u64 << sq) & promo_row::<S>() != 0;
+            self.record(sq, captured, depth, promotes);
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn king(
+        &mut self,
+        sq: usize,
+        occ: u64,
+        them: u64,
+        captured: u64,
+        depth: u8,
+        last: u8,
+        crowned: bool,
+    ) {
+        let mut any = false;
+        for d in 0..4 {
+            if last != NONE && d == opposite(last as usize) {
+                continue;
+            }
+            let (mut land, first) = king_jump(sq, d, occ, them);
+            if land == 0 {
+                continue;
+            }
+            any = true;
+            let fb = 1u64 << first;
+            while land != 0 {
+                let l = land.trailing_zeros() as usize;
+                land &= land - 1;
+                if (depth as usize) < MAX_CAPTURES {
+                    self.path[depth as usize] = Square::new_unchecked(l as u8);
+                }
+                self.king(
+                    l,
+                    occ & !fb,
+                    them & !fb,
+                    captured | fb,
+                    depth + 1,
+                    d as u8,
+                    crowned,
+                );
+            }
+        }
+        if !any && depth > 0 {
+            self.record(sq, captured, depth, crowned);
+        }
+    }
+}
+
+/// Generates the legal moves for the side to move into `out` (cleared first).
+#[inline(always)]
+pub(crate) fn generate<S: Side>(
+    us: u64,
+    them: u64,
+    kings: u64,
+    continue_as_king: bool,
+    out: &mut MoveList,
+) {
+    out.clear();
+    let occ = us | them;
+    let empty = !occ;
+    let men = us & !kings;
+    let our_kings = us & kings;
+
+    let mut capturers = man_capturers::<S>(men, them, empty);
+    let mut k = our_kings;
+    while k != 0 {
+        let sq = k.trailing_zeros() as usize;
+        k &= k - 1;
+        if king_can_capture(sq, occ, them) {
+            capturers |= 1 << sq;
+        }
+    }
+
+    if capturers != 0 {
+        gen_captures::<S>(capturers, occ, them, kings, continue_as_king, out);
+        return;
+    }
+
+    // Quiet moves: men forward and sideways, kings slide.
+    let promo = promo_row::<S>();
+    let mut t = fwd::<S>(men) & empty;
+    while t != 0 {
+        let to = t.trailing_zeros() as u8;
+        t &= t - 1;
+        let from = if S::WHITE { to - 8 } else { to + 8 };
+        push_quiet(out, from, to, Role::Man, (1u64 << to) & promo != 0);
+    }
+    let mut t = ((men & !FILE_H) << 1) & empty;
+    while t != 0 {
+        let to = t.trailing_zeros() as u8;
+        t &= t - 1;
+        push_quiet(out, to - 1, to, Role::Man, false);
+    }
+    let mut t = ((men & !FILE_A) >> 1) & empty;
+    while t != 0 {
+        let to = t.trailing_zeros() as u8;
+        t &= t - 1;
+        push_quiet(out, to + 1, to, Role::Man, false);
+    }
+    let mut k = our_kings;
+    while k != 0 {
+        let from = k.trailing_zeros() as u8;
+        k &= k - 1;
+        let mut t = king_slides(from as usize, occ);
+        while t != 0 {
+            let to = t.trailing_zeros() as u8;
+            t &= t - 1;
+            push_quiet(out, from, to, Role::King, false);
+        }
+    }
+}
+
+#[inline(always)]
+fn push_quiet(out: &mut MoveList, from: u8, to: u8, role: Role, promotes: bool) {
+    let _ = out.try_push(Move::new_quiet(
+        Square::new_unchecked(from),
+        Square::new_unchecked(to),
+        role,
+        promotes,
+    ));
+}
+
+#[inline(never)]
+fn gen_captures<S: Side>(
+    mut capturers: u64,
+    occ: u64,
+    them: u64,
+    kings: u64,
+    continue_as_king: bool,
+    out: &mut MoveList,
+) {
+    out.clear();
+    let mut search = CaptureSearch::<S> {
+        out,
+        best: 1,
+        from: Square::A1,
+        role: Role::Man,
+        continue_as_king,
+        path: [Square::A1; MAX_CAPTURES],
+        side: std::marker::PhantomData,
+    };
+    while capturers != 0 {
+        let sq = capturers.trailing_zeros() as usize;
+        capturers &= capturers - 1;
+        let bit = 1u64 << sq;
+        search.from = Square::new_unchecked(sq as u8);
+        if kings & bit != 0 {
+            search.role = Role::King;
+            search.king(sq, occ & !bit, them, 0, 0, NONE, false);
+        } else {
+            search.role = Role::Man;
+            search.man(sq, occ & !bit, them, 0, 0, NONE);
+        }
+    }
+}
+
+/// The number of legal moves, without building quiet moves (bulk counting).
+#[inline(always)]
+pub(crate) fn count<S: Side>(
+    us: u64,
+    them: u64,
+    kings: u64,
+    continue_as_king: bool,
+    scratch: &mut MoveList,
+) -> u64 {
+    let occ = us | them;
+    let empty = !occ;
+    let men = us & !kings;
+    let our_kings = us & kings;
+    let mut capturers = man_capturers::<S>(men, them, empty);
+    let mut k = our_kings;
+    while k != 0 {
+        let sq = k.trailing_zeros() as usize;
+        k &= k - 1;
+        if king_can_capture(sq, occ, them) {
+            capturers |= 1 << sq;
+        }
+    }
+    if capturers != 0 {
+        gen_captures::<S>(capturers, occ, them, kings, continue_as_king, scratch);
+        return scratch.len() as u64;
+    }
+    let mut n = (fwd::<S>(men) & empty).count_ones()
+        + (((men & !FILE_H) << 1) & empty).count_ones()
+        + (((men & !FILE_A) >> 1) & empty).count_ones();
+    let mut k = our_kings;
+    while k != 0 {
+        let from = k.trailing_zeros() as usize;
+        k &= k - 1;
+        n += king_slides(from, occ).count_ones();
+    }
+    u64::from(n)
+}
+
+/// Colour-dispatching wrapper around [`generate`].
+#[inline]
+pub(crate) fn generate_for(
+    turn: Color,
+    us: u64,
+    them: u64,
+    kings: u64,
+    continue_as_king: bool,
+    out: &mut MoveList,
+) {
+    match turn {
+        Color::White => generate::<White>(us, them, kings, continue_as_king, out),
+        Color::Black => generate::<Black>(us, them, kings, continue_as_king, out),
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Jump-by-jump play: slower, general helpers over a partial capture.
+// ---------------------------------------------------------------------------
+
+/// The state of a capture in progress, as raw sets.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub(crate) struct JumpState {
+    /// Colour of the moving piece.
+    pub color: Color,
+    /// Current square of the moving piece.
+    pub at: Square,
+    /// Whether the piece now captures as a king.
+    pub king: bool,
+    /// Occupied squares, without the moving piece and without captured pieces.
+    pub occ: u64,
+    /// Opponent pieces not yet captured.
+    pub them: u64,
+    /// Direction of the last jump, if any.
+    pub last: Option<Direction>,
+}
+
+/// The jumps available from `s` (ignoring the maximum rule), with the state
+/// after each. `continue_as_king` crowns a man landing on its promotion row.
+pub(crate) fn jumps_from(s: &JumpState, continue_as_king: bool) -> ArrayVec<(Step, JumpState), 32> {
+    let mut out = ArrayVec::new();
+    let sq = s.at.index() as usize;
+    for dir in Direction::ALL {
+        if s.last == Some(dir.opposite()) {
+            continue;
+        }
+        let d = dir as usize;
+        let (land, first) = if s.king {
+            king_jump(sq, d, s.occ, s.them)
+        } else {
+            if !dir.is_man_direction(s.color) {
+                continue;
+            }
+            let n = STEP[d][sq];
+            if n & s.them == 0 {
+                continue;
+            }
+            let n_sq = n.trailing_zeros() as usize;
+            (STEP[d][n_sq] & !s.occ, n_sq)
+        };
+        let fb = 1u64 << first;
+        for l in Bitboard(land) {
+            let crowned = !s.king && continue_as_king && l.is_promotion_row(s.color);
+            let step = Step {
+                from: s.at,
+                to: l,
+                captured: Some(Square::new_unchecked(first as u8)),
+            };
+            let next = JumpState {
+                color: s.color,
+                at: l,
+                king: s.king || crowned,
+                occ: s.occ & !fb,
+                them: s.them & !fb,
+                last: Some(dir),
+            };
+            let _ = out.try_push((step, next));
+        }
+    }
+    out
+}
+
+/// The most further captures reachable from `s`.
+pub(crate) fn max_further(s: &JumpState, continue_as_king: bool) -> u32 {
+    jumps_from(s, continue_as_king)
+        .iter()
+        .map(|(_, next)| 1 + max_further(next, continue_as_king))
+        .max()
+        .unwrap_or(0)
+}

@@ -1,0 +1,150 @@
+//! Perft: counting the leaves of the move tree.
+
+use rayon::prelude::*;
+
+use crate::movegen::{self, Black, Side, White};
+use crate::rules::PromotionRule;
+use crate::{Color, Move, MoveList, Position, Role};
+
+/// The number of leaf positions `depth` plies below `pos` (move-generation
+/// test). Each legal move counts once, with capture paths that share
+/// `from`, `to` and the captured set counted once (see [`Move`]); a position
+/// with no legal move above the last ply contributes no leaves; `perft(pos, 0)`
+/// is 1. Draw rules are ignored: the tree follows legal moves only.
+///
+/// The last ply is counted without playing the moves (bulk counting).
+///
+/// # Examples
+///
+/// ```
+/// use dama_engine::{perft, Position};
+///
+/// let pos = Position::startpos();
+/// assert_eq!(perft(&pos, 1), 8);
+/// assert_eq!(perft(&pos, 2), 64);
+/// assert_eq!(perft(&pos, 3), 708);
+/// ```
+pub fn perft(pos: &Position, depth: u32) -> u64 {
+    let cak = pos.rules().promotion == PromotionRule::ContinueAsKing;
+    let (us, them, kings) = (pos.us().0, pos.them().0, pos.kings().0);
+    match pos.turn() {
+        Color::White => perft_raw::<White>(us, them, kings, depth, cak),
+        Color::Black => perft_raw::<Black>(us, them, kings, depth, cak),
+    }
+}
+
+/// Perft split by the first move: each legal move with the leaf count below it
+/// (the counts sum to [`perft`]`(pos, depth)`). Empty if `depth == 0`.
+///
+/// # Examples
+///
+/// ```
+/// use dama_engine::{perft, perft_divide, Position};
+///
+/// let pos = Position::startpos();
+/// let div = perft_divide(&pos, 3);
+/// assert_eq!(div.len(), 8);
+/// assert_eq!(div.iter().map(|(_, n)| n).sum::<u64>(), perft(&pos, 3));
+/// ```
+pub fn perft_divide(pos: &Position, depth: u32) -> Vec<(Move, u64)> {
+    if depth == 0 {
+        return Vec::new();
+    }
+    pos.legal_moves()
+        .iter()
+        .map(|m| {
+            let mut child = *pos;
+            child.play_unchecked(m);
+            (*m, perft(&child, depth - 1))
+        })
+        .collect()
+}
+
+/// [`perft`], with the subtrees of the root moves counted in parallel on the
+/// current rayon thread pool (run it inside `ThreadPool::install` to choose
+/// the number of threads).
+///
+/// # Examples
+///
+/// ```
+/// use dama_engine::{perft, perft_parallel, Position};
+///
+/// let pos = Position::startpos();
+/// assert_eq!(perft_parallel(&pos, 4), perft(&pos, 4));
+/// ```
+pub fn perft_parallel(pos: &Position, depth: u32) -> u64 {
+    if depth <= 2 {
+        return perft(pos, depth);
+    }
+    let moves: Vec<Move> = pos.legal_moves().to_vec();
+    moves
+        .par_iter()
+        .map(|m| {
+            let mut child = *pos;
+            child.play_unchecked(m);
+            perft(&child, depth - 1)
+        })
+        .sum()
+}
+
+/// [`perft_divide`], with the root moves counted in parallel on the current
+/// rayon thread pool.
+pub fn perft_divide_parallel(pos: &Position, depth: u32) -> Vec<(Move, u64)> {
+    if depth == 0 {
+        return Vec::new();
+    }
+    let moves: Vec<Move> = pos.legal_moves().to_vec();
+    moves
+        .par_iter()
+        .map(|m| {
+            let mut child = *pos;
+            child.play_unchecked(m);
+            (*m, perft(&child, depth - 1))
+        })
+        .collect()
+}
+
+#[inline(always)]
+fn apply(us: u64, them: u64, kings: u64, m: &Move) -> (u64, u64, u64) {
+    let mv = (1u64 << m.from().index()) ^ (1u64 << m.to().index());
+    let captured = m.captured().0;
+    let us = us ^ mv;
+    let mut kings = kings & !captured;
+    if m.role() == Role::King {
+        kings ^= mv;
+    }
+    if m.promotes() {
+        kings |= 1u64 << m.to().index();
+    }
+    (us, them & !captured, kings)
+}
+
+fn perft_raw<S: Side>(us: u64, them: u64, kings: u64, depth: u32, cak: bool) -> u64 {
+    match depth {
+        0 => 1,
+        1 => {
+            let mut scratch = MoveList::new();
+            movegen::count::<S>(us, them, kings, cak, &mut scratch)
+        }
+        _ => perft_inner::<S>(us, them, kings, depth, cak),
+    }
+}
+
+fn perft_inner<S: Side>(us: u64, them: u64, kings: u64, depth: u32, cak: bool) -> u64 {
+    let mut list = MoveList::new();
+    movegen::generate::<S>(us, them, kings, cak, &mut list);
+    let mut nodes = 0;
+    if depth == 2 {
+        let mut scratch = MoveList::new();
+        for m in &list {
+            let (u, t, k) = apply(us, them, kings, m);
+            nodes += movegen::count::<S::Other>(t, u, k, cak, &mut scratch);
+        }
+    } else {
+        for m in &list {
+            let (u, t, k) = apply(us, them, kings, m);
+            nodes += perft_inner::<S::Other>(t, u, k, depth - 1, cak);
+        }
+    }
+    nodes
+}
