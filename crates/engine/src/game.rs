@@ -6,7 +6,7 @@ use crate::error::PlayError;
 use crate::movegen::{self, JumpState};
 use crate::mv::{Path, MAX_MOVES};
 use crate::outcome::{Outcome, Termination};
-use crate::rules::PromotionRule;
+use crate::rules::MidCapturePromotion;
 use crate::zobrist;
 use crate::{Bitboard, Color, Move, MoveList, Position, Role, Rules, Square, Step};
 
@@ -54,7 +54,7 @@ impl PendingCapture {
     }
 
     /// Whether the piece now captures as a king (a king, or a man crowned
-    /// mid-capture under [`PromotionRule::ContinueAsKing`]).
+    /// mid-capture under [`MidCapturePromotion::ContinueAsKing`]).
     pub fn captures_as_king(&self) -> bool {
         self.state.king
     }
@@ -305,7 +305,7 @@ impl Game {
     }
 
     fn continue_as_king(&self) -> bool {
-        self.position.rules().promotion == PromotionRule::ContinueAsKing
+        self.position.rules().promotion_mid_capture == MidCapturePromotion::ContinueAsKing
     }
 
     /// The jumps from `state` that keep a maximum capture possible, with the

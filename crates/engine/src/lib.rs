@@ -1,7 +1,7 @@
 //! Turkish draughts (Dama) rules: bitboards, legal moves, notation, perft.
 //!
 //! ```
-//! use dama_engine::{perft, Game, Position, Step, StepResult};
+//! use dama_engine::{perft, Game, Position, Rules, StepResult};
 //!
 //! // Positions, moves and notation.
 //! let mut pos = Position::startpos();
@@ -25,7 +25,7 @@
 //! assert!(matches!(game.play_step(second)?, StepResult::Completed(_)));
 //!
 //! // Perft from the initial position.
-//! assert_eq!(perft(&Position::startpos(), 4), 7538);
+//! assert_eq!(perft(&Position::startpos(), &Rules::default(), 4), 7538);
 //! # Ok::<(), dama_engine::Error>(())
 //! ```
 //!
@@ -47,7 +47,7 @@
 //!   are allowed.
 //! * A man is crowned on the far row. Reached during a capture, by default it
 //!   finishes the capture as a man and is crowned at the end of the move
-//!   ([`PromotionRule::EndOfMove`]); [`PromotionRule::ContinueAsKing`] crowns
+//!   ([`MidCapturePromotion::EndOfMove`]); [`MidCapturePromotion::ContinueAsKing`] crowns
 //!   it at once.
 //! * A player with no pieces, or whose pieces are all blocked, loses. If
 //!   neither side could move, the game is drawn (mutual block).
@@ -95,5 +95,5 @@ pub use notation::{GameRecord, MoveText};
 pub use outcome::{Outcome, Termination};
 pub use perft::{perft, perft_divide, perft_divide_parallel, perft_parallel};
 pub use position::Position;
-pub use rules::{OnePieceEachRule, PromotionRule, Rules};
+pub use rules::{MidCapturePromotion, OnePieceEachRule, Rules};
 pub use square::{Direction, Square};

@@ -35,7 +35,7 @@ pub type Path = ArrayVec<Square, MAX_CAPTURES>;
 /// representative landing path (the first one found by the generator), used
 /// for notation; [`Position::parse_move`] accepts the text of *any* path of
 /// the class and returns the listed move. Equality and hashing ignore the
-/// path. (Under [`PromotionRule::ContinueAsKing`] a man that touched the
+/// path. (Under [`MidCapturePromotion::ContinueAsKing`] a man that touched the
 /// promotion row ends as a king, so `promotes` is part of the key.)
 ///
 /// A king may even finish a capture on the square it started from (a closed
@@ -43,7 +43,7 @@ pub type Path = ArrayVec<Square, MAX_CAPTURES>;
 ///
 /// [`Position::legal_moves`]: crate::Position::legal_moves
 /// [`Position::parse_move`]: crate::Position::parse_move
-/// [`PromotionRule::ContinueAsKing`]: crate::PromotionRule::ContinueAsKing
+/// [`MidCapturePromotion::ContinueAsKing`]: crate::MidCapturePromotion::ContinueAsKing
 #[derive(Copy, Clone)]
 pub struct Move {
     captured: Bitboard,

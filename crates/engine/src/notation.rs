@@ -18,7 +18,7 @@ use std::str::FromStr;
 use crate::error::{ParseGameError, ParseMoveError, ParsePositionError};
 use crate::movegen::{self, JumpState};
 use crate::mv::{Path, MAX_CAPTURES};
-use crate::rules::PromotionRule;
+use crate::rules::MidCapturePromotion;
 use crate::{Color, Game, Move, Outcome, Piece, Position, Role, Square};
 
 impl fmt::Display for Position {
@@ -402,7 +402,7 @@ impl Position {
     /// (not yet checked against the maximum rule).
     fn walk_path(&self, t: &MoveText) -> Option<Move> {
         let piece = self.piece_at(t.from)?;
-        let cak = self.rules().promotion == PromotionRule::ContinueAsKing;
+        let cak = self.rules().promotion_mid_capture == MidCapturePromotion::ContinueAsKing;
         let mut state = JumpState {
             color: self.turn(),
             at: t.from,

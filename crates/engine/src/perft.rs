@@ -3,8 +3,8 @@
 use rayon::prelude::*;
 
 use crate::movegen::{self, Black, Side, White};
-use crate::rules::PromotionRule;
-use crate::{Color, Move, MoveList, Position, Role};
+use crate::rules::MidCapturePromotion;
+use crate::{Color, Move, MoveList, Position, Role, Rules};
 
 /// The number of leaf positions `depth` plies below `pos` (move-generation
 /// test). Each legal move counts once, with capture paths that share
@@ -12,20 +12,23 @@ use crate::{Color, Move, MoveList, Position, Role};
 /// with no legal move above the last ply contributes no leaves; `perft(pos, 0)`
 /// is 1. Draw rules are ignored: the tree follows legal moves only.
 ///
-/// The last ply is counted without playing the moves (bulk counting).
+/// The tree follows `rules` (which replace the rules stored in `pos`; only
+/// [`Rules::promotion_mid_capture`] matters to move generation). The last ply
+/// is counted without playing the moves (bulk counting).
 ///
 /// # Examples
 ///
 /// ```
-/// use dama_engine::{perft, Position};
+/// use dama_engine::{perft, Position, Rules};
 ///
 /// let pos = Position::startpos();
-/// assert_eq!(perft(&pos, 1), 8);
-/// assert_eq!(perft(&pos, 2), 64);
-/// assert_eq!(perft(&pos, 3), 708);
+/// let rules = Rules::default();
+/// assert_eq!(perft(&pos, &rules, 1), 8);
+/// assert_eq!(perft(&pos, &rules, 2), 64);
+/// assert_eq!(perft(&pos, &rules, 3), 708);
 /// ```
-pub fn perft(pos: &Position, depth: u32) -> u64 {
-    let cak = pos.rules().promotion == PromotionRule::ContinueAsKing;
+pub fn perft(pos: &Position, rules: &Rules, depth: u32) -> u64 {
+    let cak = rules.promotion_mid_capture == MidCapturePromotion::ContinueAsKing;
     let (us, them, kings) = (pos.us().0, pos.them().0, pos.kings().0);
     match pos.turn() {
         Color::White => perft_raw::<White>(us, them, kings, depth, cak),
@@ -34,28 +37,30 @@ pub fn perft(pos: &Position, depth: u32) -> u64 {
 }
 
 /// Perft split by the first move: each legal move with the leaf count below it
-/// (the counts sum to [`perft`]`(pos, depth)`). Empty if `depth == 0`.
+/// (the counts sum to [`perft`]`(pos, rules, depth)`). Empty if `depth == 0`.
 ///
 /// # Examples
 ///
 /// ```
-/// use dama_engine::{perft, perft_divide, Position};
+/// use dama_engine::{perft, perft_divide, Position, Rules};
 ///
 /// let pos = Position::startpos();
-/// let div = perft_divide(&pos, 3);
+/// let rules = Rules::default();
+/// let div = perft_divide(&pos, &rules, 3);
 /// assert_eq!(div.len(), 8);
-/// assert_eq!(div.iter().map(|(_, n)| n).sum::<u64>(), perft(&pos, 3));
+/// assert_eq!(div.iter().map(|(_, n)| n).sum::<u64>(), perft(&pos, &rules, 3));
 /// ```
-pub fn perft_divide(pos: &Position, depth: u32) -> Vec<(Move, u64)> {
+pub fn perft_divide(pos: &Position, rules: &Rules, depth: u32) -> Vec<(Move, u64)> {
     if depth == 0 {
         return Vec::new();
     }
+    let pos = pos.with_rules(*rules);
     pos.legal_moves()
         .iter()
         .map(|m| {
-            let mut child = *pos;
+            let mut child = pos;
             child.play_unchecked(m);
-            (*m, perft(&child, depth - 1))
+            (*m, perft(&child, rules, depth - 1))
         })
         .collect()
 }
@@ -67,39 +72,42 @@ pub fn perft_divide(pos: &Position, depth: u32) -> Vec<(Move, u64)> {
 /// # Examples
 ///
 /// ```
-/// use dama_engine::{perft, perft_parallel, Position};
+/// use dama_engine::{perft, perft_parallel, Position, Rules};
 ///
 /// let pos = Position::startpos();
-/// assert_eq!(perft_parallel(&pos, 4), perft(&pos, 4));
+/// let rules = Rules::default();
+/// assert_eq!(perft_parallel(&pos, &rules, 4), perft(&pos, &rules, 4));
 /// ```
-pub fn perft_parallel(pos: &Position, depth: u32) -> u64 {
+pub fn perft_parallel(pos: &Position, rules: &Rules, depth: u32) -> u64 {
     if depth <= 2 {
-        return perft(pos, depth);
+        return perft(pos, rules, depth);
     }
+    let pos = pos.with_rules(*rules);
     let moves: Vec<Move> = pos.legal_moves().to_vec();
     moves
         .par_iter()
         .map(|m| {
-            let mut child = *pos;
+            let mut child = pos;
             child.play_unchecked(m);
-            perft(&child, depth - 1)
+            perft(&child, rules, depth - 1)
         })
         .sum()
 }
 
 /// [`perft_divide`], with the root moves counted in parallel on the current
 /// rayon thread pool.
-pub fn perft_divide_parallel(pos: &Position, depth: u32) -> Vec<(Move, u64)> {
+pub fn perft_divide_parallel(pos: &Position, rules: &Rules, depth: u32) -> Vec<(Move, u64)> {
     if depth == 0 {
         return Vec::new();
     }
+    let pos = pos.with_rules(*rules);
     let moves: Vec<Move> = pos.legal_moves().to_vec();
     moves
         .par_iter()
         .map(|m| {
-            let mut child = *pos;
+            let mut child = pos;
             child.play_unchecked(m);
-            (*m, perft(&child, depth - 1))
+            (*m, perft(&child, rules, depth - 1))
         })
         .collect()
 }

@@ -3,7 +3,7 @@
 use crate::error::{PlayError, PositionError};
 use crate::movegen;
 use crate::outcome::{Outcome, Termination};
-use crate::rules::{OnePieceEachRule, PromotionRule};
+use crate::rules::{MidCapturePromotion, OnePieceEachRule};
 use crate::zobrist;
 use crate::{Bitboard, ByColor, Color, Move, MoveList, Piece, Role, Rules, Square};
 
@@ -294,7 +294,7 @@ impl Position {
             self.us().0,
             self.them().0,
             self.kings.0,
-            self.rules.promotion == PromotionRule::ContinueAsKing,
+            self.rules.promotion_mid_capture == MidCapturePromotion::ContinueAsKing,
             list,
         );
     }

@@ -5,7 +5,7 @@
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug, Default)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
-pub enum PromotionRule {
+pub enum MidCapturePromotion {
     /// The man finishes the capture as a man (forward and sideways jumps over
     /// adjacent pieces) and is crowned only if the move ends on the promotion
     /// row. This is the rule of the federation text and of Zeybek (examples 5
@@ -37,10 +37,10 @@ pub enum OnePieceEachRule {
 /// # Examples
 ///
 /// ```
-/// use dama_engine::{Rules, PromotionRule};
+/// use dama_engine::{Rules, MidCapturePromotion};
 ///
 /// let rules = Rules::default();
-/// assert_eq!(rules.promotion, PromotionRule::EndOfMove);
+/// assert_eq!(rules.promotion_mid_capture, MidCapturePromotion::EndOfMove);
 /// assert_eq!(rules.no_capture_limit, Some(50));
 /// ```
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
@@ -48,7 +48,7 @@ pub enum OnePieceEachRule {
 #[cfg_attr(feature = "serde", serde(default, deny_unknown_fields))]
 pub struct Rules {
     /// Promotion reached during a capture (default: crowned at the end of the move).
-    pub promotion: PromotionRule,
+    pub promotion_mid_capture: MidCapturePromotion,
     /// One piece each (default: draw).
     pub one_piece_each: OnePieceEachRule,
     /// Draw after this many consecutive plies without a capture (default
@@ -59,7 +59,7 @@ pub struct Rules {
 impl Default for Rules {
     fn default() -> Rules {
         Rules {
-            promotion: PromotionRule::EndOfMove,
+            promotion_mid_capture: MidCapturePromotion::EndOfMove,
             one_piece_each: OnePieceEachRule::Draw,
             no_capture_limit: Some(50),
         }
