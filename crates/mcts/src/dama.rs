@@ -1,0 +1,1 @@
+//! Turkish draughts adapter (pending the engine API).
