@@ -330,17 +330,7 @@ impl Position {
         let from = m.from();
         let to = m.to();
         debug_assert!(self.pieces(us).contains(from));
-        let mv = Bitboard::from_square(from) ^ Bitboard::from_square(to);
-        *self.by_color.get_mut(us) ^= mv;
-        self.hash ^= zobrist::piece(us, m.role(), from);
-        let final_role = if m.promotes() { Role::King } else { m.role() };
-        self.hash ^= zobrist::piece(us, final_role, to);
-        if m.role() == Role::King {
-            self.kings ^= mv;
-        }
-        if m.promotes() {
-            self.kings.add(to);
-        }
+        // Captured pieces first: the mover may end on a square it emptied.
         let captured = m.captured();
         if captured.any() {
             for sq in captured {
@@ -356,6 +346,17 @@ impl Position {
             self.plies_since_capture = 0;
         } else {
             self.plies_since_capture = self.plies_since_capture.saturating_add(1);
+        }
+        let mv = Bitboard::from_square(from) ^ Bitboard::from_square(to);
+        *self.by_color.get_mut(us) ^= mv;
+        self.hash ^= zobrist::piece(us, m.role(), from);
+        let final_role = if m.promotes() { Role::King } else { m.role() };
+        self.hash ^= zobrist::piece(us, final_role, to);
+        if m.role() == Role::King {
+            self.kings ^= mv;
+        }
+        if m.promotes() {
+            self.kings.add(to);
         }
         self.turn = them;
         self.hash ^= zobrist::black_to_move();
