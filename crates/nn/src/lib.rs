@@ -1,1 +1,56 @@
-//! Position encoding, policy/value network, training and checkpoints (the only crate linking tch).
+//! Position encoding, policy/value network, training and checkpoints: the
+//! only crate of the workspace that links libtorch (through `tch`).
+//!
+//! * [`encode`]: position → input planes `[C, 8, 8]` and step ↔ policy index
+//!   (`0..1792`), pure slice code, plus the left-right mirror.
+//! * [`Network`]: residual tower with a convolutional policy head (`[B,
+//!   1792]` logits) and a win/draw/loss value head (`[B, 3]` logits).
+//! * [`Trainer`]: loss, SGD/AdamW with owned state, learning-rate schedule,
+//!   gradient clipping, [`StepMetrics`].
+//! * [`checkpoint`]: `.safetensors` weights and optimizer state with a JSON
+//!   sidecar, written atomically, loaded with compatibility checks.
+//! * [`NnEvaluator`]: batched inference implementing
+//!   [`dama_mcts::Evaluator`], fp32 or bf16, CPU or CUDA.
+//!
+//! # Examples
+//!
+//! ```
+//! use dama_nn::{encode, Batch, ModelConfig, Network, TrainConfig, Trainer};
+//! use tch::Device;
+//!
+//! // One self-play sample: planes, visit distribution, result.
+//! let game = dama_engine::Game::new();
+//! let mut planes = vec![0.0; encode::PLANES_LEN];
+//! encode::encode_planes(&game, &mut planes);
+//! let steps = game.legal_steps();
+//! let mut policy = vec![0.0; encode::POLICY_SIZE];
+//! let mut mask = vec![false; encode::POLICY_SIZE];
+//! for s in &steps {
+//!     let i = encode::policy_index(*s, game.turn());
+//!     policy[i] = 1.0 / steps.len() as f32;
+//!     mask[i] = true;
+//! }
+//! let batch = Batch::from_slices(1, &planes, &policy, &[0.0, 1.0, 0.0], &mask, Device::Cpu)?;
+//!
+//! let net = Network::new(&ModelConfig::quick(), Device::cuda_if_available())?;
+//! let mut trainer = Trainer::new(net, TrainConfig::default())?;
+//! let metrics = trainer.train_step(&batch.to_device(trainer.network().device())?)?;
+//! assert_eq!(metrics.step, 1);
+//! # Ok::<(), dama_nn::Error>(())
+//! ```
+
+pub mod checkpoint;
+mod config;
+pub mod device;
+pub mod encode;
+mod error;
+mod evaluator;
+mod model;
+mod train;
+
+pub use checkpoint::{load_network, load_trainer, save_network, save_trainer, CheckpointMeta};
+pub use config::{LrSchedule, ModelConfig, OptimizerConfig, TrainConfig};
+pub use error::{Error, Result};
+pub use evaluator::{masked_softmax, NnEvaluator, NnInput, Precision, RawOutput};
+pub use model::{Network, Output};
+pub use train::{Batch, StepMetrics, Trainer, MASKED_LOGIT};

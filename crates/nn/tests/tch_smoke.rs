@@ -20,10 +20,19 @@ fn one_step_then_save_and_reload_gives_identical_outputs() {
     let xs = Tensor::randn([32, 8], (Kind::Float, Device::Cpu));
     let ys = Tensor::randint(3, [32], (Kind::Int64, Device::Cpu));
 
-    let before = net.forward(&xs).cross_entropy_for_logits(&ys).double_value(&[]);
+    let before = net
+        .forward(&xs)
+        .cross_entropy_for_logits(&ys)
+        .double_value(&[]);
     opt.backward_step(&net.forward(&xs).cross_entropy_for_logits(&ys));
-    let after = net.forward(&xs).cross_entropy_for_logits(&ys).double_value(&[]);
-    assert!(after < before, "one SGD step should lower the loss: {before} -> {after}");
+    let after = net
+        .forward(&xs)
+        .cross_entropy_for_logits(&ys)
+        .double_value(&[]);
+    assert!(
+        after < before,
+        "one SGD step should lower the loss: {before} -> {after}"
+    );
 
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("tiny.safetensors");
@@ -34,5 +43,8 @@ fn one_step_then_save_and_reload_gives_identical_outputs() {
     vs2.load(&path).unwrap();
     let out1 = tch::no_grad(|| net.forward(&xs));
     let out2 = tch::no_grad(|| net2.forward(&xs));
-    assert!(out1.equal(&out2), "reloaded weights must give identical outputs");
+    assert!(
+        out1.equal(&out2),
+        "reloaded weights must give identical outputs"
+    );
 }

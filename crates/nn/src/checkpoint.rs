@@ -1,0 +1,422 @@
+//! Checkpoints: weights as `.safetensors`, optimizer state in a second
+//! `.optim.safetensors`, and a JSON sidecar that describes both.
+//!
+//! For weights `models/x.safetensors` the files are
+//!
+//! * `models/x.safetensors`: every variable of the network (weights and
+//!   batch-norm running statistics) under its stable name;
+//! * `models/x.optim.safetensors` (trainer checkpoints only): the optimizer
+//!   state, `<param>/momentum` or `<param>/exp_avg` and `<param>/exp_avg_sq`;
+//! * `models/x.json`: [`CheckpointMeta`] (model config, encoding version,
+//!   rules, step, training config, and the size and FNV-1a hash of each
+//!   tensor file).
+//!
+//! Each file is written to `*.tmp`, synced and renamed; the sidecar is
+//! written last, so a checkpoint whose sidecar exists is complete. Loading
+//! checks sizes and hashes first (a truncated file is reported as such),
+//! then names and shapes, and names every mismatch.
+
+use std::collections::HashMap;
+use std::fs;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use dama_engine::Rules;
+use serde::{Deserialize, Serialize};
+use tch::{Device, Tensor};
+
+use crate::config::{ModelConfig, TrainConfig};
+use crate::encode::ENCODING_VERSION;
+use crate::error::{Error, Result};
+use crate::model::Network;
+use crate::train::Trainer;
+
+/// Version of the checkpoint layout (this module).
+pub const CHECKPOINT_FORMAT: u32 = 1;
+
+/// One tensor file of a checkpoint.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FileEntry {
+    /// File name, relative to the sidecar's directory.
+    pub file: String,
+    /// Size in bytes.
+    pub bytes: u64,
+    /// FNV-1a 64-bit hash of the contents, as 16 hex digits.
+    pub fnv1a64: String,
+}
+
+/// The optimizer part of a trainer checkpoint.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OptimizerEntry {
+    /// `sgd` or `adam_w` (see [`crate::OptimizerConfig::name`]).
+    pub kind: String,
+    /// The state file.
+    pub state: FileEntry,
+}
+
+/// The JSON sidecar of a checkpoint.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CheckpointMeta {
+    /// [`CHECKPOINT_FORMAT`] of the writer.
+    pub format: u32,
+    /// [`ENCODING_VERSION`](crate::encode::ENCODING_VERSION) the network was
+    /// trained with.
+    pub encoding_version: u32,
+    /// Network shape.
+    pub model: ModelConfig,
+    /// Rules of the games the network was trained on.
+    pub rules: Rules,
+    /// Optimizer steps taken.
+    pub step: u64,
+    /// Training configuration (trainer checkpoints).
+    pub train: Option<TrainConfig>,
+    /// The weights file.
+    pub weights: FileEntry,
+    /// The optimizer state (trainer checkpoints).
+    pub optimizer: Option<OptimizerEntry>,
+}
+
+/// The sidecar path for a weights path: `x.safetensors` → `x.json`.
+pub fn sidecar_path(weights: &Path) -> PathBuf {
+    weights.with_extension("json")
+}
+
+/// The optimizer-state path for a weights path: `x.safetensors` →
+/// `x.optim.safetensors`.
+pub fn optimizer_path(weights: &Path) -> PathBuf {
+    weights.with_extension("optim.safetensors")
+}
+
+/// Saves a network (weights and sidecar, no optimizer state) at `path`
+/// (which should end in `.safetensors`).
+///
+/// # Errors
+///
+/// I/O and libtorch errors.
+pub fn save_network(
+    net: &Network,
+    rules: &Rules,
+    step: u64,
+    path: &Path,
+) -> Result<CheckpointMeta> {
+    let weights = write_tensors(path, &net_tensors(net))?;
+    let meta = CheckpointMeta {
+        format: CHECKPOINT_FORMAT,
+        encoding_version: ENCODING_VERSION,
+        model: net.config().clone(),
+        rules: *rules,
+        step,
+        train: None,
+        weights,
+        optimizer: None,
+    };
+    write_sidecar(path, &meta)?;
+    Ok(meta)
+}
+
+/// Saves a trainer: weights, optimizer state and sidecar, so that
+/// [`load_trainer`] continues exactly where it stopped.
+///
+/// # Errors
+///
+/// I/O and libtorch errors.
+pub fn save_trainer(trainer: &Trainer, rules: &Rules, path: &Path) -> Result<CheckpointMeta> {
+    let weights = write_tensors(path, &net_tensors(trainer.network()))?;
+    let state = write_tensors(&optimizer_path(path), &trainer.optimizer_tensors())?;
+    let meta = CheckpointMeta {
+        format: CHECKPOINT_FORMAT,
+        encoding_version: ENCODING_VERSION,
+        model: trainer.network().config().clone(),
+        rules: *rules,
+        step: trainer.step(),
+        train: Some(trainer.config().clone()),
+        weights,
+        optimizer: Some(OptimizerEntry {
+            kind: trainer.config().optimizer.name().to_string(),
+            state,
+        }),
+    };
+    write_sidecar(path, &meta)?;
+    Ok(meta)
+}
+
+/// Reads and parses the sidecar of the checkpoint whose weights are at
+/// `path` (`path` may also name the sidecar itself).
+///
+/// # Errors
+///
+/// [`Error::Io`] if it cannot be read, [`Error::Corrupt`] if it does not
+/// parse, [`Error::Incompatible`] if its format or encoding version differs
+/// from this build's.
+pub fn read_meta(path: &Path) -> Result<CheckpointMeta> {
+    let side = sidecar_path(path);
+    let text = fs::read_to_string(&side)
+        .map_err(|e| std::io::Error::new(e.kind(), format!("{}: {e}", side.display())))?;
+    let meta: CheckpointMeta = serde_json::from_str(&text).map_err(|e| Error::Corrupt {
+        path: side.clone(),
+        reason: format!("sidecar does not parse: {e}"),
+    })?;
+    let mut problems = Vec::new();
+    if meta.format != CHECKPOINT_FORMAT {
+        problems.push(format!(
+            "checkpoint format {} but this build reads {CHECKPOINT_FORMAT}",
+            meta.format
+        ));
+    }
+    if meta.encoding_version != ENCODING_VERSION {
+        problems.push(format!(
+            "encoding version {} but this build encodes version {ENCODING_VERSION}",
+            meta.encoding_version
+        ));
+    }
+    if !problems.is_empty() {
+        return Err(Error::Incompatible {
+            path: side,
+            problems,
+        });
+    }
+    Ok(meta)
+}
+
+/// Loads a network saved by [`save_network`] or [`save_trainer`] onto
+/// `device` (fp32). If `rules` is given, the checkpoint must have been
+/// trained under those rules.
+///
+/// # Errors
+///
+/// [`Error::Corrupt`] for a truncated or damaged file,
+/// [`Error::Incompatible`] naming every mismatch (rules, encoding version,
+/// missing, unexpected or misshapen tensors), I/O and libtorch errors.
+pub fn load_network(
+    path: &Path,
+    device: Device,
+    rules: Option<&Rules>,
+) -> Result<(Network, CheckpointMeta)> {
+    let meta = read_meta(path)?;
+    if let Some(r) = rules {
+        if *r != meta.rules {
+            return Err(Error::Incompatible {
+                path: sidecar_path(path),
+                problems: vec![format!(
+                    "rules: {r:?} expected, checkpoint trained with {:?}",
+                    meta.rules
+                )],
+            });
+        }
+    }
+    let mut net = Network::new(&meta.model, device)?;
+    load_weights_into(&mut net, path, &meta)?;
+    Ok((net, meta))
+}
+
+/// Loads the weights of the checkpoint at `path` into an existing network,
+/// whose config must match the checkpoint's.
+///
+/// # Errors
+///
+/// As [`load_network`]; a config mismatch is [`Error::Incompatible`] with
+/// one entry per differing field.
+pub fn load_weights(net: &mut Network, path: &Path) -> Result<CheckpointMeta> {
+    let meta = read_meta(path)?;
+    let diff = net.config().differences(&meta.model);
+    if !diff.is_empty() {
+        return Err(Error::Incompatible {
+            path: sidecar_path(path),
+            problems: diff,
+        });
+    }
+    load_weights_into(net, path, &meta)?;
+    Ok(meta)
+}
+
+/// Resumes training from a checkpoint written by [`save_trainer`]: same
+/// weights, optimizer state, step and therefore learning rate. `train`
+/// overrides the stored training config (its optimizer kind must match);
+/// `None` keeps the stored one.
+///
+/// # Errors
+///
+/// As [`load_network`], plus [`Error::Incompatible`] when the checkpoint has
+/// no optimizer state or a different optimizer.
+pub fn load_trainer(path: &Path, device: Device, train: Option<TrainConfig>) -> Result<Trainer> {
+    let (net, meta) = load_network(path, device, None)?;
+    let side = sidecar_path(path);
+    let incompatible = |p: String| Error::Incompatible {
+        path: side.clone(),
+        problems: vec![p],
+    };
+    let config = match (train, &meta.train) {
+        (Some(t), _) => t,
+        (None, Some(t)) => t.clone(),
+        (None, None) => {
+            return Err(incompatible(
+                "no training config stored (weights-only checkpoint)".into(),
+            ))
+        }
+    };
+    let opt = meta.optimizer.as_ref().ok_or_else(|| {
+        incompatible("no optimizer state stored (weights-only checkpoint)".into())
+    })?;
+    if opt.kind != config.optimizer.name() {
+        return Err(incompatible(format!(
+            "optimizer: {} requested, checkpoint holds {} state",
+            config.optimizer.name(),
+            opt.kind
+        )));
+    }
+    let state_path = resolve(path, &opt.state.file);
+    let tensors = read_tensors(&state_path, &opt.state)?;
+    let mut trainer = Trainer::new(net, config)?;
+    trainer.restore(meta.step, &tensors, &state_path)?;
+    Ok(trainer)
+}
+
+fn net_tensors(net: &Network) -> Vec<(String, Tensor)> {
+    let mut v: Vec<(String, Tensor)> = net.var_store().variables().into_iter().collect();
+    v.sort_by(|a, b| a.0.cmp(&b.0));
+    v
+}
+
+fn load_weights_into(net: &mut Network, path: &Path, meta: &CheckpointMeta) -> Result<()> {
+    let wpath = resolve(path, &meta.weights.file);
+    let tensors = read_tensors(&wpath, &meta.weights)?;
+    let vars = net.var_store().variables();
+    let mut problems = Vec::new();
+    for (name, var) in &vars {
+        match tensors.get(name) {
+            None => problems.push(format!("missing tensor {name}")),
+            Some(t) if t.size() != var.size() => problems.push(format!(
+                "tensor {name} has shape {:?}, the network expects {:?}",
+                t.size(),
+                var.size()
+            )),
+            Some(_) => {}
+        }
+    }
+    for name in tensors.keys() {
+        if !vars.contains_key(name) {
+            problems.push(format!("unexpected tensor {name}"));
+        }
+    }
+    if !problems.is_empty() {
+        problems.sort();
+        return Err(Error::Incompatible {
+            path: wpath,
+            problems,
+        });
+    }
+    let device = net.device();
+    tch::no_grad(|| -> Result<()> {
+        for (name, mut var) in vars {
+            if let Some(src) = tensors.get(&name) {
+                var.f_copy_(&src.f_to_device(device)?)?;
+            }
+        }
+        Ok(())
+    })
+}
+
+/// The path of `file` next to the weights/sidecar at `path`.
+fn resolve(path: &Path, file: &str) -> PathBuf {
+    match path.parent() {
+        Some(dir) => dir.join(file),
+        None => PathBuf::from(file),
+    }
+}
+
+fn read_tensors(path: &Path, entry: &FileEntry) -> Result<HashMap<String, Tensor>> {
+    let bytes = fs::read(path)
+        .map_err(|e| std::io::Error::new(e.kind(), format!("{}: {e}", path.display())))?;
+    if bytes.len() as u64 != entry.bytes {
+        return Err(Error::Corrupt {
+            path: path.to_path_buf(),
+            reason: format!(
+                "{} bytes, but the sidecar records {} ({})",
+                bytes.len(),
+                entry.bytes,
+                if (bytes.len() as u64) < entry.bytes {
+                    "truncated"
+                } else {
+                    "overwritten or appended to"
+                }
+            ),
+        });
+    }
+    let hash = format!("{:016x}", fnv1a64(&bytes));
+    if hash != entry.fnv1a64 {
+        return Err(Error::Corrupt {
+            path: path.to_path_buf(),
+            reason: format!(
+                "contents hash {hash}, but the sidecar records {} (file damaged or replaced)",
+                entry.fnv1a64
+            ),
+        });
+    }
+    let named = Tensor::read_safetensors(path).map_err(|e| Error::Corrupt {
+        path: path.to_path_buf(),
+        reason: format!("not a readable safetensors file: {e}"),
+    })?;
+    Ok(named.into_iter().collect())
+}
+
+/// Writes named tensors to `path` atomically and describes the file.
+fn write_tensors(path: &Path, tensors: &[(String, Tensor)]) -> Result<FileEntry> {
+    if let Some(dir) = path.parent() {
+        if !dir.as_os_str().is_empty() {
+            fs::create_dir_all(dir)?;
+        }
+    }
+    let tmp = tmp_path(path);
+    // safetensors stores contiguous CPU data; move everything there first.
+    let cpu: Vec<(String, Tensor)> = tensors
+        .iter()
+        .map(|(n, t)| Ok((n.clone(), t.f_to_device(Device::Cpu)?.f_contiguous()?)))
+        .collect::<Result<_>>()?;
+    Tensor::write_safetensors(&cpu, &tmp)?;
+    let bytes = fs::read(&tmp)?;
+    fs::File::open(&tmp)?.sync_all()?;
+    fs::rename(&tmp, path)?;
+    Ok(FileEntry {
+        file: file_name(path),
+        bytes: bytes.len() as u64,
+        fnv1a64: format!("{:016x}", fnv1a64(&bytes)),
+    })
+}
+
+fn write_sidecar(path: &Path, meta: &CheckpointMeta) -> Result<()> {
+    let side = sidecar_path(path);
+    let tmp = tmp_path(&side);
+    let mut f = fs::File::create(&tmp)?;
+    f.write_all(serde_json::to_string_pretty(meta)?.as_bytes())?;
+    f.write_all(b"\n")?;
+    f.sync_all()?;
+    drop(f);
+    fs::rename(&tmp, &side)?;
+    Ok(())
+}
+
+fn tmp_path(path: &Path) -> PathBuf {
+    let mut s = path.as_os_str().to_owned();
+    s.push(".tmp");
+    PathBuf::from(s)
+}
+
+fn file_name(path: &Path) -> String {
+    path.file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}
+
+/// FNV-1a, 64 bits: a cheap content hash to tell a damaged file from a
+/// whole one (not a cryptographic check).
+fn fnv1a64(bytes: &[u8]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for &b in bytes {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    h
+}

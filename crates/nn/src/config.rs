@@ -1,0 +1,398 @@
+//! [`ModelConfig`] and [`TrainConfig`]: serde structs with documented defaults.
+
+use serde::{Deserialize, Serialize};
+
+use crate::encode::NUM_PLANES;
+use crate::error::{Error, Result};
+
+/// Shape of the residual policy/value network.
+///
+/// A checkpoint records this struct; loading compares it field by field.
+///
+/// ```toml
+/// [model]
+/// blocks = 6
+/// channels = 64
+/// se_channels = 16
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ModelConfig {
+    /// Input planes per position, `C` in `[B, C, 8, 8]`. Must equal
+    /// [`encode::NUM_PLANES`](crate::encode::NUM_PLANES) of the encoding in
+    /// use (default: that constant).
+    pub input_planes: usize,
+    /// Residual blocks in the tower (default 6).
+    pub blocks: usize,
+    /// Channels of every tower convolution (default 64).
+    pub channels: usize,
+    /// Hidden width of the squeeze-excitation layer in each block; 0 turns
+    /// squeeze-excitation off (default 16).
+    pub se_channels: usize,
+    /// Channels of the policy head's 3×3 convolution (default 32).
+    pub policy_channels: usize,
+    /// Channels of the value head's 1×1 convolution (default 8).
+    pub value_channels: usize,
+    /// Width of the value head's hidden fully connected layer (default 128).
+    pub value_hidden: usize,
+}
+
+impl Default for ModelConfig {
+    /// 6 blocks × 64 channels with squeeze-excitation: about 0.5 M
+    /// parameters, sized for self-play on a few CPU cores.
+    fn default() -> Self {
+        ModelConfig {
+            input_planes: NUM_PLANES,
+            blocks: 6,
+            channels: 64,
+            se_channels: 16,
+            policy_channels: 32,
+            value_channels: 8,
+            value_hidden: 128,
+        }
+    }
+}
+
+impl ModelConfig {
+    /// A small network (2 blocks × 32 channels) for smoke runs and tests.
+    pub fn quick() -> Self {
+        ModelConfig {
+            blocks: 2,
+            channels: 32,
+            se_channels: 8,
+            policy_channels: 16,
+            value_channels: 4,
+            value_hidden: 32,
+            ..ModelConfig::default()
+        }
+    }
+
+    /// Checks that every size is usable.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Config`] naming the first field out of range.
+    pub fn validate(&self) -> Result<()> {
+        let positive = [
+            ("input_planes", self.input_planes),
+            ("channels", self.channels),
+            ("policy_channels", self.policy_channels),
+            ("value_channels", self.value_channels),
+            ("value_hidden", self.value_hidden),
+        ];
+        for (name, v) in positive {
+            if v == 0 {
+                return Err(Error::Config(format!("model.{name} must be positive")));
+            }
+        }
+        if self.input_planes != NUM_PLANES {
+            return Err(Error::Config(format!(
+                "model.input_planes is {} but the encoding produces {NUM_PLANES} planes",
+                self.input_planes
+            )));
+        }
+        Ok(())
+    }
+
+    /// Differences from `other`, one sentence per field (empty when equal).
+    pub fn differences(&self, other: &ModelConfig) -> Vec<String> {
+        let mut out = Vec::new();
+        let mut cmp = |name: &str, a: usize, b: usize| {
+            if a != b {
+                out.push(format!("model.{name}: {a} here, {b} in the checkpoint"));
+            }
+        };
+        cmp("input_planes", self.input_planes, other.input_planes);
+        cmp("blocks", self.blocks, other.blocks);
+        cmp("channels", self.channels, other.channels);
+        cmp("se_channels", self.se_channels, other.se_channels);
+        cmp(
+            "policy_channels",
+            self.policy_channels,
+            other.policy_channels,
+        );
+        cmp("value_channels", self.value_channels, other.value_channels);
+        cmp("value_hidden", self.value_hidden, other.value_hidden);
+        out
+    }
+}
+
+/// Which optimizer updates the weights, with its hyper-parameters.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum OptimizerConfig {
+    /// SGD with heavy-ball (or Nesterov) momentum, PyTorch's convention
+    /// `buf = μ·buf + g; w -= lr·buf`; weight decay is an L2 term added to
+    /// the gradient (`g += wd·w`), i.e. `wd/2·‖w‖²` in the loss.
+    Sgd {
+        /// Momentum μ (default 0.9).
+        momentum: f64,
+        /// Nesterov momentum (default false).
+        nesterov: bool,
+    },
+    /// AdamW (Loshchilov & Hutter) with decoupled weight decay
+    /// `w -= lr·wd·w`.
+    AdamW {
+        /// β₁ (default 0.9).
+        beta1: f64,
+        /// β₂ (default 0.999).
+        beta2: f64,
+        /// ε added to the denominator (default 1e-8).
+        eps: f64,
+    },
+}
+
+impl Default for OptimizerConfig {
+    fn default() -> Self {
+        OptimizerConfig::Sgd {
+            momentum: 0.9,
+            nesterov: false,
+        }
+    }
+}
+
+impl OptimizerConfig {
+    /// AdamW with the usual β₁ = 0.9, β₂ = 0.999, ε = 1e-8.
+    pub fn adamw() -> Self {
+        OptimizerConfig::AdamW {
+            beta1: 0.9,
+            beta2: 0.999,
+            eps: 1e-8,
+        }
+    }
+
+    /// A short name, stored in checkpoints: `sgd` or `adam_w`.
+    pub fn name(&self) -> &'static str {
+        match self {
+            OptimizerConfig::Sgd { .. } => "sgd",
+            OptimizerConfig::AdamW { .. } => "adam_w",
+        }
+    }
+}
+
+/// How the learning rate evolves after warm-up.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum LrSchedule {
+    /// The peak rate forever.
+    Constant,
+    /// Cosine decay from the peak rate to `final_fraction` × peak over
+    /// `total_steps` optimizer steps (counted from step 0, warm-up included),
+    /// then flat.
+    Cosine {
+        /// Steps until the end of the decay.
+        total_steps: u64,
+        /// Final rate as a fraction of the peak (e.g. 0.01).
+        final_fraction: f64,
+    },
+    /// Multiply the rate by `gamma` at each step listed in `milestones`.
+    Step {
+        /// Steps (ascending) at which the rate drops.
+        milestones: Vec<u64>,
+        /// Factor applied at each milestone (e.g. 0.1).
+        gamma: f64,
+    },
+}
+
+/// Optimization hyper-parameters.
+///
+/// ```toml
+/// [train]
+/// lr = 0.02
+/// warmup_steps = 200
+/// weight_decay = 1e-4
+/// [train.optimizer]
+/// kind = "sgd"
+/// momentum = 0.9
+/// nesterov = false
+/// [train.schedule]
+/// kind = "cosine"
+/// total_steps = 100000
+/// final_fraction = 0.01
+/// ```
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct TrainConfig {
+    /// Samples per optimizer step; used by whoever assembles batches
+    /// (default 256).
+    pub batch_size: usize,
+    /// Peak learning rate, reached at the end of warm-up (default 0.02).
+    pub lr: f64,
+    /// Steps of linear warm-up from `lr / warmup_steps` to `lr`; 0 for none
+    /// (default 100).
+    pub warmup_steps: u64,
+    /// Decay after warm-up (default constant).
+    pub schedule: LrSchedule,
+    /// Optimizer and its parameters (default SGD, momentum 0.9).
+    pub optimizer: OptimizerConfig,
+    /// Weight decay, applied to convolution and linear weights only (not to
+    /// batch-norm parameters or biases); see [`OptimizerConfig`] for how
+    /// (default 1e-4).
+    pub weight_decay: f64,
+    /// Weight of the value cross-entropy relative to the policy
+    /// cross-entropy (default 1.0).
+    pub value_loss_weight: f64,
+    /// Clip the global gradient L2 norm to this value; 0 turns clipping off
+    /// (default 10.0).
+    pub grad_clip_norm: f64,
+}
+
+impl Default for TrainConfig {
+    fn default() -> Self {
+        TrainConfig {
+            batch_size: 256,
+            lr: 0.02,
+            warmup_steps: 100,
+            schedule: LrSchedule::Constant,
+            optimizer: OptimizerConfig::default(),
+            weight_decay: 1e-4,
+            value_loss_weight: 1.0,
+            grad_clip_norm: 10.0,
+        }
+    }
+}
+
+impl TrainConfig {
+    /// Checks ranges.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Config`] naming the first field out of range.
+    pub fn validate(&self) -> Result<()> {
+        let bad = |m: &str| Err(Error::Config(format!("train.{m}")));
+        if self.batch_size == 0 {
+            return bad("batch_size must be positive");
+        }
+        if !(self.lr.is_finite() && self.lr > 0.0) {
+            return bad("lr must be positive");
+        }
+        if !(self.weight_decay.is_finite() && self.weight_decay >= 0.0) {
+            return bad("weight_decay must be non-negative");
+        }
+        if !(self.value_loss_weight.is_finite() && self.value_loss_weight >= 0.0) {
+            return bad("value_loss_weight must be non-negative");
+        }
+        if !(self.grad_clip_norm.is_finite() && self.grad_clip_norm >= 0.0) {
+            return bad("grad_clip_norm must be non-negative (0 = off)");
+        }
+        match &self.optimizer {
+            OptimizerConfig::Sgd { momentum, .. } if !(0.0..1.0).contains(momentum) => {
+                return bad("optimizer.momentum must be in [0, 1)");
+            }
+            OptimizerConfig::AdamW { beta1, beta2, eps } => {
+                if !(0.0..1.0).contains(beta1) || !(0.0..1.0).contains(beta2) {
+                    return bad("optimizer.beta1 and beta2 must be in [0, 1)");
+                }
+                if !(eps.is_finite() && *eps > 0.0) {
+                    return bad("optimizer.eps must be positive");
+                }
+            }
+            OptimizerConfig::Sgd { .. } => {}
+        }
+        match &self.schedule {
+            LrSchedule::Constant => {}
+            LrSchedule::Cosine {
+                total_steps,
+                final_fraction,
+            } => {
+                if *total_steps == 0 {
+                    return bad("schedule.total_steps must be positive");
+                }
+                if !(0.0..=1.0).contains(final_fraction) {
+                    return bad("schedule.final_fraction must be in [0, 1]");
+                }
+            }
+            LrSchedule::Step { milestones, gamma } => {
+                if milestones.windows(2).any(|w| w[0] > w[1]) {
+                    return bad("schedule.milestones must be ascending");
+                }
+                if !(gamma.is_finite() && *gamma > 0.0) {
+                    return bad("schedule.gamma must be positive");
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The learning rate used by optimizer step `step` (0-based): linear
+    /// warm-up, then the schedule. A pure function of `step`, which is why a
+    /// resumed run continues with the same rate.
+    pub fn lr_at(&self, step: u64) -> f64 {
+        if step < self.warmup_steps {
+            return self.lr * (step + 1) as f64 / self.warmup_steps as f64;
+        }
+        match &self.schedule {
+            LrSchedule::Constant => self.lr,
+            LrSchedule::Cosine {
+                total_steps,
+                final_fraction,
+            } => {
+                let span = total_steps.saturating_sub(self.warmup_steps).max(1);
+                let t = ((step - self.warmup_steps) as f64 / span as f64).min(1.0);
+                let lo = self.lr * final_fraction;
+                lo + (self.lr - lo) * 0.5 * (1.0 + (std::f64::consts::PI * t).cos())
+            }
+            LrSchedule::Step { milestones, gamma } => {
+                let drops = milestones.iter().filter(|&&m| m <= step).count();
+                self.lr * gamma.powi(drops as i32)
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn warmup_then_cosine() {
+        let c = TrainConfig {
+            lr: 1.0,
+            warmup_steps: 10,
+            schedule: LrSchedule::Cosine {
+                total_steps: 110,
+                final_fraction: 0.0,
+            },
+            ..TrainConfig::default()
+        };
+        assert!((c.lr_at(0) - 0.1).abs() < 1e-12);
+        assert!((c.lr_at(9) - 1.0).abs() < 1e-12);
+        assert!((c.lr_at(10) - 1.0).abs() < 1e-12);
+        assert!((c.lr_at(60) - 0.5).abs() < 1e-12);
+        assert!(c.lr_at(110).abs() < 1e-12);
+        assert!(c.lr_at(1000).abs() < 1e-12);
+    }
+
+    #[test]
+    fn step_schedule() {
+        let c = TrainConfig {
+            lr: 1.0,
+            warmup_steps: 0,
+            schedule: LrSchedule::Step {
+                milestones: vec![5, 8],
+                gamma: 0.1,
+            },
+            ..TrainConfig::default()
+        };
+        assert_eq!(c.lr_at(4), 1.0);
+        assert!((c.lr_at(5) - 0.1).abs() < 1e-12);
+        assert!((c.lr_at(8) - 0.01).abs() < 1e-12);
+    }
+
+    #[test]
+    fn configs_round_trip_through_json_and_reject_unknown_fields() {
+        let t = TrainConfig {
+            optimizer: OptimizerConfig::adamw(),
+            ..TrainConfig::default()
+        };
+        let s = serde_json::to_string(&t).unwrap();
+        assert_eq!(serde_json::from_str::<TrainConfig>(&s).unwrap(), t);
+        assert!(serde_json::from_str::<ModelConfig>(r#"{"blockz": 3}"#).is_err());
+        let m: ModelConfig = serde_json::from_str(r#"{"blocks": 3}"#).unwrap();
+        assert_eq!(m.blocks, 3);
+        assert_eq!(m.channels, ModelConfig::default().channels);
+        t.validate().unwrap();
+        ModelConfig::default().validate().unwrap();
+        ModelConfig::quick().validate().unwrap();
+    }
+}

@@ -1,0 +1,80 @@
+//! Choosing where the network runs, at the program's edge.
+
+pub use tch::Device;
+
+use crate::error::{Error, Result};
+
+/// Parses a device name: `auto` (CUDA when present, else CPU), `cpu`,
+/// `cuda` or `cuda:N`.
+///
+/// # Errors
+///
+/// [`Error::Config`] for an unknown name, or CUDA asked for on a machine
+/// without it.
+pub fn parse_device(name: &str) -> Result<Device> {
+    let cuda = |i: usize| {
+        if tch::Cuda::is_available() && i < tch::Cuda::device_count().max(0) as usize {
+            Ok(Device::Cuda(i))
+        } else {
+            Err(Error::Config(format!(
+                "device `{name}`: CUDA is not available on this machine ({} GPU(s) seen)",
+                tch::Cuda::device_count()
+            )))
+        }
+    };
+    match name {
+        "auto" => Ok(Device::cuda_if_available()),
+        "cpu" => Ok(Device::Cpu),
+        "cuda" => cuda(0),
+        other => match other.strip_prefix("cuda:").map(str::parse::<usize>) {
+            Some(Ok(i)) => cuda(i),
+            _ => Err(Error::Config(format!(
+                "device `{other}`: expected auto, cpu, cuda or cuda:N"
+            ))),
+        },
+    }
+}
+
+/// A human-readable description of `device`: `cpu (2 threads)` or
+/// `cuda:0 (NVIDIA H100 ...)` where the name is known.
+pub fn describe(device: Device) -> String {
+    match device {
+        Device::Cpu => format!("cpu ({} torch threads)", tch::get_num_threads()),
+        Device::Cuda(i) => format!("cuda:{i}"),
+        other => format!("{other:?}"),
+    }
+}
+
+/// Sets libtorch's intra-op thread count; 0 leaves libtorch's default (one
+/// per core).
+pub fn set_torch_threads(n: usize) {
+    if n > 0 {
+        tch::set_num_threads(n as i32);
+    }
+}
+
+/// Seeds libtorch's random number generator (weight initialisation), so
+/// that a run started twice with the same seed starts from the same network.
+pub fn manual_seed(seed: u64) {
+    tch::manual_seed(seed as i64);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn device_names_parse() {
+        assert_eq!(parse_device("cpu").unwrap(), Device::Cpu);
+        assert!(parse_device("auto").is_ok());
+        let err = parse_device("tpu").unwrap_err().to_string();
+        assert!(err.contains("tpu"), "{err}");
+        assert!(parse_device("cuda:x").is_err());
+        if !tch::Cuda::is_available() {
+            assert!(parse_device("cuda")
+                .unwrap_err()
+                .to_string()
+                .contains("not available"));
+        }
+    }
+}

@@ -1,0 +1,274 @@
+//! Batched network inference behind [`dama_mcts::Evaluator`].
+
+use std::path::Path;
+
+use dama_engine::Rules;
+use dama_mcts::{Evaluation, Evaluator, Game as SearchGame, Leaf, Pov, Wdl};
+use serde::{Deserialize, Serialize};
+use tch::{Device, Kind, Tensor};
+
+use crate::checkpoint;
+use crate::encode::{self, NUM_PLANES, PLANES_LEN, POLICY_SIZE};
+use crate::error::{Error, Result};
+use crate::model::Network;
+
+/// What the network needs from a search state: its input planes and the
+/// policy index of each of its actions.
+pub trait NnInput {
+    /// The action type (the search game's action).
+    type Action: Copy;
+
+    /// Writes the [`PLANES_LEN`] input values of this state into `out`
+    /// (see [`encode`](crate::encode) for the layout).
+    fn encode_planes(&self, out: &mut [f32]);
+
+    /// The policy index (in `0..1792`) of `action`, a legal action here.
+    /// Distinct legal actions have distinct indices.
+    fn policy_index(&self, action: Self::Action) -> usize;
+}
+
+impl NnInput for dama_engine::Game {
+    type Action = dama_engine::Step;
+
+    fn encode_planes(&self, out: &mut [f32]) {
+        encode::encode_planes(self, out);
+    }
+
+    fn policy_index(&self, action: dama_engine::Step) -> usize {
+        encode::policy_index(action, self.turn())
+    }
+}
+
+impl NnInput for dama_mcts::dama::DamaState {
+    type Action = dama_engine::Step;
+
+    fn encode_planes(&self, out: &mut [f32]) {
+        encode::encode_planes(self.game(), out);
+    }
+
+    fn policy_index(&self, action: dama_engine::Step) -> usize {
+        encode::policy_index(action, self.game().turn())
+    }
+}
+
+/// Numeric precision of inference.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Precision {
+    /// 32-bit floats (default).
+    #[default]
+    F32,
+    /// bfloat16 weights and activations (CPUs with AVX-512 BF16/AMX, or
+    /// CUDA); outputs are converted back to f32.
+    Bf16,
+}
+
+impl Precision {
+    fn kind(self) -> Kind {
+        match self {
+            Precision::F32 => Kind::Float,
+            Precision::Bf16 => Kind::BFloat16,
+        }
+    }
+}
+
+/// Raw network outputs for a batch of `n` positions.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RawOutput {
+    /// Unmasked policy logits, `n · 1792` values, row-major `[n, 1792]`.
+    pub policy_logits: Vec<f32>,
+    /// Win/draw/loss probabilities (softmaxed) for the player to move,
+    /// `n · 3` values, row-major `[n, 3]`.
+    pub wdl: Vec<f32>,
+}
+
+/// Runs a [`Network`] in evaluation mode on batches of positions; implements
+/// the search's [`Evaluator`].
+///
+/// It holds its own copy of the weights (possibly in bf16 or on another
+/// device), refreshed with [`NnEvaluator::load_weights_from`].
+///
+/// # Examples
+///
+/// ```
+/// use dama_nn::{ModelConfig, Network, NnEvaluator, Precision};
+///
+/// let net = Network::new(&ModelConfig::quick(), tch::Device::Cpu)?;
+/// let mut eval = NnEvaluator::new(&net, tch::Device::Cpu, Precision::F32)?;
+/// let game = dama_engine::Game::new();
+/// let actions: Vec<_> = game.legal_steps().into_iter().collect();
+/// let out = eval.evaluate_states(&[(&game, actions.as_slice())])?;
+/// assert_eq!(out[0].policy.len(), actions.len());
+/// assert!((out[0].policy.iter().sum::<f32>() - 1.0).abs() < 1e-5);
+/// # Ok::<(), dama_nn::Error>(())
+/// ```
+#[derive(Debug)]
+pub struct NnEvaluator {
+    net: Network,
+    precision: Precision,
+    planes: Vec<f32>,
+}
+
+impl NnEvaluator {
+    /// An evaluator running a copy of `net` on `device` with `precision`.
+    ///
+    /// # Errors
+    ///
+    /// libtorch errors (e.g. CUDA requested but unavailable).
+    pub fn new(net: &Network, device: Device, precision: Precision) -> Result<NnEvaluator> {
+        Ok(NnEvaluator {
+            net: net.copy_to(device, precision.kind())?,
+            precision,
+            planes: Vec::new(),
+        })
+    }
+
+    /// An evaluator for the checkpoint whose weights are at `path`; if
+    /// `rules` is given, the checkpoint must have been trained under them.
+    ///
+    /// # Errors
+    ///
+    /// As [`checkpoint::load_network`].
+    pub fn from_checkpoint(
+        path: &Path,
+        device: Device,
+        precision: Precision,
+        rules: Option<&Rules>,
+    ) -> Result<NnEvaluator> {
+        let (net, _) = checkpoint::load_network(path, device, rules)?;
+        NnEvaluator::new(&net, device, precision)
+    }
+
+    /// Replaces the weights by those of `net` (same config), e.g. after
+    /// training steps.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Config`] if the configs differ; libtorch errors.
+    pub fn load_weights_from(&mut self, net: &Network) -> Result<()> {
+        self.net.copy_weights_from(net)
+    }
+
+    /// The network being run.
+    pub fn network(&self) -> &Network {
+        &self.net
+    }
+
+    /// The inference precision.
+    pub fn precision(&self) -> Precision {
+        self.precision
+    }
+
+    /// Runs the network on `n` encoded positions: `planes` holds
+    /// `n · PLANES_LEN` values (`[n, C, 8, 8]`, row-major).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Shape`] if `planes` has the wrong length; libtorch errors.
+    pub fn infer(&self, planes: &[f32], n: usize) -> Result<RawOutput> {
+        if planes.len() != n * PLANES_LEN {
+            return Err(Error::Shape(format!(
+                "infer: {} plane values for {n} positions of {PLANES_LEN}",
+                planes.len()
+            )));
+        }
+        if n == 0 {
+            return Ok(RawOutput {
+                policy_logits: Vec::new(),
+                wdl: Vec::new(),
+            });
+        }
+        let device = self.net.device();
+        let kind = self.precision.kind();
+        tch::no_grad(|| {
+            let xs = Tensor::f_from_slice(planes)?
+                .f_view([n as i64, NUM_PLANES as i64, 8, 8])?
+                .f_to_device(device)?
+                .f_to_kind(kind)?;
+            let out = self.net.f_forward_t(&xs, false)?;
+            let policy = out
+                .policy
+                .f_to_kind(Kind::Float)?
+                .f_to_device(Device::Cpu)?
+                .f_contiguous()?;
+            let wdl = out
+                .wdl
+                .f_to_kind(Kind::Float)?
+                .f_softmax(1, Kind::Float)?
+                .f_to_device(Device::Cpu)?
+                .f_contiguous()?;
+            let mut policy_logits = vec![0f32; n * POLICY_SIZE];
+            policy.f_copy_data(&mut policy_logits, n * POLICY_SIZE)?;
+            let mut wdl_v = vec![0f32; n * 3];
+            wdl.f_copy_data(&mut wdl_v, n * 3)?;
+            Ok(RawOutput {
+                policy_logits,
+                wdl: wdl_v,
+            })
+        })
+    }
+
+    /// Evaluates states with explicit action lists: encodes them, runs one
+    /// forward pass, softmaxes the logits of the legal actions only (in the
+    /// order given) and returns their priors with the WDL value.
+    ///
+    /// # Errors
+    ///
+    /// As [`NnEvaluator::infer`].
+    pub fn evaluate_states<S: NnInput>(
+        &mut self,
+        batch: &[(&S, &[S::Action])],
+    ) -> Result<Vec<Evaluation>> {
+        let n = batch.len();
+        let mut planes = std::mem::take(&mut self.planes);
+        planes.clear();
+        planes.resize(n * PLANES_LEN, 0.0);
+        for ((state, _), chunk) in batch.iter().zip(planes.chunks_exact_mut(PLANES_LEN)) {
+            state.encode_planes(chunk);
+        }
+        let raw = self.infer(&planes, n);
+        self.planes = planes;
+        let raw = raw?;
+        let mut out = Vec::with_capacity(n);
+        for (i, (state, actions)) in batch.iter().enumerate() {
+            let logits = &raw.policy_logits[i * POLICY_SIZE..(i + 1) * POLICY_SIZE];
+            let policy = masked_softmax(logits, actions.iter().map(|&a| state.policy_index(a)));
+            let w = &raw.wdl[i * 3..i * 3 + 3];
+            out.push(Evaluation {
+                policy,
+                value: Wdl::<Pov>::new(w[0], w[1], w[2]),
+            });
+        }
+        Ok(out)
+    }
+}
+
+/// Softmax over the logits at `indices` (the legal actions), in that order.
+pub fn masked_softmax(logits: &[f32], indices: impl Iterator<Item = usize>) -> Vec<f32> {
+    let mut p: Vec<f32> = indices.map(|i| logits[i]).collect();
+    let max = p.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+    let mut sum = 0.0;
+    for v in &mut p {
+        *v = (*v - max).exp();
+        sum += *v;
+    }
+    if sum > 0.0 && sum.is_finite() {
+        for v in &mut p {
+            *v /= sum;
+        }
+    }
+    p
+}
+
+impl<G> Evaluator<G> for NnEvaluator
+where
+    G: SearchGame + NnInput<Action = <G as SearchGame>::Action>,
+{
+    type Error = Error;
+
+    fn evaluate(&mut self, batch: &[Leaf<'_, G>]) -> Result<Vec<Evaluation>> {
+        let pairs: Vec<(&G, &[<G as SearchGame>::Action])> =
+            batch.iter().map(|l| (l.state, l.actions)).collect();
+        self.evaluate_states(&pairs)
+    }
+}

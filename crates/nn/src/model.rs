@@ -1,0 +1,310 @@
+//! The residual policy/value network.
+//!
+//! ```text
+//! planes [B, C, 8, 8]
+//!   └─ input:  conv3x3(C→F) + BN + ReLU
+//!   └─ tower/{i} for i in 0..blocks:
+//!        conv3x3 + BN + ReLU, conv3x3 + BN, [squeeze-excitation], + skip, ReLU
+//!   ├─ policy: conv3x3(F→P) + BN + ReLU, conv1x1(P→28) + bias → [B, 1792]
+//!   └─ value:  conv1x1(F→V) + BN + ReLU, fc(64V→H) + ReLU, fc(H→3) → [B, 3]
+//! ```
+//!
+//! The policy head is fully convolutional: output plane `k` at square `s`
+//! is the logit of policy index `k·64 + s`, which is the layout of
+//! [`encode::policy_index`](crate::encode::policy_index).
+//!
+//! Parameter names are the checkpoint keys and must stay stable. They are
+//! built from `nn::Path` components joined by dots, as in a PyTorch
+//! `state_dict`: `input.conv.weight`,
+//! `input.bn.{weight,bias,running_mean,running_var}`,
+//! `tower.{i}.{conv1,bn1,conv2,bn2}.…`, `tower.{i}.se.{fc1,fc2}.{weight,bias}`,
+//! `policy.{conv,bn,out}.…`, `value.{conv,bn,fc1,fc2}.…`.
+
+use tch::nn::{self, ConvConfig, ModuleT};
+use tch::{Device, Kind, Tensor};
+
+use crate::config::ModelConfig;
+use crate::encode::{POLICY_PLANES, POLICY_SIZE};
+use crate::error::{Error, Result};
+
+/// Output of a forward pass.
+#[derive(Debug)]
+pub struct Output {
+    /// Policy logits, `[B, 1792]`, unmasked.
+    pub policy: Tensor,
+    /// Win/draw/loss logits for the player to move, `[B, 3]`.
+    pub wdl: Tensor,
+}
+
+#[derive(Debug)]
+struct ConvBn {
+    conv: nn::Conv2D,
+    bn: nn::BatchNorm,
+}
+
+impl ConvBn {
+    fn new(p: &nn::Path, conv: &str, bn: &str, cin: i64, cout: i64, k: i64) -> ConvBn {
+        let cfg = ConvConfig {
+            padding: k / 2,
+            bias: false,
+            ..Default::default()
+        };
+        ConvBn {
+            conv: nn::conv2d(p / conv, cin, cout, k, cfg),
+            bn: nn::batch_norm2d(p / bn, cout, Default::default()),
+        }
+    }
+
+    fn forward_t(&self, xs: &Tensor, train: bool) -> Tensor {
+        xs.apply(&self.conv).apply_t(&self.bn, train)
+    }
+}
+
+/// Squeeze-excitation as in lc0: a per-channel sigmoid gate and bias
+/// computed from the channel means.
+#[derive(Debug)]
+struct SqueezeExcite {
+    fc1: nn::Linear,
+    fc2: nn::Linear,
+    channels: i64,
+}
+
+impl SqueezeExcite {
+    fn forward(&self, xs: &Tensor) -> Tensor {
+        let b = xs.size()[0];
+        let pooled = xs.mean_dim([2i64, 3].as_slice(), false, None::<Kind>);
+        let g = pooled.apply(&self.fc1).relu().apply(&self.fc2);
+        let parts = g.view([b, 2, self.channels, 1, 1]);
+        let gate = parts.select(1, 0).sigmoid();
+        let bias = parts.select(1, 1);
+        xs * gate + bias
+    }
+}
+
+#[derive(Debug)]
+struct ResBlock {
+    a: ConvBn,
+    b: ConvBn,
+    se: Option<SqueezeExcite>,
+}
+
+impl ResBlock {
+    fn forward_t(&self, xs: &Tensor, train: bool) -> Tensor {
+        let ys = self.a.forward_t(xs, train).relu();
+        let mut ys = self.b.forward_t(&ys, train);
+        if let Some(se) = &self.se {
+            ys = se.forward(&ys);
+        }
+        (ys + xs).relu()
+    }
+}
+
+/// The policy/value network and the [`nn::VarStore`] that owns its weights.
+#[derive(Debug)]
+pub struct Network {
+    vs: nn::VarStore,
+    config: ModelConfig,
+    input: ConvBn,
+    tower: Vec<ResBlock>,
+    policy_a: ConvBn,
+    policy_out: nn::Conv2D,
+    value_a: ConvBn,
+    value_fc1: nn::Linear,
+    value_fc2: nn::Linear,
+}
+
+impl Network {
+    /// A freshly initialised network on `device` (fp32). Initialisation
+    /// draws from libtorch's generator: call `tch::manual_seed` first for
+    /// reproducible weights.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Config`] if the config does not validate.
+    pub fn new(config: &ModelConfig, device: Device) -> Result<Network> {
+        config.validate()?;
+        let vs = nn::VarStore::new(device);
+        let p = vs.root();
+        let c = to_i64(config.channels)?;
+        let input = ConvBn::new(
+            &(&p / "input"),
+            "conv",
+            "bn",
+            to_i64(config.input_planes)?,
+            c,
+            3,
+        );
+        let mut tower = Vec::with_capacity(config.blocks);
+        for i in 0..config.blocks {
+            let bp = &p / "tower" / i;
+            let se = if config.se_channels > 0 {
+                let s = to_i64(config.se_channels)?;
+                Some(SqueezeExcite {
+                    fc1: nn::linear(&bp / "se" / "fc1", c, s, Default::default()),
+                    fc2: nn::linear(&bp / "se" / "fc2", s, 2 * c, Default::default()),
+                    channels: c,
+                })
+            } else {
+                None
+            };
+            tower.push(ResBlock {
+                a: ConvBn::new(&bp, "conv1", "bn1", c, c, 3),
+                b: ConvBn::new(&bp, "conv2", "bn2", c, c, 3),
+                se,
+            });
+        }
+        let pp = &p / "policy";
+        let pc = to_i64(config.policy_channels)?;
+        let policy_a = ConvBn::new(&pp, "conv", "bn", c, pc, 3);
+        let policy_out = nn::conv2d(&pp / "out", pc, POLICY_PLANES as i64, 1, Default::default());
+        let vp = &p / "value";
+        let vc = to_i64(config.value_channels)?;
+        let vh = to_i64(config.value_hidden)?;
+        let value_a = ConvBn::new(&vp, "conv", "bn", c, vc, 1);
+        let value_fc1 = nn::linear(&vp / "fc1", 64 * vc, vh, Default::default());
+        let value_fc2 = nn::linear(&vp / "fc2", vh, 3, Default::default());
+        Ok(Network {
+            vs,
+            config: config.clone(),
+            input,
+            tower,
+            policy_a,
+            policy_out,
+            value_a,
+            value_fc1,
+            value_fc2,
+        })
+    }
+
+    /// The configuration this network was built from.
+    pub fn config(&self) -> &ModelConfig {
+        &self.config
+    }
+
+    /// The device holding the weights.
+    pub fn device(&self) -> Device {
+        self.vs.device()
+    }
+
+    /// The floating-point kind of the weights (`Float` or `BFloat16`).
+    pub fn kind(&self) -> Kind {
+        self.vs.kind()
+    }
+
+    /// The variable store (weights and batch-norm statistics).
+    pub fn var_store(&self) -> &nn::VarStore {
+        &self.vs
+    }
+
+    /// Mutable access to the variable store (loading weights, changing kind).
+    pub fn var_store_mut(&mut self) -> &mut nn::VarStore {
+        &mut self.vs
+    }
+
+    /// Number of trainable scalars.
+    pub fn num_parameters(&self) -> i64 {
+        self.vs
+            .trainable_variables()
+            .iter()
+            .map(Tensor::numel)
+            .map(|n| n as i64)
+            .sum()
+    }
+
+    /// A copy of this network with the same weights, on `device` and with
+    /// weights of `kind` (`Kind::Float` or `Kind::BFloat16`).
+    ///
+    /// # Errors
+    ///
+    /// Any libtorch error while copying.
+    pub fn copy_to(&self, device: Device, kind: Kind) -> Result<Network> {
+        let mut net = Network::new(&self.config, device)?;
+        net.vs.copy(&self.vs)?;
+        if kind != Kind::Float {
+            net.vs.set_kind(kind);
+        }
+        Ok(net)
+    }
+
+    /// Copies the weights of `other` (same config) into this network,
+    /// keeping this network's device and kind.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Incompatible`]-like config differences as [`Error::Config`],
+    /// or libtorch errors.
+    pub fn copy_weights_from(&mut self, other: &Network) -> Result<()> {
+        let diff = self.config.differences(&other.config);
+        if !diff.is_empty() {
+            return Err(Error::Config(diff.join("; ")));
+        }
+        let kind = self.vs.kind();
+        self.vs.copy(&other.vs)?;
+        self.vs.set_kind(kind);
+        Ok(())
+    }
+
+    /// Forward pass. `xs` is `[B, C, 8, 8]` of this network's kind and
+    /// device; `train` selects batch statistics (and updates the running
+    /// averages) instead of the running averages.
+    ///
+    /// # Panics
+    ///
+    /// If `xs` has the wrong shape; use [`Network::f_forward_t`] for input
+    /// that was not checked.
+    pub fn forward_t(&self, xs: &Tensor, train: bool) -> Output {
+        let b = xs.size()[0];
+        let mut h = self.input.forward_t(xs, train).relu();
+        for block in &self.tower {
+            h = block.forward_t(&h, train);
+        }
+        let policy = self
+            .policy_a
+            .forward_t(&h, train)
+            .relu()
+            .apply(&self.policy_out)
+            .view([b, POLICY_SIZE as i64]);
+        let wdl = self
+            .value_a
+            .forward_t(&h, train)
+            .relu()
+            .flatten(1, 3)
+            .apply(&self.value_fc1)
+            .relu()
+            .apply(&self.value_fc2);
+        Output { policy, wdl }
+    }
+
+    /// [`Network::forward_t`] after checking that `xs` is `[B, C, 8, 8]`.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Shape`] if it is not.
+    pub fn f_forward_t(&self, xs: &Tensor, train: bool) -> Result<Output> {
+        let size = xs.size();
+        if size.len() != 4
+            || size[1] != self.config.input_planes as i64
+            || size[2] != 8
+            || size[3] != 8
+        {
+            return Err(Error::Shape(format!(
+                "network input must be [B, {}, 8, 8], got {size:?}",
+                self.config.input_planes
+            )));
+        }
+        Ok(self.forward_t(xs, train))
+    }
+}
+
+impl ModuleT for Network {
+    /// The policy logits `[B, 1792]` and WDL logits `[B, 3]`, concatenated
+    /// to `[B, 1795]` (for `tch` code that wants a single tensor).
+    fn forward_t(&self, xs: &Tensor, train: bool) -> Tensor {
+        let out = Network::forward_t(self, xs, train);
+        Tensor::cat(&[out.policy, out.wdl], 1)
+    }
+}
+
+pub(crate) fn to_i64(v: usize) -> Result<i64> {
+    i64::try_from(v).map_err(|_| Error::Config(format!("{v} does not fit in i64")))
+}

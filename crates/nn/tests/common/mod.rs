@@ -1,0 +1,83 @@
+//! Shared test helpers: random playouts and small datasets.
+#![allow(dead_code, clippy::unwrap_used)]
+
+use dama_engine::{Game, Step};
+use dama_nn::{encode, Batch};
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+use tch::{Device, Tensor};
+
+/// States visited by random playouts (jump by jump), `n` states in all,
+/// skipping the first `skip` plies of each game.
+pub fn random_states(seed: u64, n: usize, skip: usize) -> Vec<Game> {
+    let mut rng = StdRng::seed_from_u64(seed);
+    let mut out = Vec::with_capacity(n);
+    let mut game = Game::new();
+    let mut ply = 0;
+    while out.len() < n {
+        let steps = game.legal_steps();
+        if steps.is_empty()
+            || (game.pending_capture().is_none() && game.outcome().is_some())
+            || ply > 300
+        {
+            game = Game::new();
+            ply = 0;
+            continue;
+        }
+        if ply >= skip {
+            out.push(game.clone());
+        }
+        let s = steps[rng.gen_range(0..steps.len())];
+        game.play_step(s).expect("legal step");
+        ply += 1;
+    }
+    out
+}
+
+/// A fixed dataset: distinct random states, each with a one-hot policy
+/// target on a random legal step and a one-hot WDL target.
+pub fn dataset(seed: u64, n: usize) -> (Vec<Game>, Vec<Step>, Batch) {
+    let mut rng = StdRng::seed_from_u64(seed ^ 0x5eed);
+    let mut seen = std::collections::HashSet::new();
+    let mut games = Vec::new();
+    for g in random_states(seed, 20 * n, 6) {
+        if games.len() == n {
+            break;
+        }
+        if seen.insert(g.hash()) && rng.gen_bool(0.2) {
+            games.push(g);
+        }
+    }
+    assert_eq!(games.len(), n, "not enough distinct states");
+    let mut planes = vec![0.0; n * encode::PLANES_LEN];
+    let mut policy = vec![0.0; n * encode::POLICY_SIZE];
+    let mut mask = vec![false; n * encode::POLICY_SIZE];
+    let mut wdl = vec![0.0; n * 3];
+    let mut targets = Vec::new();
+    for (i, g) in games.iter().enumerate() {
+        encode::encode_planes(
+            g,
+            &mut planes[i * encode::PLANES_LEN..(i + 1) * encode::PLANES_LEN],
+        );
+        let steps = g.legal_steps();
+        for s in &steps {
+            mask[i * encode::POLICY_SIZE + encode::policy_index(*s, g.turn())] = true;
+        }
+        let t = steps[rng.gen_range(0..steps.len())];
+        policy[i * encode::POLICY_SIZE + encode::policy_index(t, g.turn())] = 1.0;
+        targets.push(t);
+        wdl[i * 3 + rng.gen_range(0..3)] = 1.0;
+    }
+    let batch = Batch::from_slices(n, &planes, &policy, &wdl, &mask, Device::Cpu).unwrap();
+    (games, targets, batch)
+}
+
+/// Concatenates two batches.
+pub fn concat(a: &Batch, b: &Batch) -> Batch {
+    Batch {
+        planes: Tensor::cat(&[&a.planes, &b.planes], 0),
+        policy: Tensor::cat(&[&a.policy, &b.policy], 0),
+        wdl: Tensor::cat(&[&a.wdl, &b.wdl], 0),
+        mask: Tensor::cat(&[&a.mask, &b.mask], 0),
+    }
+}

@@ -1,0 +1,290 @@
+//! Network, training and checkpoint tests (issue 5).
+
+#![allow(clippy::unwrap_used)] // Test helpers outside #[test] functions.
+
+mod common;
+
+use dama_engine::Rules;
+use dama_nn::{
+    checkpoint, encode, Batch, Error, ModelConfig, Network, NnEvaluator, OptimizerConfig,
+    Precision, TrainConfig, Trainer,
+};
+use tch::{Device, Kind, Tensor};
+
+fn trainer(seed: i64, optimizer: OptimizerConfig, lr: f64) -> Trainer {
+    tch::manual_seed(seed);
+    let net = Network::new(&ModelConfig::quick(), Device::Cpu).unwrap();
+    let cfg = TrainConfig {
+        lr,
+        warmup_steps: 5,
+        optimizer,
+        weight_decay: 1e-4,
+        ..TrainConfig::default()
+    };
+    Trainer::new(net, cfg).unwrap()
+}
+
+fn outputs(net: &Network, batch: &Batch) -> (Tensor, Tensor) {
+    let out = tch::no_grad(|| net.forward_t(&batch.planes, false));
+    (out.policy, out.wdl)
+}
+
+fn masked_argmax(policy: &Tensor, mask: &Tensor) -> Vec<i64> {
+    let p = policy
+        .masked_fill(&mask.logical_not(), -1e9)
+        .argmax(1, false);
+    Vec::<i64>::try_from(&p).unwrap()
+}
+
+/// The network overfits a small fixed dataset and then predicts its targets.
+///
+/// Threshold: 48 distinct positions with one-hot targets have a minimum loss
+/// of 0; a uniform guess over the legal steps costs ln(#legal) ≈ 2.3 nats of
+/// policy loss and ln 3 ≈ 1.1 of value loss. A mean loss below 0.15 nats
+/// means the targets get a geometric-mean probability above e^-0.15 ≈ 0.86,
+/// i.e. the network has memorised the set (not just learned the marginal
+/// statistics, which would leave the loss near 1 nat for random targets).
+/// We also assert the consequence: every argmax is the target.
+#[test]
+fn overfits_a_small_dataset() {
+    let (_, _, batch) = common::dataset(10, 48);
+    let mut t = trainer(1, OptimizerConfig::adamw(), 3e-3);
+    let first = t.train_step(&batch).unwrap();
+    assert!(
+        first.policy_loss > 1.0,
+        "initial policy loss {}",
+        first.policy_loss
+    );
+    let mut last = first.clone();
+    // A fixed number of steps: the batch-norm running averages used in
+    // evaluation mode need steps after the training loss has converged.
+    for _ in 0..200 {
+        last = t.train_step(&batch).unwrap();
+    }
+    assert!(last.lr > 0.0 && last.samples_per_sec > 0.0 && last.grad_norm.is_finite());
+    let (p, v, acc) = t.evaluate(&batch).unwrap();
+    assert!(
+        p + v < 0.15,
+        "eval-mode loss {p} + {v} after {} steps",
+        last.step
+    );
+    assert_eq!(acc, 1.0);
+    let (policy, _) = outputs(t.network(), &batch);
+    let predicted = masked_argmax(&policy, &batch.mask);
+    let target = Vec::<i64>::try_from(&batch.policy.argmax(1, false)).unwrap();
+    assert_eq!(predicted, target);
+}
+
+#[test]
+fn sgd_lowers_the_loss() {
+    let (_, _, batch) = common::dataset(11, 32);
+    let mut t = trainer(2, OptimizerConfig::default(), 0.05);
+    let first = t.train_step(&batch).unwrap();
+    let mut last = first.clone();
+    for _ in 0..60 {
+        last = t.train_step(&batch).unwrap();
+    }
+    assert!(
+        last.loss < 0.5 * first.loss,
+        "{} -> {}",
+        first.loss,
+        last.loss
+    );
+    assert!(last.policy_entropy < first.policy_entropy);
+}
+
+#[test]
+fn save_load_gives_identical_outputs() {
+    let (_, _, batch) = common::dataset(12, 16);
+    let mut t = trainer(3, OptimizerConfig::default(), 0.02);
+    for _ in 0..3 {
+        t.train_step(&batch).unwrap();
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("net.safetensors");
+    checkpoint::save_network(t.network(), &Rules::default(), t.step(), &path).unwrap();
+    let (net, meta) =
+        checkpoint::load_network(&path, Device::Cpu, Some(&Rules::default())).unwrap();
+    assert_eq!(meta.step, 3);
+    assert_eq!(meta.encoding_version, encode::ENCODING_VERSION);
+    let (p1, v1) = outputs(t.network(), &batch);
+    let (p2, v2) = outputs(&net, &batch);
+    assert!(p1.equal(&p2) && v1.equal(&v2));
+    // No temporary files are left behind.
+    let names: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    assert!(names.iter().all(|n| !n.ends_with(".tmp")), "{names:?}");
+}
+
+/// Resuming from a checkpoint continues exactly: same step, same learning
+/// rate, bit-identical weights after further steps.
+#[test]
+fn resume_is_exact() {
+    for opt in [OptimizerConfig::default(), OptimizerConfig::adamw()] {
+        let (_, _, batch) = common::dataset(13, 16);
+        let mut a = trainer(4, opt.clone(), 0.01);
+        for _ in 0..4 {
+            a.train_step(&batch).unwrap();
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("run.safetensors");
+        checkpoint::save_trainer(&a, &Rules::default(), &path).unwrap();
+        let mut b = checkpoint::load_trainer(&path, Device::Cpu, None).unwrap();
+        assert_eq!(b.step(), a.step());
+        assert_eq!(b.next_lr(), a.next_lr());
+        for _ in 0..3 {
+            let ma = a.train_step(&batch).unwrap();
+            let mb = b.train_step(&batch).unwrap();
+            assert_eq!(ma.lr, mb.lr);
+            assert_eq!(ma.loss, mb.loss, "{opt:?}");
+        }
+        let va = a.network().var_store().variables();
+        let vb = b.network().var_store().variables();
+        for (name, t) in &va {
+            assert!(t.equal(&vb[name]), "{name} differs after resume ({opt:?})");
+        }
+    }
+}
+
+#[test]
+fn truncated_and_mismatched_checkpoints_are_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("net.safetensors");
+    tch::manual_seed(5);
+    let net = Network::new(&ModelConfig::quick(), Device::Cpu).unwrap();
+    checkpoint::save_network(&net, &Rules::default(), 0, &path).unwrap();
+
+    // Truncated weights.
+    let bytes = std::fs::read(&path).unwrap();
+    std::fs::write(&path, &bytes[..bytes.len() / 2]).unwrap();
+    let err = checkpoint::load_network(&path, Device::Cpu, None).unwrap_err();
+    assert!(matches!(err, Error::Corrupt { .. }), "{err}");
+    assert!(err.to_string().contains("truncated"), "{err}");
+    std::fs::write(&path, &bytes).unwrap();
+
+    // Truncated sidecar.
+    let side = checkpoint::sidecar_path(&path);
+    let json = std::fs::read_to_string(&side).unwrap();
+    std::fs::write(&side, &json[..json.len() / 2]).unwrap();
+    let err = checkpoint::load_network(&path, Device::Cpu, None).unwrap_err();
+    assert!(matches!(err, Error::Corrupt { .. }), "{err}");
+    std::fs::write(&side, &json).unwrap();
+
+    // Other rules.
+    let rules = Rules {
+        no_capture_limit: None,
+        ..Rules::default()
+    };
+    let err = checkpoint::load_network(&path, Device::Cpu, Some(&rules)).unwrap_err();
+    assert!(err.to_string().contains("rules"), "{err}");
+
+    // Loading into a network of another shape names each difference.
+    let mut other = Network::new(&ModelConfig::default(), Device::Cpu).unwrap();
+    let err = checkpoint::load_weights(&mut other, &path).unwrap_err();
+    let msg = err.to_string();
+    assert!(
+        msg.contains("model.blocks") && msg.contains("model.channels"),
+        "{msg}"
+    );
+
+    // A weights file of another shape under a consistent sidecar: missing
+    // and misshapen tensors are listed by name.
+    let big = dir.path().join("big.safetensors");
+    checkpoint::save_network(&other, &Rules::default(), 0, &big).unwrap();
+    let mut meta = checkpoint::read_meta(&path).unwrap();
+    meta.weights = checkpoint::read_meta(&big).unwrap().weights;
+    meta.weights.file = "big.safetensors".into();
+    std::fs::write(&side, serde_json::to_string(&meta).unwrap()).unwrap();
+    let err = checkpoint::load_network(&path, Device::Cpu, None).unwrap_err();
+    assert!(
+        err.to_string().contains(" more"),
+        "long lists are shortened: {err}"
+    );
+    let Error::Incompatible { problems, .. } = err else {
+        panic!("{err}")
+    };
+    let has = |p: &str| problems.iter().any(|x| x.starts_with(p));
+    assert!(
+        has("unexpected tensor tower.5.conv1.weight"),
+        "{problems:?}"
+    );
+    assert!(
+        has("tensor input.conv.weight has shape [64, 12, 3, 3]"),
+        "{problems:?}"
+    );
+
+    // A weights-only checkpoint cannot resume training.
+    std::fs::write(&side, &json).unwrap();
+    let err = checkpoint::load_trainer(&path, Device::Cpu, None).unwrap_err();
+    assert!(err.to_string().contains("weights-only"), "{err}");
+}
+
+/// After training on a dataset and its mirror image, the network's outputs
+/// for a position and for its mirror are mirrored.
+#[test]
+fn mirror_equivariance_after_training_on_mirrored_data() {
+    let (_, _, batch) = common::dataset(14, 32);
+    let both = common::concat(&batch, &batch.mirrored().unwrap());
+    let mut t = trainer(6, OptimizerConfig::adamw(), 3e-3);
+    for _ in 0..200 {
+        t.train_step(&both).unwrap();
+    }
+    let mirrored = batch.mirrored().unwrap();
+    let (p, v) = outputs(t.network(), &batch);
+    let (pm, vm) = outputs(t.network(), &mirrored);
+    let a = masked_argmax(&p, &batch.mask);
+    let b = masked_argmax(&pm, &mirrored.mask);
+    for (x, y) in a.iter().zip(&b) {
+        assert_eq!(encode::mirror_policy_index(*x as usize), *y as usize);
+    }
+    let dv = (v.softmax(1, Kind::Float) - vm.softmax(1, Kind::Float))
+        .abs()
+        .max()
+        .double_value(&[]);
+    assert!(dv < 0.1, "value difference {dv}");
+}
+
+#[test]
+fn evaluator_priors_follow_legal_actions_and_bf16_is_close() {
+    let states = common::random_states(15, 64, 4);
+    tch::manual_seed(7);
+    let net = Network::new(&ModelConfig::quick(), Device::Cpu).unwrap();
+    let mut f32e = NnEvaluator::new(&net, Device::Cpu, Precision::F32).unwrap();
+    let mut bf16 = NnEvaluator::new(&net, Device::Cpu, Precision::Bf16).unwrap();
+    let actions: Vec<Vec<_>> = states.iter().map(|g| g.legal_steps().to_vec()).collect();
+    let batch: Vec<_> = states
+        .iter()
+        .zip(&actions)
+        .map(|(g, a)| (g, a.as_slice()))
+        .collect();
+    let e1 = f32e.evaluate_states(&batch).unwrap();
+    let e2 = bf16.evaluate_states(&batch).unwrap();
+    let mut worst = 0f32;
+    for ((a, b), acts) in e1.iter().zip(&e2).zip(&actions) {
+        assert_eq!(a.policy.len(), acts.len());
+        assert!((a.policy.iter().sum::<f32>() - 1.0).abs() < 1e-4);
+        let v = a.value;
+        assert!((v.win + v.draw + v.loss - 1.0).abs() < 1e-4);
+        for (x, y) in a.policy.iter().zip(&b.policy) {
+            worst = worst.max((x - y).abs());
+        }
+        worst = worst.max((a.value.win - b.value.win).abs());
+    }
+    assert!(worst < 0.05, "bf16 differs from fp32 by {worst}");
+    // Single evaluations agree with batched ones.
+    let one = f32e.evaluate_states(&batch[..1]).unwrap();
+    for (x, y) in one[0].policy.iter().zip(&e1[0].policy) {
+        assert!((x - y).abs() < 1e-5);
+    }
+}
+
+#[test]
+fn batch_shapes_are_checked() {
+    let err = Batch::from_slices(2, &[0.0; 10], &[], &[], &[], Device::Cpu).unwrap_err();
+    assert!(matches!(err, Error::Shape(_)), "{err}");
+    let net = Network::new(&ModelConfig::quick(), Device::Cpu).unwrap();
+    let bad = Tensor::zeros([2, 3, 8, 8], (Kind::Float, Device::Cpu));
+    assert!(net.f_forward_t(&bad, false).is_err());
+}
