@@ -1,4 +1,47 @@
-//! The `dama` binary.
-fn main() {
-    println!("dama {}", env!("CARGO_PKG_VERSION"));
+//! The `dama` command line: a thin layer over the workspace's libraries.
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+mod device;
+mod games;
+mod perft;
+mod train;
+
+/// Train, evaluate and play Turkish draughts networks.
+#[derive(Parser, Debug)]
+#[command(name = "dama", version, about, propagate_version = true)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Self-play, training, checkpoints and evaluation, generation after generation.
+    Train(train::TrainArgs),
+    /// Print or export recorded self-play games.
+    Games(games::GamesArgs),
+    /// Count leaf nodes of the legal-move tree (move-generation check and speed).
+    Perft(perft::PerftArgs),
+    /// Show the device `dama` uses and run a forward pass on it.
+    Device(device::DeviceArgs),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Train(args) => train::run(&args),
+        Command::Games(args) => games::run(&args),
+        Command::Perft(args) => perft::run(&args),
+        Command::Device(args) => device::run(&args),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(err) => {
+            eprintln!("error: {err:#}");
+            ExitCode::FAILURE
+        }
+    }
 }

@@ -8,8 +8,14 @@
 use std::path::{Path, PathBuf};
 
 pub mod buffer;
+pub mod config;
 pub mod metrics;
 pub mod record;
+pub mod run;
+pub mod selfplay;
+
+pub use config::RunConfig;
+pub use run::{train, RunPaths, RunState, RunSummary, TrainOptions};
 
 /// Errors of the self-play and training library.
 #[derive(Debug, thiserror::Error)]
@@ -33,6 +39,18 @@ pub enum Error {
     /// Data that does not decode.
     #[error("corrupt data: {0}")]
     Corrupt(String),
+    /// An invalid configuration or run directory.
+    #[error("{0}")]
+    Config(String),
+    /// The network failed (libtorch, a checkpoint).
+    #[error("network: {0}")]
+    Network(String),
+    /// The search failed.
+    #[error("search: {0}")]
+    Search(String),
+    /// An evaluation match failed.
+    #[error("evaluation: {0}")]
+    Eval(String),
 }
 
 impl Error {

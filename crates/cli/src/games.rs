@@ -1,0 +1,77 @@
+//! `dama games`: print or export recorded self-play games.
+
+use std::path::PathBuf;
+
+use anyhow::{Context, Result};
+use clap::Args;
+use dama_selfplay::record;
+
+/// Arguments of `dama games`.
+#[derive(Args, Debug)]
+pub struct GamesArgs {
+    /// Game chunk files (`*.games`) or directories of them.
+    #[arg(required = true)]
+    files: Vec<PathBuf>,
+    /// Export as PDN-like text (headers, numbered moves, result) instead of
+    /// one line per game.
+    #[arg(long)]
+    pdn: bool,
+    /// Print at most this many games.
+    #[arg(long)]
+    limit: Option<usize>,
+}
+
+/// Runs `dama games`.
+pub fn run(args: &GamesArgs) -> Result<()> {
+    let mut files = Vec::new();
+    for f in &args.files {
+        if f.is_dir() {
+            files.extend(record::list_chunks(f)?);
+        } else {
+            files.push(f.clone());
+        }
+    }
+    let mut printed = 0;
+    for file in files {
+        let games =
+            record::read_chunk(&file).with_context(|| format!("cannot read {}", file.display()))?;
+        for g in games {
+            if args.limit.is_some_and(|l| printed >= l) {
+                return Ok(());
+            }
+            printed += 1;
+            if args.pdn {
+                println!("[Event \"dama self-play\"]");
+                println!("[Round \"{}\"]", g.generation);
+                println!("[Game \"{}\"]", g.game_id);
+                if g.start != "startpos" {
+                    println!("[FEN \"{}\"]", g.start);
+                }
+                println!("[Result \"{}\"]", g.result.as_pdn());
+                println!("[Termination \"{}\"]", g.termination);
+                println!();
+                println!("{}\n", numbered(&g.moves, g.result.as_pdn()));
+            } else {
+                println!(
+                    "game {} (gen {}, {} moves, {} samples, {}): {}",
+                    g.game_id,
+                    g.generation,
+                    g.moves.len(),
+                    g.samples.len(),
+                    g.termination,
+                    numbered(&g.moves, g.result.as_pdn())
+                );
+            }
+        }
+    }
+    Ok(())
+}
+
+fn numbered(moves: &[String], result: &str) -> String {
+    let mut out = String::new();
+    for (i, pair) in moves.chunks(2).enumerate() {
+        out.push_str(&format!("{}. {} ", i + 1, pair.join(" ")));
+    }
+    out.push_str(result);
+    out
+}

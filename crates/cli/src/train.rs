@@ -1,0 +1,192 @@
+//! `dama train`: the main job.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+use anyhow::{bail, Context, Result};
+use clap::Args;
+use dama_selfplay::{RunConfig, TrainOptions};
+
+/// Arguments of `dama train`.
+#[derive(Args, Debug)]
+pub struct TrainArgs {
+    /// The run's config (TOML; see configs/).
+    #[arg(long)]
+    config: Option<PathBuf>,
+    /// Name of the run directory under --checkpoints (default: the config's
+    /// name and the start time, e.g. `quick-20261121-1805`; with --resume:
+    /// the newest run of that config).
+    #[arg(long)]
+    run: Option<String>,
+    /// Continue the run where it stopped (same step, buffer, optimizer and
+    /// RNG streams).
+    #[arg(long)]
+    resume: bool,
+    /// Where runs live.
+    #[arg(long, default_value = "checkpoints")]
+    checkpoints: PathBuf,
+    /// Override `run.generations` (e.g. to extend a resumed run).
+    #[arg(long)]
+    generations: Option<u32>,
+    /// Override `run.device`: auto, cpu, cuda or cuda:N.
+    #[arg(long)]
+    device: Option<String>,
+    /// Override `run.seed` (new runs only).
+    #[arg(long)]
+    seed: Option<u64>,
+    /// No progress bars (one line per generation only).
+    #[arg(long)]
+    quiet: bool,
+}
+
+fn newest_run(checkpoints: &Path, stem: &str) -> Result<String> {
+    let mut runs: Vec<String> = std::fs::read_dir(checkpoints)
+        .with_context(|| format!("cannot list {}", checkpoints.display()))?
+        .filter_map(|e| e.ok())
+        .filter(|e| e.path().join("state.json").exists())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with(&format!("{stem}-")) || n == stem)
+        .collect();
+    runs.sort();
+    runs.pop()
+        .with_context(|| format!("no run of `{stem}` to resume in {}", checkpoints.display()))
+}
+
+/// Runs `dama train`.
+pub fn run(args: &TrainArgs) -> Result<()> {
+    let (mut config, stem) = match (&args.config, &args.run, args.resume) {
+        (Some(path), _, _) => {
+            let cfg = RunConfig::load(path).context("invalid config")?;
+            let stem = path
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_else(|| "run".into());
+            (cfg, stem)
+        }
+        (None, Some(run), true) => {
+            let frozen = args.checkpoints.join(run).join("config.toml");
+            let cfg = RunConfig::load(&frozen).context("cannot read the run's frozen config")?;
+            (cfg, run.clone())
+        }
+        _ => bail!(
+            "--config is required (or --resume --run NAME to continue a run with its own config)"
+        ),
+    };
+    if let Some(g) = args.generations {
+        config.run.generations = g;
+    }
+    if let Some(d) = &args.device {
+        config.run.device = d.clone();
+    }
+    if let Some(s) = args.seed {
+        if args.resume {
+            bail!("--seed cannot change on --resume (the run's RNG streams derive from it)");
+        }
+        config.run.seed = s;
+    }
+    config.validate().context("invalid config")?;
+
+    let run_name = match (&args.run, args.resume) {
+        (Some(r), _) => r.clone(),
+        (None, true) => newest_run(&args.checkpoints, &stem)?,
+        (None, false) => format!("{stem}-{}", timestamp()),
+    };
+    let run_dir = args.checkpoints.join(&run_name);
+
+    if config.run.threads > 0 {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(config.run.threads)
+            .build_global()
+            .context("cannot size the rayon thread pool")?;
+    }
+    dama_nn::device::set_torch_threads(config.run.torch_threads);
+    let device = dama_nn::device::parse_device(&config.run.device)?;
+    eprintln!(
+        "dama train: run {} ({}), device {}, {} rayon threads",
+        run_name,
+        run_dir.display(),
+        dama_nn::device::describe(device),
+        rayon::current_num_threads()
+    );
+
+    let stop = Arc::new(AtomicBool::new(false));
+    {
+        let stop = Arc::clone(&stop);
+        ctrlc::set_handler(move || {
+            if stop.swap(true, Ordering::SeqCst) {
+                eprintln!("\nsecond interrupt: exiting now (the last finished generation is kept)");
+                std::process::exit(130);
+            }
+            eprintln!("\ninterrupt: stopping after a clean checkpoint (Ctrl-C again to quit now)");
+        })
+        .context("cannot install the Ctrl-C handler")?;
+    }
+
+    let opts = TrainOptions {
+        config,
+        run_dir: run_dir.clone(),
+        resume: args.resume,
+        progress: !args.quiet,
+    };
+    let summary = dama_selfplay::train(&opts, &stop)?;
+    if summary.stopped {
+        eprintln!(
+            "stopped at generation {} (step {}); continue with: dama train --resume --run {} --config <same config>",
+            summary.generation, summary.step, run_name
+        );
+        return Ok(());
+    }
+    if !summary.last_eval.is_empty() {
+        println!(
+            "\n{:<40} {:>6} {:>12} {:>7} {:>22}",
+            "opponent", "games", "W/D/L", "score", "Elo (95% CI)"
+        );
+        for e in &summary.last_eval {
+            println!(
+                "{:<40} {:>6} {:>12} {:>6.1}% {:>+7.0} [{:+.0}, {:+.0}]",
+                e.opponent,
+                e.games,
+                format!("{}/{}/{}", e.wdl[0], e.wdl[1], e.wdl[2]),
+                100.0 * e.score,
+                e.elo,
+                e.elo_lo,
+                e.elo_hi
+            );
+        }
+    }
+    println!(
+        "done: run {} at generation {} (step {}), checkpoint {}",
+        run_name,
+        summary.generation,
+        summary.step,
+        summary.checkpoint.display()
+    );
+    Ok(())
+}
+
+/// `YYYYMMDD-HHMMSS` in UTC, without a date library.
+fn timestamp() -> String {
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0);
+    let days = (secs / 86_400) as i64;
+    let rem = secs % 86_400;
+    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!(
+        "{y:04}{m:02}{d:02}-{:02}{:02}{:02}",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60
+    )
+}

@@ -1,0 +1,315 @@
+//! The run configuration: one TOML file, one section per concern.
+//!
+//! Parsing happens in two steps: serde into [`RunConfig`] (unknown keys are
+//! rejected with their name), then [`RunConfig::validate`] checks every value
+//! and names the first one that is out of range.
+
+use std::path::Path;
+
+use dama_engine::Rules;
+use dama_mcts::SearchConfig;
+use dama_nn::{ModelConfig, TrainConfig};
+use serde::{Deserialize, Serialize};
+
+use crate::Error;
+
+/// Everything a training run needs. Each section has defaults, so a config
+/// file only states what it changes.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct RunConfig {
+    /// Run-wide settings: generations, seed, device, threads.
+    pub run: RunSection,
+    /// The rules of the game (rule options of Turkish draughts).
+    pub rules: Rules,
+    /// The network's shape.
+    pub model: ModelConfig,
+    /// The search used by self-play.
+    pub search: SearchConfig,
+    /// Self-play games.
+    pub selfplay: SelfplayConfig,
+    /// The replay window.
+    pub buffer: BufferConfig,
+    /// Optimizer and training steps.
+    pub train: TrainConfig,
+    /// Training steps per generation and batch size.
+    pub schedule: ScheduleConfig,
+    /// The evaluation after each generation.
+    pub eval: EvalConfig,
+}
+
+/// Run-wide settings.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct RunSection {
+    /// Number of generations (self-play + training + evaluation) to run.
+    /// Default 10.
+    pub generations: u32,
+    /// Seed of every random choice in the run. Default 1.
+    pub seed: u64,
+    /// `"auto"` (CUDA when present, else CPU), `"cpu"` or `"cuda"`.
+    /// Default `"auto"`.
+    pub device: String,
+    /// Rayon worker threads for search and move generation; 0 = one per
+    /// core. Default 0.
+    pub threads: usize,
+    /// libtorch intra-op threads; 0 = one per core. Default 0.
+    pub torch_threads: usize,
+}
+
+impl Default for RunSection {
+    fn default() -> Self {
+        RunSection {
+            generations: 10,
+            seed: 1,
+            device: "auto".into(),
+            threads: 0,
+            torch_threads: 0,
+        }
+    }
+}
+
+/// Self-play settings.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct SelfplayConfig {
+    /// Games played per generation. Default 64.
+    pub games_per_generation: usize,
+    /// Games in flight at once, whose searches share one network batch.
+    /// Default 32.
+    pub parallel_games: usize,
+    /// Plies (full moves) after which a game is stopped and scored a draw.
+    /// Default 300.
+    pub max_plies: u32,
+    /// Full moves at the start of each game played uniformly at random,
+    /// for opening diversity (their positions are not recorded). Default 2.
+    pub random_opening_plies: u32,
+    /// Move choice temperature for the first `temperature_plies` plies.
+    /// Default 1.0.
+    pub temperature: f32,
+    /// Plies played with `temperature`; later moves take the best. Default 16.
+    pub temperature_plies: u32,
+    /// Resign when the root value's loss probability exceeds this for
+    /// `resign_consecutive` of the player's consecutive moves; 1.0 disables.
+    /// Default 0.95.
+    pub resign_loss_threshold: f32,
+    /// Consecutive moves under the threshold before resigning. Default 3.
+    pub resign_consecutive: u32,
+    /// Share of games with resignation disabled, played out to count false
+    /// resignations. Default 0.2.
+    pub resign_playthrough: f64,
+    /// Entries of the network evaluation cache (keyed by position hash);
+    /// 0 disables it. Default 200000.
+    pub eval_cache_entries: usize,
+}
+
+impl Default for SelfplayConfig {
+    fn default() -> Self {
+        SelfplayConfig {
+            games_per_generation: 64,
+            parallel_games: 32,
+            max_plies: 300,
+            random_opening_plies: 2,
+            temperature: 1.0,
+            temperature_plies: 16,
+            resign_loss_threshold: 0.95,
+            resign_consecutive: 3,
+            resign_playthrough: 0.2,
+            eval_cache_entries: 200_000,
+        }
+    }
+}
+
+/// The replay window.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct BufferConfig {
+    /// Most positions kept. Default 200000.
+    pub max_positions: usize,
+    /// Most generations kept. Default 8.
+    pub max_generations: usize,
+    /// Left-right mirror augmentation of sampled positions. Default true.
+    pub mirror: bool,
+}
+
+impl Default for BufferConfig {
+    fn default() -> Self {
+        BufferConfig {
+            max_positions: 200_000,
+            max_generations: 8,
+            mirror: true,
+        }
+    }
+}
+
+/// Training steps per generation (the batch size is `train.batch_size`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ScheduleConfig {
+    /// Training steps per generation. Default 200.
+    pub steps_per_generation: u64,
+    /// Skip training until the window holds this many positions.
+    /// Default 1000.
+    pub min_positions: usize,
+    /// Value target = (1 − w) · game outcome + w · search value at the
+    /// position (0: AlphaZero's outcome only). Default 0.
+    pub value_q_weight: f32,
+}
+
+impl Default for ScheduleConfig {
+    fn default() -> Self {
+        ScheduleConfig {
+            steps_per_generation: 200,
+            min_positions: 1000,
+            value_q_weight: 0.0,
+        }
+    }
+}
+
+/// The evaluation run after each generation.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct EvalConfig {
+    /// Games against each opponent (even; colours alternate). 0 disables.
+    /// Default 20.
+    pub games: usize,
+    /// Baseline player specs played every `every` generations
+    /// (see `dama eval --help`). Default `["random", "greedy"]`.
+    pub baselines: Vec<String>,
+    /// Also play the previous generation's network. Default true.
+    pub against_previous: bool,
+    /// Evaluate every this many generations (the last one always). Default 1.
+    pub every: u32,
+    /// Simulations per move of the network player in evaluation games.
+    /// Default 32.
+    pub sims: u32,
+    /// Gate: keep the new network only if it scores at least this against
+    /// the previous one; 0 disables gating. Default 0.
+    pub gate_score: f64,
+}
+
+impl Default for EvalConfig {
+    fn default() -> Self {
+        EvalConfig {
+            games: 20,
+            baselines: vec!["random".into(), "greedy".into()],
+            against_previous: true,
+            every: 1,
+            sims: 32,
+            gate_score: 0.0,
+        }
+    }
+}
+
+fn invalid(key: &str, why: impl std::fmt::Display) -> Error {
+    Error::Config(format!("`{key}`: {why}"))
+}
+
+impl RunConfig {
+    /// Reads and validates a config file.
+    ///
+    /// # Errors
+    /// A missing file, TOML syntax, an unknown key, or an invalid value, each
+    /// named with the file.
+    pub fn load(path: &Path) -> Result<RunConfig, Error> {
+        let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+        RunConfig::parse(&text).map_err(|e| Error::BadFile {
+            path: path.to_path_buf(),
+            reason: e.to_string(),
+        })
+    }
+
+    /// Parses and validates a config from TOML text.
+    ///
+    /// # Errors
+    /// TOML syntax, an unknown key, or an invalid value.
+    pub fn parse(text: &str) -> Result<RunConfig, Error> {
+        let cfg: RunConfig = toml::from_str(text).map_err(|e| Error::Config(e.to_string()))?;
+        cfg.validate()?;
+        Ok(cfg)
+    }
+
+    /// The config as TOML (what `config.toml` of a run holds).
+    ///
+    /// # Errors
+    /// Only if a value cannot be represented in TOML.
+    pub fn to_toml(&self) -> Result<String, Error> {
+        toml::to_string_pretty(self).map_err(|e| Error::Config(e.to_string()))
+    }
+
+    /// Checks every value; names the first one that is wrong.
+    ///
+    /// # Errors
+    /// [`Error::Config`] naming the key and the reason.
+    pub fn validate(&self) -> Result<(), Error> {
+        let r = &self.run;
+        if r.generations == 0 {
+            return Err(invalid("run.generations", "must be at least 1"));
+        }
+        if !matches!(r.device.as_str(), "auto" | "cpu" | "cuda") {
+            return Err(invalid(
+                "run.device",
+                format!("`{}` is not one of auto, cpu, cuda", r.device),
+            ));
+        }
+        let s = &self.selfplay;
+        if s.games_per_generation == 0 {
+            return Err(invalid(
+                "selfplay.games_per_generation",
+                "must be at least 1",
+            ));
+        }
+        if s.parallel_games == 0 {
+            return Err(invalid("selfplay.parallel_games", "must be at least 1"));
+        }
+        if s.max_plies == 0 {
+            return Err(invalid("selfplay.max_plies", "must be at least 1"));
+        }
+        if !(s.temperature >= 0.0 && s.temperature.is_finite()) {
+            return Err(invalid("selfplay.temperature", "must be a number >= 0"));
+        }
+        if !(0.0..=1.0).contains(&s.resign_loss_threshold) {
+            return Err(invalid(
+                "selfplay.resign_loss_threshold",
+                "must be in [0, 1]",
+            ));
+        }
+        if !(0.0..=1.0).contains(&s.resign_playthrough) {
+            return Err(invalid("selfplay.resign_playthrough", "must be in [0, 1]"));
+        }
+        let b = &self.buffer;
+        if b.max_positions == 0 || b.max_generations == 0 {
+            return Err(invalid(
+                "buffer.max_positions / buffer.max_generations",
+                "must be at least 1",
+            ));
+        }
+        let t = &self.schedule;
+        if !(0.0..=1.0).contains(&t.value_q_weight) {
+            return Err(invalid("schedule.value_q_weight", "must be in [0, 1]"));
+        }
+        let e = &self.eval;
+        if e.games % 2 == 1 {
+            return Err(invalid(
+                "eval.games",
+                "must be even (each opening is played with both colours)",
+            ));
+        }
+        if e.every == 0 {
+            return Err(invalid("eval.every", "must be at least 1"));
+        }
+        if !(0.0..=1.0).contains(&e.gate_score) {
+            return Err(invalid("eval.gate_score", "must be in [0, 1]"));
+        }
+        for spec in &e.baselines {
+            spec.parse::<dama_eval::PlayerSpec>()
+                .map_err(|err| invalid("eval.baselines", format!("`{spec}`: {err}")))?;
+        }
+        self.model.validate().map_err(|err| invalid("model", err))?;
+        self.train.validate().map_err(|err| invalid("train", err))?;
+        self.search
+            .validate()
+            .map_err(|err| invalid("search", err))?;
+        Ok(())
+    }
+}

@@ -1,0 +1,578 @@
+//! Self-play: many games at once, whose searches share one network batch.
+//!
+//! Each round, every game in flight gathers its leaves (in parallel, with
+//! rayon), the leaves of all games go to the evaluator as one batch (through
+//! the evaluation cache), and each game's search applies its evaluations (in
+//! parallel again). A game whose search is done plays its move, records a
+//! training sample if the search was a full one, and starts the next search;
+//! a finished game is replaced by a new one until the generation's quota is
+//! played. Every game has its own RNG, seeded from the run seed, the
+//! generation and the game's index, so results do not depend on scheduling.
+
+use std::collections::HashMap;
+use std::time::{Duration, Instant};
+
+use dama_engine::Color;
+use dama_mcts::{Evaluation, Evaluator, Leaf, Pov, Search, SearchConfig, Wdl};
+use dama_nn::encode::{self, PLANES_LEN};
+use rand::seq::SliceRandom;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use rayon::prelude::*;
+
+use crate::config::SelfplayConfig;
+use crate::record::{GameRecord, GameResult, PackedPlane, Sample};
+use crate::Error;
+
+/// The search state of a Turkish draughts game.
+pub type State = dama_mcts::dama::DamaState;
+
+/// Counters of one self-play session, for metrics and progress bars.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct SelfplayStats {
+    /// Games finished.
+    pub games: usize,
+    /// Training samples recorded.
+    pub samples: usize,
+    /// Actions played (jump-by-jump steps), searched or forced.
+    pub steps: u64,
+    /// Full moves played.
+    pub moves: u64,
+    /// Positions evaluated by the network (cache misses).
+    pub net_evals: u64,
+    /// Leaves answered from the evaluation cache.
+    pub cache_hits: u64,
+    /// Network calls.
+    pub batches: u64,
+    /// Wall time of the session.
+    pub elapsed: Duration,
+    /// Wall time spent inside the network's evaluate calls.
+    pub net_time: Duration,
+    /// Games won by White / drawn / won by Black.
+    pub white_wins: usize,
+    /// Draws.
+    pub draws: usize,
+    /// Games won by Black.
+    pub black_wins: usize,
+    /// Games ended by resignation.
+    pub resignations: usize,
+    /// Games played with resignation disabled.
+    pub playthrough_games: usize,
+    /// Of those, games where the eventual winner's value had fallen under
+    /// the resignation threshold (resigning would have been a mistake).
+    pub false_resignations: usize,
+}
+
+impl SelfplayStats {
+    /// Network evaluations per second over the whole session.
+    pub fn evals_per_sec(&self) -> f64 {
+        self.net_evals as f64 / self.elapsed.as_secs_f64().max(1e-9)
+    }
+
+    /// Network evaluations per second while inside the network.
+    pub fn evals_per_net_sec(&self) -> f64 {
+        self.net_evals as f64 / self.net_time.as_secs_f64().max(1e-9)
+    }
+
+    /// Average positions per network call.
+    pub fn avg_batch(&self) -> f64 {
+        self.net_evals as f64 / (self.batches.max(1)) as f64
+    }
+
+    /// Games per hour.
+    pub fn games_per_hour(&self) -> f64 {
+        self.games as f64 * 3600.0 / self.elapsed.as_secs_f64().max(1e-9)
+    }
+
+    /// Average full moves per game.
+    pub fn avg_length(&self) -> f64 {
+        self.moves as f64 / self.games.max(1) as f64
+    }
+
+    /// Share of drawn games.
+    pub fn draw_rate(&self) -> f64 {
+        self.draws as f64 / self.games.max(1) as f64
+    }
+
+    /// White's score (wins + half the draws) per game.
+    pub fn first_player_score(&self) -> f64 {
+        (self.white_wins as f64 + 0.5 * self.draws as f64) / self.games.max(1) as f64
+    }
+
+    /// Share of played-out games in which resigning would have been wrong.
+    pub fn false_resignation_rate(&self) -> f64 {
+        self.false_resignations as f64 / self.playthrough_games.max(1) as f64
+    }
+}
+
+/// A cache of evaluations keyed by the state: transpositions are common in
+/// draughts, and every search of a game revisits its predecessor's leaves.
+///
+/// The key mixes the game hash (pieces, side to move, capture in progress)
+/// with the two counters the network sees (repetitions and plies without
+/// capture), so a hit returns exactly what the network would have said.
+#[derive(Debug)]
+pub struct EvalCache {
+    map: HashMap<u64, Evaluation>,
+    capacity: usize,
+}
+
+impl EvalCache {
+    /// A cache holding up to `capacity` evaluations (0 disables it). When
+    /// full it is cleared: a generation's positions drift, so recency beats
+    /// bookkeeping.
+    pub fn new(capacity: usize) -> EvalCache {
+        EvalCache {
+            map: HashMap::with_capacity(capacity.min(1 << 20)),
+            capacity,
+        }
+    }
+
+    /// The cache key of a state.
+    pub fn key(state: &State) -> u64 {
+        let state = state.game();
+        let counters = (state.position().plies_since_capture() as u64) << 8
+            | state.repetitions().min(255) as u64;
+        state.hash() ^ counters.wrapping_mul(0x9E37_79B9_7F4A_7C15)
+    }
+
+    fn get(&self, key: u64) -> Option<&Evaluation> {
+        self.map.get(&key)
+    }
+
+    fn insert(&mut self, key: u64, eval: Evaluation) {
+        if self.capacity == 0 {
+            return;
+        }
+        if self.map.len() >= self.capacity {
+            self.map.clear();
+        }
+        self.map.insert(key, eval);
+    }
+
+    /// Forgets everything (after the network changed).
+    pub fn clear(&mut self) {
+        self.map.clear();
+    }
+}
+
+/// Evaluates a batch through the cache: hits are answered at once, misses go
+/// to `net` as one batch. Updates the network counters of `stats`.
+///
+/// # Errors
+/// The network's error.
+pub fn evaluate_cached<E: Evaluator<State>>(
+    net: &mut E,
+    cache: &mut EvalCache,
+    leaves: &[Leaf<'_, State>],
+    stats: &mut SelfplayStats,
+) -> Result<Vec<Evaluation>, Error> {
+    let keys: Vec<u64> = leaves.iter().map(|l| EvalCache::key(l.state)).collect();
+    let mut out: Vec<Option<Evaluation>> = keys.iter().map(|&k| cache.get(k).cloned()).collect();
+    let misses: Vec<usize> = (0..leaves.len()).filter(|&i| out[i].is_none()).collect();
+    stats.cache_hits += (leaves.len() - misses.len()) as u64;
+    if !misses.is_empty() {
+        let batch: Vec<Leaf<'_, State>> = misses.iter().map(|&i| leaves[i]).collect();
+        let t = Instant::now();
+        let evals = net
+            .evaluate(&batch)
+            .map_err(|e| Error::Network(e.to_string()))?;
+        stats.net_time += t.elapsed();
+        stats.batches += 1;
+        stats.net_evals += batch.len() as u64;
+        if evals.len() != batch.len() {
+            return Err(Error::Network(format!(
+                "{} evaluations for {} positions",
+                evals.len(),
+                batch.len()
+            )));
+        }
+        for (&i, e) in misses.iter().zip(evals) {
+            cache.insert(keys[i], e.clone());
+            out[i] = Some(e);
+        }
+    }
+    out.into_iter()
+        .map(|e| e.ok_or_else(|| Error::Network("missing evaluation".into())))
+        .collect()
+}
+
+/// What one self-play session plays.
+#[derive(Clone, Debug)]
+pub struct SelfplayJob<'a> {
+    /// Self-play settings.
+    pub selfplay: &'a SelfplayConfig,
+    /// The search settings (noise, simulations, playout cap).
+    pub search: &'a SearchConfig,
+    /// The rules.
+    pub rules: dama_engine::Rules,
+    /// The generation (names the games and seeds their RNGs).
+    pub generation: u32,
+    /// The run's seed.
+    pub seed: u64,
+}
+
+struct PendingSample {
+    planes: Vec<PackedPlane>,
+    legal: Vec<u16>,
+    policy: Vec<f32>,
+    search_value: Wdl<Pov>,
+    color: Color,
+    ply: u32,
+}
+
+/// One game in flight.
+struct Slot {
+    index: usize,
+    search: Search<State>,
+    rng: ChaCha8Rng,
+    start: String,
+    samples: Vec<PendingSample>,
+    steps: u32,
+    resign_disabled: bool,
+    /// Consecutive searched moves of each colour with a loss probability
+    /// above the resignation threshold.
+    low_streak: [u32; 2],
+    /// Whether each colour would have resigned (playthrough games).
+    would_resign: [bool; 2],
+    done: Option<GameRecord>,
+}
+
+fn color_index(c: Color) -> usize {
+    match c {
+        Color::White => 0,
+        Color::Black => 1,
+    }
+}
+
+fn wdl_array(w: Wdl<Pov>) -> [f32; 3] {
+    [w.win, w.draw, w.loss]
+}
+
+impl Slot {
+    fn new(job: &SelfplayJob<'_>, index: usize) -> Result<Slot, Error> {
+        let mut rng = ChaCha8Rng::seed_from_u64(
+            job.seed
+                ^ (u64::from(job.generation) << 32).wrapping_mul(0x9E37_79B9_7F4A_7C15)
+                ^ (index as u64).wrapping_mul(0xD1B5_4A32_D192_ED03),
+        );
+        let mut game = dama_engine::Game::with_rules(job.rules);
+        // Opening diversity: a few uniformly random full moves, not recorded.
+        for _ in 0..job.selfplay.random_opening_plies {
+            if game.is_game_over() {
+                break;
+            }
+            let moves = game.legal_moves();
+            let Some(m) = moves.as_slice().choose(&mut rng).copied() else {
+                break;
+            };
+            game.play_unchecked(&m);
+        }
+        if game.is_game_over() {
+            // Extremely unlikely after a couple of random moves; start over
+            // from the initial position rather than record a finished game.
+            game = dama_engine::Game::with_rules(job.rules);
+        }
+        let start = game.start_position().to_string();
+        let resign_disabled = job.selfplay.resign_loss_threshold >= 1.0
+            || rng.gen_bool(job.selfplay.resign_playthrough);
+        let search = Search::new(job.search.clone(), State::new(game))
+            .map_err(|e| Error::Search(e.to_string()))?;
+        let mut slot = Slot {
+            index,
+            search,
+            rng,
+            start,
+            samples: Vec::new(),
+            steps: 0,
+            resign_disabled,
+            low_streak: [0; 2],
+            would_resign: [false; 2],
+            done: None,
+        };
+        slot.next_search(job)?;
+        Ok(slot)
+    }
+
+    /// Gathers leaves until something needs the network or the search is
+    /// done; plays moves whose search is done. Returns an error from the
+    /// search.
+    fn advance_until_pending(&mut self, job: &SelfplayJob<'_>) -> Result<(), Error> {
+        loop {
+            if self.done.is_some() {
+                return Ok(());
+            }
+            if self.search.is_done() {
+                self.play_move(job)?;
+                continue;
+            }
+            let n = self
+                .search
+                .gather()
+                .map_err(|e| Error::Search(e.to_string()))?;
+            if n > 0 {
+                return Ok(());
+            }
+        }
+    }
+
+    fn play_move(&mut self, job: &SelfplayJob<'_>) -> Result<(), Error> {
+        let result = self
+            .search
+            .result(&mut self.rng)
+            .map_err(|e| Error::Search(e.to_string()))?;
+        let game = self.search.root_state().game();
+        let color = game.turn();
+        let ci = color_index(color);
+
+        // Resignation bookkeeping on searched decisions.
+        if result.actions.len() > 1 {
+            if result.value.loss > job.selfplay.resign_loss_threshold {
+                self.low_streak[ci] += 1;
+            } else {
+                self.low_streak[ci] = 0;
+            }
+        }
+        let resign_now = self.low_streak[ci] >= job.selfplay.resign_consecutive.max(1)
+            && job.selfplay.resign_loss_threshold < 1.0;
+        if resign_now {
+            if self.resign_disabled {
+                self.would_resign[ci] = true;
+            } else {
+                let winner = !color;
+                self.finish(job, game_result(Some(winner)), "resigned".into(), true);
+                return Ok(());
+            }
+        }
+
+        // A decision with one legal action teaches nothing: not recorded.
+        if result.is_training_target && result.actions.len() > 1 {
+            let mut planes = vec![0.0f32; PLANES_LEN];
+            encode::encode_planes(game, &mut planes);
+            self.samples.push(PendingSample {
+                planes: planes.chunks(64).map(PackedPlane::pack).collect(),
+                legal: result
+                    .actions
+                    .iter()
+                    .map(|&a| encode::policy_index(a, color) as u16)
+                    .collect(),
+                policy: result.policy.clone(),
+                search_value: result.value,
+                color,
+                ply: self.steps,
+            });
+        }
+
+        self.search
+            .advance(result.action)
+            .map_err(|e| Error::Search(e.to_string()))?;
+        self.steps += 1;
+        self.next_search(job)
+    }
+
+    /// After an action: ends the game if it is over, plays forced steps (one
+    /// legal action, e.g. the only continuation of a capture) without a
+    /// search, and begins the next search.
+    fn next_search(&mut self, job: &SelfplayJob<'_>) -> Result<(), Error> {
+        loop {
+            let game = self.search.root_state().game();
+            if let Some((outcome, termination)) = game.termination() {
+                let text = format!("{termination:?}");
+                self.finish(job, game_result(outcome.winner()), text, false);
+                return Ok(());
+            }
+            if game.moves().len() as u32 >= job.selfplay.max_plies {
+                self.finish(job, GameResult::Draw, "move cap".into(), false);
+                return Ok(());
+            }
+            let steps = game.legal_steps();
+            if steps.len() != 1 {
+                break;
+            }
+            let forced = steps[0];
+            self.search
+                .advance(forced)
+                .map_err(|e| Error::Search(e.to_string()))?;
+            self.steps += 1;
+        }
+        let moves_played = self.search.root_state().game().moves().len() as u32;
+        set_temperature(&mut self.search, job.selfplay, moves_played);
+        self.search
+            .begin(&mut self.rng)
+            .map_err(|e| Error::Search(e.to_string()))
+    }
+
+    fn finish(
+        &mut self,
+        job: &SelfplayJob<'_>,
+        result: GameResult,
+        termination: String,
+        resigned: bool,
+    ) {
+        let game = self.search.root_state().game();
+        let winner = match result {
+            GameResult::WhiteWins => Some(Color::White),
+            GameResult::BlackWins => Some(Color::Black),
+            GameResult::Draw => None,
+        };
+        let samples = std::mem::take(&mut self.samples)
+            .into_iter()
+            .map(|s| Sample {
+                planes: s.planes,
+                legal: s.legal,
+                policy: s.policy,
+                search_value: wdl_array(s.search_value),
+                outcome: match winner {
+                    Some(w) if w == s.color => [1.0, 0.0, 0.0],
+                    Some(_) => [0.0, 0.0, 1.0],
+                    None => [0.0, 1.0, 0.0],
+                },
+                ply: s.ply,
+            })
+            .collect();
+        // A false resignation: a colour that would have resigned did not lose.
+        let wrongly = (0..2).any(|ci| {
+            let c = if ci == 0 { Color::White } else { Color::Black };
+            self.would_resign[ci] && winner != Some(!c)
+        });
+        self.done = Some(GameRecord {
+            game_id: u64::from(job.generation) * 1_000_000 + self.index as u64,
+            generation: job.generation,
+            rules: toml::to_string(&job.rules).unwrap_or_default(),
+            start: self.start.clone(),
+            moves: game.moves().iter().map(|m| m.to_string()).collect(),
+            result,
+            termination,
+            resigned,
+            resign_disabled: self.resign_disabled,
+            would_have_resigned_wrongly: wrongly,
+            samples,
+        });
+    }
+}
+
+fn game_result(winner: Option<Color>) -> GameResult {
+    match winner {
+        Some(Color::White) => GameResult::WhiteWins,
+        Some(Color::Black) => GameResult::BlackWins,
+        None => GameResult::Draw,
+    }
+}
+
+fn set_temperature(search: &mut Search<State>, cfg: &SelfplayConfig, moves_played: u32) {
+    search.config_mut().temperature = if moves_played < cfg.temperature_plies {
+        cfg.temperature
+    } else {
+        0.0
+    };
+}
+
+/// Plays `job.selfplay.games_per_generation` games with `net`.
+///
+/// `on_game` is called after each finished game with the record and the
+/// counters so far (for progress bars and chunked writing); returning an
+/// error stops the session. `stop` is polled between rounds: when it returns
+/// true, the games in flight are abandoned and the finished ones returned.
+///
+/// # Errors
+/// A failing network or search, or the error of `on_game`.
+pub fn play_games<E: Evaluator<State>>(
+    job: &SelfplayJob<'_>,
+    net: &mut E,
+    cache: &mut EvalCache,
+    mut on_game: impl FnMut(&GameRecord, &SelfplayStats) -> Result<(), Error>,
+    stop: impl Fn() -> bool,
+) -> Result<(Vec<GameRecord>, SelfplayStats), Error> {
+    let started = Instant::now();
+    let mut stats = SelfplayStats::default();
+    let total = job.selfplay.games_per_generation;
+    let mut next_index = 0usize;
+    let mut slots: Vec<Slot> = Vec::new();
+    let mut finished: Vec<GameRecord> = Vec::new();
+
+    while finished.len() < total {
+        if stop() {
+            break;
+        }
+        // Fill free slots with new games.
+        while slots.len() < job.selfplay.parallel_games && next_index < total {
+            slots.push(Slot::new(job, next_index)?);
+            next_index += 1;
+        }
+        // Gather in parallel.
+        slots
+            .par_iter_mut()
+            .map(|s| s.advance_until_pending(job))
+            .collect::<Result<(), Error>>()?;
+        // Collect finished games.
+        let mut i = 0;
+        while i < slots.len() {
+            if let Some(record) = slots[i].done.take() {
+                let slot = slots.swap_remove(i);
+                update_stats(&mut stats, &record, slot.steps);
+                stats.elapsed = started.elapsed();
+                on_game(&record, &stats)?;
+                finished.push(record);
+            } else {
+                i += 1;
+            }
+        }
+        if slots.is_empty() {
+            continue;
+        }
+        // One batch for all games.
+        let leaves: Vec<Leaf<'_, State>> = slots
+            .iter()
+            .flat_map(|s| s.search.pending_leaves())
+            .collect();
+        if leaves.is_empty() {
+            continue;
+        }
+        let evals = evaluate_cached(net, cache, &leaves, &mut stats)?;
+        drop(leaves);
+        // Apply in parallel.
+        let mut offsets = Vec::with_capacity(slots.len());
+        let mut off = 0;
+        for s in &slots {
+            offsets.push(off);
+            off += s.search.num_pending();
+        }
+        slots
+            .par_iter_mut()
+            .zip(offsets.par_iter())
+            .map(|(s, &o)| {
+                let k = s.search.num_pending();
+                if k == 0 {
+                    return Ok(());
+                }
+                s.search
+                    .apply(&evals[o..o + k])
+                    .map_err(|e| Error::Search(e.to_string()))
+            })
+            .collect::<Result<(), Error>>()?;
+    }
+    stats.elapsed = started.elapsed();
+    finished.sort_by_key(|g| g.game_id);
+    Ok((finished, stats))
+}
+
+fn update_stats(stats: &mut SelfplayStats, record: &GameRecord, steps: u32) {
+    stats.games += 1;
+    stats.samples += record.samples.len();
+    stats.steps += u64::from(steps);
+    stats.moves += record.moves.len() as u64;
+    match record.result {
+        GameResult::WhiteWins => stats.white_wins += 1,
+        GameResult::BlackWins => stats.black_wins += 1,
+        GameResult::Draw => stats.draws += 1,
+    }
+    if record.resigned {
+        stats.resignations += 1;
+    }
+    if record.resign_disabled {
+        stats.playthrough_games += 1;
+        if record.would_have_resigned_wrongly {
+            stats.false_resignations += 1;
+        }
+    }
+}
