@@ -110,3 +110,61 @@ fn perft_midgame_positions_match_reference() {
         );
     }
 }
+
+/// Prints every data file with the `?` counts filled in by the naive
+/// generator (`-- --ignored print_perft_data --nocapture`).
+#[test]
+#[ignore]
+fn print_perft_data() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data");
+    let mut names: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    names.sort();
+    for path in names {
+        let text = std::fs::read_to_string(&path).unwrap();
+        let file = path.file_name().unwrap().to_string_lossy().into_owned();
+        let cases = common::parse_perft_text(&file, &text);
+        println!("==== {file}");
+        let mut case_iter = cases.iter();
+        let mut current: Option<&common::PerftCase> = None;
+        for line in text.lines() {
+            if line.starts_with("id ") {
+                current = case_iter.next();
+            }
+            match (line.strip_prefix("perft "), current) {
+                (Some(rest), Some(case)) if rest.ends_with('?') => {
+                    let depth: u32 = rest.split_whitespace().next().unwrap().parse().unwrap();
+                    let naive = Naive::from_position(&case.position());
+                    println!(
+                        "perft {depth} {}",
+                        naive.perft(depth, case.continue_as_king())
+                    );
+                }
+                _ => println!("{line}"),
+            }
+        }
+    }
+}
+
+/// Every frozen count agrees with the naive generator (slow for the deep
+/// start-position counts).
+#[test]
+#[ignore]
+fn perft_data_matches_reference() {
+    for case in common::read_perft_files() {
+        let naive = Naive::from_position(&case.position());
+        for &(depth, n) in &case.perft {
+            if let Some(n) = n {
+                assert_eq!(
+                    naive.perft(depth, case.continue_as_king()),
+                    n,
+                    "{} {} depth {depth}",
+                    case.file,
+                    case.id
+                );
+            }
+        }
+    }
+}

@@ -322,3 +322,122 @@ pub fn random_sparse_position(rng: &mut impl Rng, rules: dama_engine::Rules) -> 
         }
     }
 }
+
+/// One record of a `tests/data/*.perft` file.
+#[derive(Clone, Debug)]
+pub struct PerftCase {
+    pub file: String,
+    pub id: String,
+    pub epd: String,
+    pub rules: dama_engine::Rules,
+    pub clock: u16,
+    /// `(result token, termination name)`.
+    pub result: Option<(String, String)>,
+    pub perft: Vec<(u32, Option<u64>)>,
+}
+
+impl PerftCase {
+    pub fn position(&self) -> Position {
+        let pos: Position = self
+            .epd
+            .parse()
+            .unwrap_or_else(|e| panic!("{}: {}: bad epd: {e}", self.file, self.id));
+        pos.with_rules(self.rules).with_counters(self.clock, 0)
+    }
+
+    pub fn continue_as_king(&self) -> bool {
+        self.rules.promotion_mid_capture == dama_engine::MidCapturePromotion::ContinueAsKing
+    }
+}
+
+/// Reads the shakmaty-style perft files: records separated by blank lines,
+/// `# comments`, lines `id NAME`, `epd POSITION`, optional `rules TOKENS`
+/// (`continue-as-king`, `king-beats-man`, `no-capture-limit N|off`),
+/// optional `clock N` (plies since the last capture), optional
+/// `result TOKEN TERMINATION`, and `perft DEPTH NODES` (`?` = not yet known).
+pub fn read_perft_files() -> Vec<PerftCase> {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data");
+    let mut names: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "perft"))
+        .collect();
+    names.sort();
+    let mut out = Vec::new();
+    for path in names {
+        let text = std::fs::read_to_string(&path).unwrap();
+        let file = path.file_name().unwrap().to_string_lossy().into_owned();
+        out.extend(parse_perft_text(&file, &text));
+    }
+    out
+}
+
+pub fn parse_perft_text(file: &str, text: &str) -> Vec<PerftCase> {
+    let mut out = Vec::new();
+    let mut cur: Option<PerftCase> = None;
+    for line in text.lines().chain(std::iter::once("")) {
+        let line = line.trim();
+        if line.starts_with('#') {
+            continue;
+        }
+        if line.is_empty() {
+            if let Some(c) = cur.take() {
+                out.push(c);
+            }
+            continue;
+        }
+        let (key, rest) = line.split_once(' ').unwrap_or((line, ""));
+        let c = cur.get_or_insert_with(|| PerftCase {
+            file: file.to_owned(),
+            id: String::new(),
+            epd: String::new(),
+            rules: dama_engine::Rules::default(),
+            clock: 0,
+            result: None,
+            perft: Vec::new(),
+        });
+        match key {
+            "id" => c.id = rest.to_owned(),
+            "epd" => c.epd = rest.to_owned(),
+            "clock" => c.clock = rest.parse().unwrap(),
+            "rules" => {
+                let mut toks = rest.split_whitespace();
+                while let Some(t) = toks.next() {
+                    match t {
+                        "continue-as-king" => {
+                            c.rules.promotion_mid_capture =
+                                dama_engine::MidCapturePromotion::ContinueAsKing
+                        }
+                        "king-beats-man" => {
+                            c.rules.one_piece_each = dama_engine::OnePieceEachRule::KingBeatsMan
+                        }
+                        "no-capture-limit" => {
+                            let v = toks.next().unwrap();
+                            c.rules.no_capture_limit = if v == "off" {
+                                None
+                            } else {
+                                Some(v.parse().unwrap())
+                            };
+                        }
+                        other => panic!("{file}: unknown rule {other}"),
+                    }
+                }
+            }
+            "result" => {
+                let (a, b) = rest.split_once(' ').unwrap();
+                c.result = Some((a.to_owned(), b.to_owned()));
+            }
+            "perft" => {
+                let (d, n) = rest.split_once(' ').unwrap();
+                let n = if n == "?" {
+                    None
+                } else {
+                    Some(n.parse().unwrap())
+                };
+                c.perft.push((d.parse().unwrap(), n));
+            }
+            other => panic!("{file}: unknown key {other}"),
+        }
+    }
+    out
+}
