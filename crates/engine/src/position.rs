@@ -114,7 +114,7 @@ impl Position {
             turn,
             rules: Rules::default(),
             plies_since_capture: 0,
-            ply: 0,
+            ply: turn.index() as u32,
             hash: 0,
         };
         pos.hash = pos.compute_hash();
@@ -151,12 +151,13 @@ impl Position {
         self
     }
 
-    /// The same position with the draw counters set: plies since the last
-    /// capture and plies since the start of the game.
+    /// The same position with the counters set: plies since the last capture
+    /// and the ply number (see [`Position::ply`]; it is rounded up to the
+    /// parity of the side to move).
     #[must_use]
     pub fn with_counters(mut self, plies_since_capture: u16, ply: u32) -> Position {
         self.plies_since_capture = plies_since_capture;
-        self.ply = ply;
+        self.ply = ply + ((ply ^ self.turn.index() as u32) & 1);
         self
     }
 
@@ -240,7 +241,9 @@ impl Position {
         self.plies_since_capture
     }
 
-    /// Plies played since the start of the game (0 in the initial position).
+    /// The ply number: 0 before White's first move, 1 before Black's first
+    /// move, and so on; even exactly when White is to move. A position built
+    /// with Black to move starts at 1.
     #[inline]
     pub const fn ply(&self) -> u32 {
         self.ply
@@ -480,6 +483,6 @@ impl Position {
         p.kings = self.kings.rotate_180();
         p.turn = self.turn.other();
         p.hash = p.compute_hash();
-        p
+        p.with_counters(self.plies_since_capture, self.ply)
     }
 }
