@@ -1,0 +1,219 @@
+//! Inference and training throughput of the network on this machine.
+//!
+//! ```text
+//! cargo run --release -p dama-nn --example bench -- [--threads N] [--model default|quick]
+//!     [--batches 1,2,4,...] [--train-batches 64,256] [--seconds S] [--json FILE] [--export DIR]
+//! ```
+//!
+//! Prints one line per measurement and, with `--json`, writes them as JSON
+//! lines for `scripts/bench-nn.sh`, which runs `scripts/bench_torch.py` on the
+//! same figures. `--export DIR` also writes the network's weights, a random
+//! input and the outputs, so the Python script can check that it builds the
+//! same function.
+
+use std::io::Write;
+use std::time::Instant;
+
+use dama_nn::{encode, Batch, ModelConfig, Network, NnEvaluator, Precision, TrainConfig, Trainer};
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+use tch::{Device, Kind, Tensor};
+
+struct Args {
+    threads: usize,
+    model: String,
+    batches: Vec<usize>,
+    train_batches: Vec<usize>,
+    seconds: f64,
+    json: Option<String>,
+    export: Option<String>,
+}
+
+fn parse_args() -> Result<Args, String> {
+    let mut a = Args {
+        threads: 2,
+        model: "default".into(),
+        batches: vec![1, 2, 4, 8, 16, 32, 64, 128, 256, 512],
+        train_batches: vec![64, 256],
+        seconds: 1.0,
+        json: None,
+        export: None,
+    };
+    let mut it = std::env::args().skip(1);
+    let list = |s: String| -> Result<Vec<usize>, String> {
+        s.split(',')
+            .map(|x| x.trim().parse().map_err(|e| format!("{x}: {e}")))
+            .collect()
+    };
+    while let Some(flag) = it.next() {
+        let mut val = || it.next().ok_or(format!("{flag} needs a value"));
+        match flag.as_str() {
+            "--threads" => a.threads = val()?.parse().map_err(|e| format!("{e}"))?,
+            "--model" => a.model = val()?,
+            "--batches" => a.batches = list(val()?)?,
+            "--train-batches" => a.train_batches = list(val()?)?,
+            "--seconds" => a.seconds = val()?.parse().map_err(|e| format!("{e}"))?,
+            "--json" => a.json = Some(val()?),
+            "--export" => a.export = Some(val()?),
+            "--bench" => {} // passed by `cargo bench`
+            other => return Err(format!("unknown argument {other}")),
+        }
+    }
+    Ok(a)
+}
+
+/// Runs `f` (which processes `per_call` items) for about `seconds` after a
+/// warm-up and returns items per second.
+fn throughput(seconds: f64, per_call: usize, mut f: impl FnMut()) -> f64 {
+    f();
+    f();
+    let start = Instant::now();
+    let mut calls = 0usize;
+    while calls < 3 || start.elapsed().as_secs_f64() < seconds {
+        f();
+        calls += 1;
+    }
+    (calls * per_call) as f64 / start.elapsed().as_secs_f64()
+}
+
+fn random_planes(rng: &mut StdRng, n: usize) -> Vec<f32> {
+    (0..n * encode::PLANES_LEN)
+        .map(|_| if rng.gen_bool(0.2) { 1.0 } else { 0.0 })
+        .collect()
+}
+
+fn random_batch(rng: &mut StdRng, n: usize) -> Result<Batch, dama_nn::Error> {
+    let planes = random_planes(rng, n);
+    let mut policy = vec![0.0; n * encode::POLICY_SIZE];
+    let mut mask = vec![false; n * encode::POLICY_SIZE];
+    let mut wdl = vec![0.0; n * 3];
+    for i in 0..n {
+        let row = i * encode::POLICY_SIZE;
+        for _ in 0..10 {
+            mask[row + rng.gen_range(0..encode::POLICY_SIZE)] = true;
+        }
+        let legal: Vec<usize> = (0..encode::POLICY_SIZE)
+            .filter(|&j| mask[row + j])
+            .collect();
+        for &j in &legal {
+            policy[row + j] = 1.0 / legal.len() as f32;
+        }
+        wdl[i * 3 + rng.gen_range(0..3)] = 1.0;
+    }
+    Batch::from_slices(n, &planes, &policy, &wdl, &mask, Device::Cpu)
+}
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let args = parse_args()?;
+    tch::set_num_threads(args.threads as i32);
+    tch::manual_seed(0);
+    let config = match args.model.as_str() {
+        "default" => ModelConfig::default(),
+        "quick" => ModelConfig::quick(),
+        other => return Err(format!("unknown model {other}").into()),
+    };
+    let mut rng = StdRng::seed_from_u64(0);
+    let net = Network::new(&config, Device::Cpu)?;
+    eprintln!(
+        "rust/tch: model {} ({} blocks x {} channels, {} parameters), {} torch threads",
+        args.model,
+        config.blocks,
+        config.channels,
+        net.num_parameters(),
+        tch::get_num_threads()
+    );
+    let mut rows = Vec::new();
+    let mut record = |kind: &str, precision: &str, batch: usize, per_sec: f64| {
+        println!("rust  {kind:<6} {precision:<5} batch {batch:>4}  {per_sec:>10.1} /s");
+        rows.push(format!(
+            r#"{{"impl":"rust","kind":"{kind}","precision":"{precision}","batch":{batch},"per_sec":{per_sec:.3}}}"#
+        ));
+    };
+
+    for precision in [Precision::F32, Precision::Bf16] {
+        let eval = NnEvaluator::new(&net, Device::Cpu, precision)?;
+        let name = match precision {
+            Precision::F32 => "fp32",
+            Precision::Bf16 => "bf16",
+        };
+        for &b in &args.batches {
+            let planes = random_planes(&mut rng, b);
+            let mut err = None;
+            let r = throughput(args.seconds, b, || {
+                if let Err(e) = eval.infer(&planes, b) {
+                    err = Some(e);
+                }
+            });
+            if let Some(e) = err {
+                return Err(e.into());
+            }
+            record("infer", name, b, r);
+        }
+    }
+
+    for &b in &args.train_batches {
+        let batch = random_batch(&mut rng, b)?;
+        let mut trainer = Trainer::new(
+            net.copy_to(Device::Cpu, Kind::Float)?,
+            TrainConfig::default(),
+        )?;
+        let mut err = None;
+        let r = throughput(args.seconds, b, || {
+            if let Err(e) = trainer.train_step(&batch) {
+                err = Some(e);
+            }
+        });
+        if let Some(e) = err {
+            return Err(e.into());
+        }
+        record("train", "fp32", b, r);
+    }
+
+    if let Some(path) = &args.json {
+        let mut f = std::fs::File::create(path)?;
+        for r in &rows {
+            writeln!(f, "{r}")?;
+        }
+    }
+    if let Some(dir) = &args.export {
+        export(&net, dir, &mut rng)?;
+    }
+    Ok(())
+}
+
+/// Writes `net.safetensors`, a random input `[8, C, 8, 8]` and the
+/// evaluation-mode outputs as raw little-endian f32 files.
+fn export(net: &Network, dir: &str, rng: &mut StdRng) -> Result<(), Box<dyn std::error::Error>> {
+    let dir = std::path::Path::new(dir);
+    std::fs::create_dir_all(dir)?;
+    // Give the batch-norm statistics non-trivial values first.
+    let mut trainer = Trainer::new(
+        net.copy_to(Device::Cpu, Kind::Float)?,
+        TrainConfig::default(),
+    )?;
+    for _ in 0..3 {
+        trainer.train_step(&random_batch(rng, 32)?)?;
+    }
+    let net = trainer.network();
+    let vars: Vec<(String, Tensor)> = net.var_store().variables().into_iter().collect();
+    Tensor::write_safetensors(&vars, dir.join("net.safetensors"))?;
+    let n = 8;
+    let planes = random_planes(rng, n);
+    let out = NnEvaluator::new(net, Device::Cpu, Precision::F32)?;
+    let xs = Tensor::from_slice(&planes).view([n as i64, encode::NUM_PLANES as i64, 8, 8]);
+    let o = tch::no_grad(|| out.network().forward_t(&xs, false));
+    let write = |name: &str, t: &Tensor| -> Result<(), Box<dyn std::error::Error>> {
+        let v = Vec::<f32>::try_from(&t.flatten(0, -1))?;
+        let bytes: Vec<u8> = v.iter().flat_map(|x| x.to_le_bytes()).collect();
+        std::fs::write(dir.join(name), bytes)?;
+        Ok(())
+    };
+    write("input.f32", &xs)?;
+    write("policy.f32", &o.policy)?;
+    write("wdl.f32", &o.wdl)?;
+    std::fs::write(
+        dir.join("config.json"),
+        serde_json::to_string(net.config())?,
+    )?;
+    Ok(())
+}

@@ -1,0 +1,267 @@
+#!/usr/bin/env python3
+"""The dama-nn network rebuilt in PyTorch, measured on the same figures as
+`cargo run --release -p dama-nn --example bench`.
+
+Same architecture and parameter names as crates/nn/src/model.rs (a residual
+tower with squeeze-excitation, a convolutional policy head with 28 planes x 64
+squares = 1792 logits, a WDL value head), same inference path (float planes in,
+policy logits and WDL probabilities out as f32 on the host), and the same
+training step (masked policy cross-entropy + WDL cross-entropy, SGD momentum
+0.9 with weight decay on conv/linear weights, global-norm clipping at 10, and
+the same per-step metrics read back to the host).
+
+    python scripts/bench_torch.py [--threads N] [--model default|quick]
+        [--batches 1,2,...] [--train-batches 64,256] [--seconds S] [--json FILE]
+        [--check DIR]
+
+--check DIR loads weights, input and outputs exported by the Rust bench
+(`--export DIR`) and reports the largest difference between the two
+implementations' outputs.
+"""
+import argparse
+import json
+import math
+import struct
+import sys
+import time
+
+import numpy as np
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+NUM_PLANES = 12
+POLICY_PLANES = 28
+POLICY_SIZE = POLICY_PLANES * 64
+
+MODELS = {
+    "default": dict(blocks=6, channels=64, se_channels=16, policy_channels=32, value_channels=8, value_hidden=128),
+    "quick": dict(blocks=2, channels=32, se_channels=8, policy_channels=16, value_channels=4, value_hidden=32),
+}
+
+
+class ConvBn(nn.Module):
+    def __init__(self, cin, cout, k):
+        super().__init__()
+        self.conv = nn.Conv2d(cin, cout, k, padding=k // 2, bias=False)
+        self.bn = nn.BatchNorm2d(cout)
+
+    def forward(self, x):
+        return self.bn(self.conv(x))
+
+
+class SqueezeExcite(nn.Module):
+    def __init__(self, c, s):
+        super().__init__()
+        self.fc1 = nn.Linear(c, s)
+        self.fc2 = nn.Linear(s, 2 * c)
+        self.c = c
+
+    def forward(self, x):
+        g = self.fc2(F.relu(self.fc1(x.mean(dim=(2, 3)))))
+        g = g.view(-1, 2, self.c, 1, 1)
+        return x * torch.sigmoid(g[:, 0]) + g[:, 1]
+
+
+class Block(nn.Module):
+    def __init__(self, c, s):
+        super().__init__()
+        a, b = ConvBn(c, c, 3), ConvBn(c, c, 3)
+        # Names as in the Rust model: tower.{i}.conv1 / bn1 / conv2 / bn2 / se.
+        self.conv1, self.bn1, self.conv2, self.bn2 = a.conv, a.bn, b.conv, b.bn
+        self.se = SqueezeExcite(c, s) if s > 0 else None
+
+    def forward(self, x):
+        y = F.relu(self.bn1(self.conv1(x)))
+        y = self.bn2(self.conv2(y))
+        if self.se is not None:
+            y = self.se(y)
+        return F.relu(x + y)
+
+
+class Head(nn.Module):
+    pass
+
+
+class Net(nn.Module):
+    def __init__(self, blocks, channels, se_channels, policy_channels, value_channels, value_hidden):
+        super().__init__()
+        c = channels
+        self.input = ConvBn(NUM_PLANES, c, 3)
+        self.tower = nn.ModuleList([Block(c, se_channels) for _ in range(blocks)])
+        self.policy = Head()
+        self.policy.conv = nn.Conv2d(c, policy_channels, 3, padding=1, bias=False)
+        self.policy.bn = nn.BatchNorm2d(policy_channels)
+        self.policy.out = nn.Conv2d(policy_channels, POLICY_PLANES, 1)
+        self.value = Head()
+        self.value.conv = nn.Conv2d(c, value_channels, 1, bias=False)
+        self.value.bn = nn.BatchNorm2d(value_channels)
+        self.value.fc1 = nn.Linear(64 * value_channels, value_hidden)
+        self.value.fc2 = nn.Linear(value_hidden, 3)
+
+    def forward(self, x):
+        h = F.relu(self.input(x))
+        for b in self.tower:
+            h = b(h)
+        p = F.relu(self.policy.bn(self.policy.conv(h)))
+        p = self.policy.out(p).flatten(1)
+        v = F.relu(self.value.bn(self.value.conv(h))).flatten(1)
+        v = self.value.fc2(F.relu(self.value.fc1(v)))
+        return p, v
+
+
+def throughput(seconds, per_call, f):
+    f()
+    f()
+    start = time.perf_counter()
+    calls = 0
+    while calls < 3 or time.perf_counter() - start < seconds:
+        f()
+        calls += 1
+    return calls * per_call / (time.perf_counter() - start)
+
+
+def random_planes(rng, n):
+    return (rng.random((n, NUM_PLANES, 8, 8)) < 0.2).astype(np.float32)
+
+
+def random_batch(rng, n):
+    planes = torch.from_numpy(random_planes(rng, n))
+    mask = torch.zeros(n, POLICY_SIZE, dtype=torch.bool)
+    for i in range(n):
+        mask[i, torch.from_numpy(rng.integers(0, POLICY_SIZE, 10))] = True
+    policy = mask.float() / mask.float().sum(1, keepdim=True)
+    wdl = F.one_hot(torch.from_numpy(rng.integers(0, 3, n)), 3).float()
+    return planes, policy, wdl, mask
+
+
+class Trainer:
+    """The Rust Trainer's step with torch.optim.SGD (foreach implementation)."""
+
+    def __init__(self, net, lr=0.02, momentum=0.9, wd=1e-4, clip=10.0):
+        decay = [p for n, p in net.named_parameters() if p.dim() > 1]
+        other = [p for n, p in net.named_parameters() if p.dim() <= 1]
+        self.net, self.clip, self.wd, self.decay = net, clip, wd, decay
+        self.opt = torch.optim.SGD(
+            [dict(params=decay, weight_decay=wd), dict(params=other, weight_decay=0.0)], lr=lr, momentum=momentum
+        )
+
+    def step(self, planes, policy, wdl, mask):
+        self.net.train()
+        p, v = self.net(planes)
+        logp = p.masked_fill(~mask, -1e9).log_softmax(1)
+        policy_loss = -(policy * logp).sum(1).mean()
+        value_loss = -(wdl * v.log_softmax(1)).sum(1).mean()
+        loss = policy_loss + value_loss
+        self.opt.zero_grad(set_to_none=False)
+        loss.backward()
+        with torch.no_grad():
+            reg = 0.5 * self.wd * torch.stack([w.square().sum() for w in self.decay]).sum()
+        grad_norm = torch.nn.utils.clip_grad_norm_(self.net.parameters(), self.clip)
+        self.opt.step()
+        with torch.no_grad():
+            entropy = -(logp.exp() * logp).sum(1).mean()
+            acc = (v.argmax(1) == wdl.argmax(1)).float().mean()
+        return dict(
+            policy_loss=policy_loss.item(), value_loss=value_loss.item(), reg=reg.item(),
+            grad_norm=grad_norm.item(), entropy=entropy.item(), acc=acc.item(),
+        )
+
+
+def read_safetensors(path):
+    with open(path, "rb") as f:
+        data = f.read()
+    (n,) = struct.unpack("<Q", data[:8])
+    header = json.loads(data[8 : 8 + n])
+    body = data[8 + n :]
+    out = {}
+    for name, meta in header.items():
+        if name == "__metadata__":
+            continue
+        assert meta["dtype"] == "F32", meta
+        a, b = meta["data_offsets"]
+        out[name] = torch.from_numpy(np.frombuffer(body[a:b], dtype=np.float32).copy()).view(meta["shape"])
+    return out
+
+
+def check(dir):
+    cfg = json.load(open(f"{dir}/config.json"))
+    cfg.pop("input_planes")
+    net = Net(**cfg)
+    state = read_safetensors(f"{dir}/net.safetensors")
+    own = net.state_dict()
+    own.pop("num_batches_tracked", None)
+    own = {k: v for k, v in own.items() if not k.endswith("num_batches_tracked")}
+    missing = sorted(set(own) - set(state))
+    extra = sorted(set(state) - set(own))
+    if missing or extra:
+        sys.exit(f"parameter names differ: missing {missing}, unexpected {extra}")
+    net.load_state_dict(state, strict=False)
+    net.eval()
+    x = torch.from_numpy(np.fromfile(f"{dir}/input.f32", dtype=np.float32)).view(-1, NUM_PLANES, 8, 8)
+    p_rust = torch.from_numpy(np.fromfile(f"{dir}/policy.f32", dtype=np.float32)).view(x.shape[0], -1)
+    v_rust = torch.from_numpy(np.fromfile(f"{dir}/wdl.f32", dtype=np.float32)).view(x.shape[0], 3)
+    with torch.no_grad():
+        p, v = net(x)
+    dp = (p - p_rust).abs().max().item()
+    dv = (v - v_rust).abs().max().item()
+    print(f"check: {len(state)} tensors with identical names and shapes; max |policy diff| {dp:.2e}, max |wdl diff| {dv:.2e}")
+    if dp > 1e-3 or dv > 1e-3:
+        sys.exit("outputs differ: the architectures are not the same")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--model", default="default", choices=sorted(MODELS))
+    ap.add_argument("--batches", default="1,2,4,8,16,32,64,128,256,512")
+    ap.add_argument("--train-batches", default="64,256")
+    ap.add_argument("--seconds", type=float, default=1.0)
+    ap.add_argument("--json")
+    ap.add_argument("--check")
+    args = ap.parse_args()
+    torch.set_num_threads(args.threads)
+    torch.manual_seed(0)
+    if args.check:
+        check(args.check)
+    rng = np.random.default_rng(0)
+    net = Net(**MODELS[args.model])
+    nparams = sum(p.numel() for p in net.parameters())
+    print(f"python/torch {torch.__version__}: model {args.model}, {nparams} parameters, {torch.get_num_threads()} torch threads", file=sys.stderr)
+    rows = []
+
+    def record(kind, precision, batch, per_sec):
+        print(f"torch {kind:<6} {precision:<5} batch {batch:>4}  {per_sec:>10.1f} /s")
+        rows.append(dict(impl="python", kind=kind, precision=precision, batch=batch, per_sec=round(per_sec, 3)))
+
+    for precision, dtype in [("fp32", torch.float32), ("bf16", torch.bfloat16)]:
+        inet = Net(**MODELS[args.model])
+        inet.load_state_dict(net.state_dict())
+        inet = inet.to(dtype).eval()
+        for b in [int(x) for x in args.batches.split(",")]:
+            planes = random_planes(rng, b)
+
+            def infer():
+                with torch.inference_mode():
+                    x = torch.from_numpy(planes).to(dtype)
+                    p, v = inet(x)
+                    p.float().numpy().copy()
+                    v.float().softmax(1).numpy().copy()
+
+            record("infer", precision, b, throughput(args.seconds, b, infer))
+
+    for b in [int(x) for x in args.train_batches.split(",")]:
+        tnet = Net(**MODELS[args.model])
+        tnet.load_state_dict(net.state_dict())
+        trainer = Trainer(tnet)
+        batch = random_batch(rng, b)
+        record("train", "fp32", b, throughput(args.seconds, b, lambda: trainer.step(*batch)))
+
+    if args.json:
+        with open(args.json, "w") as f:
+            for r in rows:
+                f.write(json.dumps(r) + "\n")
+
+
+if __name__ == "__main__":
+    main()
