@@ -10,7 +10,11 @@ export VIRTUAL_ENV="$DAMA_VENV"
 export PATH="$DAMA_VENV/bin:$PATH"
 # torch-sys: take libtorch from the installed PyTorch wheel.
 export LIBTORCH_USE_PYTORCH=1
-DAMA_TORCH_LIB="$("$DAMA_VENV/bin/python" -c 'import torch, os; print(os.path.join(os.path.dirname(torch.__file__), "lib"))')"
+if [ -f "$DAMA_VENV/.dama-torch-lib" ]; then
+  DAMA_TORCH_LIB="$(cat "$DAMA_VENV/.dama-torch-lib")"
+else
+  DAMA_TORCH_LIB="$("$DAMA_VENV/bin/python" -c 'import torch, os; print(os.path.join(os.path.dirname(torch.__file__), "lib"))')"
+fi
 export DAMA_TORCH_LIB
 # For the Python scripts and anything not built by cargo.
 export LD_LIBRARY_PATH="$DAMA_TORCH_LIB${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"

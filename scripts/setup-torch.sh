@@ -37,5 +37,7 @@ rm -rf "$VENV"
 "$VENV/bin/python" -m pip install --quiet --upgrade pip >&2
 "$VENV/bin/python" -m pip install --quiet "torch==$TORCH_VERSION" numpy >&2
 "$VENV/bin/python" -c "import torch; assert torch.__version__.startswith('$TORCH_VERSION'), torch.__version__" >&2
+# Where libtorch's shared libraries are (read by env.sh without importing torch).
+"$VENV/bin/python" -c 'import torch, os; print(os.path.join(os.path.dirname(torch.__file__), "lib"))' > "$VENV/.dama-torch-lib"
 echo "$TORCH_VERSION" > "$STAMP"
 echo "$VENV"

@@ -4,6 +4,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+mod bench;
 mod device;
 mod games;
 mod perft;
@@ -27,6 +28,8 @@ enum Command {
     Perft(perft::PerftArgs),
     /// Show the device `dama` uses and run a forward pass on it.
     Device(device::DeviceArgs),
+    /// Measure self-play throughput against pure network inference.
+    Bench(bench::BenchArgs),
 }
 
 fn main() -> ExitCode {
@@ -36,6 +39,7 @@ fn main() -> ExitCode {
         Command::Games(args) => games::run(&args),
         Command::Perft(args) => perft::run(&args),
         Command::Device(args) => device::run(&args),
+        Command::Bench(args) => bench::run(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

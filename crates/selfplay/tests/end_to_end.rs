@@ -167,3 +167,14 @@ fn bad_configs_name_the_key() {
     let err = RunConfig::parse(&bad_baseline).unwrap_err().to_string();
     assert!(err.contains("stockfish"), "{err}");
 }
+
+#[test]
+fn shipped_configs_parse_and_validate() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../configs");
+    for name in ["quick.toml", "default.toml", "gpu.toml"] {
+        let text = std::fs::read_to_string(dir.join(name)).unwrap();
+        // gpu.toml asks for CUDA, which validation does not check (the
+        // device is resolved when the run starts).
+        RunConfig::parse(&text).unwrap_or_else(|e| panic!("{name}: {e}"));
+    }
+}
