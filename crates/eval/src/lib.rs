@@ -1,6 +1,19 @@
-//! Baseline players, alpha-beta engine, arena and Elo.
+//! Baseline players, the alpha-beta engine, the arena and Elo.
+//!
+//! * Players: [`Player`] picks a move in a [`dama_engine::Game`];
+//!   [`parse_player`] builds a [`PlayerFactory`] from a spec such as
+//!   `random`, `greedy`, `alphabeta:depth=4`, `alphabeta:time=100`,
+//!   `mcts:sims=400`, `ckpt:PATH[,sims=N][,search=gumbel|puct]` or
+//!   `policy:PATH` (see [`PlayerSpec`]).
+//! * Arena: [`play_match`] plays paired openings with alternated colours in
+//!   parallel and returns a [`MatchResult`] (W/D/L, Elo ± 95%, SPRT).
+//! * Ladder: [`run_ladder`] plays many matches and fits one Elo scale
+//!   anchored at `random` = 0 ([`fit_elo`], [`RatingTable`] with CSV/JSON
+//!   output).
 //!
 //! # Examples
+//!
+//! Elo from a match score:
 //!
 //! ```
 //! use dama_eval::Wdl;
@@ -10,15 +23,60 @@
 //! assert!((e.elo - 147.19).abs() < 0.01);
 //! assert!(e.lo > 86.0 && e.hi < 218.5);
 //! ```
+//!
+//! A short match:
+//!
+//! ```
+//! use dama_eval::{parse_player, play_match, MatchConfig};
+//!
+//! let greedy = parse_player("greedy", &Default::default())?;
+//! let random = parse_player("random", &Default::default())?;
+//! let config = MatchConfig { games: 6, seed: 1, ..MatchConfig::default() };
+//! let result = play_match(greedy.as_ref(), random.as_ref(), &config, &|_| {})?;
+//! println!("{result}");
+//! # Ok::<(), dama_eval::Error>(())
+//! ```
 
+pub mod alphabeta;
+mod arena;
 mod error;
 mod io;
+mod ladder;
+mod mcts_player;
+mod network;
+mod openings;
+mod player;
 mod rating;
+mod spec;
 mod stats;
 
+pub use alphabeta::{AlphaBeta, AlphaBetaPlayer, SearchLimits, SearchReport};
+pub use arena::{
+    play_game, play_match, progress_bar, GameEnd, GameRecord, MatchConfig, MatchProgress,
+    MatchResult, SprtReport,
+};
 pub use error::Error;
+pub use ladder::{run_checkpoints, run_ladder, LadderConfig, LadderResult, Pairing};
+pub use mcts_player::MctsPlayer;
+pub use openings::{load_openings, openings_for, random_openings, Opening, OpeningSource};
+pub use player::{
+    factory, parse_player, BuildOptions, GreedyPlayer, Player, PlayerFactory, RandomPlayer,
+};
 pub use rating::{fit_elo, FitConfig, PairResult, Rating, RatingTable};
+pub use spec::{AlphaBetaLimit, PlayerSpec, SearchKind, DEFAULT_CKPT_SIMS, DEFAULT_TT_MB};
 pub use stats::{
     elo_from_score, expected_score, gsprt_llr, EloEstimate, GameScore, Pentanomial, Sprt,
-    SprtDecision, Wdl, Z95,
+    SprtDecision, Wdl, PSEUDO_COUNT, Z95,
 };
+
+/// Hashes of the positions of `game` before the current one, oldest first
+/// (for repetition detection in searches).
+pub fn game_history_hashes(game: &dama_engine::Game) -> Vec<u64> {
+    let mut pos = *game.start_position();
+    let mut out = Vec::with_capacity(game.moves().len());
+    for m in game.moves() {
+        out.push(pos.hash());
+        pos.play_unchecked(m);
+    }
+    out
+}

@@ -131,9 +131,16 @@ impl Wdl {
     }
 
     /// Log-likelihood ratio of the trinomial GSPRT of `elo1` against `elo0`.
+    ///
+    /// Every category gets half a game as a prior (see [`PSEUDO_COUNT`]), so
+    /// that a clean sweep has a small variance instead of none and two games
+    /// cannot decide a test.
     pub fn llr(&self, elo0: f64, elo1: f64) -> f64 {
-        let n = f64::from(self.games());
-        gsprt_llr(n, self.score(), self.per_game_variance(), elo0, elo1)
+        if self.games() == 0 {
+            return 0.0;
+        }
+        let counts = [self.losses, self.draws, self.wins];
+        llr_of_counts(&counts, &[0.0, 0.5, 1.0], elo0, elo1)
     }
 }
 
@@ -236,16 +243,35 @@ impl Pentanomial {
         EloEstimate::from_score_and_se(self.score(), se)
     }
 
-    /// Log-likelihood ratio of the pentanomial GSPRT of `elo1` against `elo0`.
+    /// Log-likelihood ratio of the pentanomial GSPRT of `elo1` against `elo0`
+    /// (categories regularised as in [`Wdl::llr`]).
     pub fn llr(&self, elo0: f64, elo1: f64) -> f64 {
-        gsprt_llr(
-            f64::from(self.pairs()),
-            self.score(),
-            self.per_pair_variance(),
-            elo0,
-            elo1,
-        )
+        if self.pairs() == 0 {
+            return 0.0;
+        }
+        llr_of_counts(&self.0, &[0.0, 0.25, 0.5, 0.75, 1.0], elo0, elo1)
     }
+}
+
+/// Prior samples added to every outcome category of the SPRT.
+pub const PSEUDO_COUNT: f64 = 0.5;
+
+/// GSPRT over outcome categories with per-sample scores `values`, each
+/// category with [`PSEUDO_COUNT`] extra samples.
+fn llr_of_counts(counts: &[u32], values: &[f64], elo0: f64, elo1: f64) -> f64 {
+    let c: Vec<f64> = counts
+        .iter()
+        .map(|&k| f64::from(k) + PSEUDO_COUNT)
+        .collect();
+    let n: f64 = c.iter().sum();
+    let mean = c.iter().zip(values).map(|(k, v)| k * v).sum::<f64>() / n;
+    let var = c
+        .iter()
+        .zip(values)
+        .map(|(k, v)| k * (v - mean).powi(2))
+        .sum::<f64>()
+        / n;
+    gsprt_llr(n, mean, var, elo0, elo1)
 }
 
 /// Generalised SPRT log-likelihood ratio (normal approximation) for `n`
@@ -462,8 +488,14 @@ mod tests {
         let s1 = 1.0 / (1.0 + 10f64.powf(-10.0 / 400.0));
         assert!(close(s1, 0.514_387, 1e-6));
         let hand = 100.0 * (s1 - 0.5) * (1.4 - 0.5 - s1) / (2.0 * 0.16);
-        assert!(close(wdl.llr(0.0, 10.0), hand, 1e-12));
+        assert!(close(gsprt_llr(100.0, 0.7, 0.16, 0.0, 10.0), hand, 1e-12));
         assert!(close(hand, 1.7337, 1e-3));
+        // With the prior: W=60.5, D=20.5, L=20.5, n=101.5, s = 70.75/101.5.
+        let (n, s): (f64, f64) = (101.5, 70.75 / 101.5);
+        let var = (60.5 * (1.0 - s).powi(2) + 20.5 * (0.5 - s).powi(2) + 20.5 * s * s) / n;
+        let reg = n * (s1 - 0.5) * (2.0 * s - 0.5 - s1) / (2.0 * var);
+        assert!(close(wdl.llr(0.0, 10.0), reg, 1e-12));
+        assert!(close(reg, hand, 0.05));
     }
 
     #[test]
@@ -483,6 +515,20 @@ mod tests {
         assert_eq!(
             sprt.decide(Wdl::new(100, 100, 300).llr(0.0, 10.0)),
             SprtDecision::AcceptH0
+        );
+        // A clean sweep decides too, but not after two games.
+        assert_eq!(
+            sprt.decide(Wdl::new(30, 0, 0).llr(0.0, 10.0)),
+            SprtDecision::AcceptH1
+        );
+        assert_eq!(
+            sprt.decide(Wdl::new(2, 0, 0).llr(0.0, 10.0)),
+            SprtDecision::Continue
+        );
+        assert_eq!(Wdl::default().llr(0.0, 10.0), 0.0);
+        assert_eq!(
+            sprt.decide(Pentanomial([0, 0, 0, 0, 20]).llr(0.0, 10.0)),
+            SprtDecision::AcceptH1
         );
         let parsed: Sprt = "0,10".parse().unwrap();
         assert_eq!(parsed, sprt);

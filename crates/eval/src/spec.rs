@@ -1,0 +1,318 @@
+//! Player specs: the short strings that name a player on the command line.
+//!
+//! | spec | player |
+//! |------|--------|
+//! | `random` | a uniformly random legal move |
+//! | `greedy` | best material after the reply's best capture |
+//! | `alphabeta:depth=N` | alpha-beta to `N` plies |
+//! | `alphabeta:time=MS` | alpha-beta, iterative deepening for `MS` ms per move |
+//! | `mcts:sims=N` | pure MCTS with random rollouts, `N` simulations per decision |
+//! | `ckpt:PATH[,sims=N][,search=gumbel\|puct]` | a checkpoint with search |
+//! | `policy:PATH` | a checkpoint's raw policy, no search |
+//!
+//! Options after the colon are `key=value` pairs separated by commas
+//! (`alphabeta:depth=6,tt=64`); a `ckpt:`/`policy:` spec starts with the path.
+
+use std::fmt;
+use std::path::PathBuf;
+use std::str::FromStr;
+
+use serde::{Deserialize, Serialize};
+
+use crate::Error;
+
+/// Search kind for a checkpoint player.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SearchKind {
+    /// Gumbel AlphaZero root search (sequential halving).
+    Gumbel,
+    /// PUCT (AlphaZero).
+    Puct,
+}
+
+/// Limit of an alpha-beta search.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AlphaBetaLimit {
+    /// Fixed depth in plies (one ply = one whole move, captures included).
+    Depth(u32),
+    /// Iterative deepening until this many milliseconds have passed.
+    TimeMs(u64),
+}
+
+/// A parsed player spec. [`fmt::Display`] writes it back in canonical form,
+/// which is also the player's name in results.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PlayerSpec {
+    /// A uniformly random legal move.
+    Random,
+    /// The move that leaves the best material balance after the reply's best
+    /// capture.
+    Greedy,
+    /// The classical alpha-beta engine.
+    AlphaBeta {
+        /// Depth or time per move.
+        limit: AlphaBetaLimit,
+        /// Transposition table size in MiB (default 16).
+        tt_mb: usize,
+    },
+    /// Pure MCTS with random rollouts.
+    Mcts {
+        /// Simulations per decision.
+        sims: u32,
+    },
+    /// A checkpoint with search.
+    Checkpoint {
+        /// The checkpoint file.
+        path: PathBuf,
+        /// Simulations per decision (default 200).
+        sims: u32,
+        /// Root search (default Gumbel).
+        search: SearchKind,
+    },
+    /// A checkpoint's raw policy (the most probable move).
+    Policy {
+        /// The checkpoint file.
+        path: PathBuf,
+    },
+}
+
+/// Default transposition table size of `alphabeta` in MiB.
+pub const DEFAULT_TT_MB: usize = 16;
+/// Default simulations of a `ckpt` player.
+pub const DEFAULT_CKPT_SIMS: u32 = 200;
+
+fn options(kind: &str, rest: &str) -> Result<Vec<(String, String)>, Error> {
+    rest.split(',')
+        .filter(|p| !p.trim().is_empty())
+        .map(|p| {
+            let (k, v) = p
+                .split_once('=')
+                .ok_or_else(|| Error::Spec(format!("`{kind}`: option `{p}` is not key=value")))?;
+            Ok((k.trim().to_owned(), v.trim().to_owned()))
+        })
+        .collect()
+}
+
+fn number<T: FromStr>(kind: &str, key: &str, v: &str) -> Result<T, Error> {
+    v.parse()
+        .map_err(|_| Error::Spec(format!("`{kind}`: `{key}={v}` is not a valid number")))
+}
+
+fn unknown(kind: &str, key: &str, allowed: &str) -> Error {
+    Error::Spec(format!(
+        "`{kind}`: unknown option `{key}` (allowed: {allowed})"
+    ))
+}
+
+impl FromStr for PlayerSpec {
+    type Err = Error;
+
+    fn from_str(s: &str) -> Result<Self, Error> {
+        let s = s.trim();
+        let (kind, rest) = s.split_once(':').unwrap_or((s, ""));
+        match kind {
+            "random" | "greedy" => {
+                if !rest.is_empty() {
+                    return Err(Error::Spec(format!("`{kind}` takes no options")));
+                }
+                Ok(if kind == "random" {
+                    PlayerSpec::Random
+                } else {
+                    PlayerSpec::Greedy
+                })
+            }
+            "alphabeta" | "ab" => {
+                let mut limit = None;
+                let mut tt_mb = DEFAULT_TT_MB;
+                for (k, v) in options(kind, rest)? {
+                    match k.as_str() {
+                        "depth" => {
+                            let d: u32 = number(kind, &k, &v)?;
+                            if d == 0 || d > 64 {
+                                return Err(Error::Spec(format!(
+                                    "`alphabeta`: depth must be in 1..=64, got {d}"
+                                )));
+                            }
+                            limit = Some(AlphaBetaLimit::Depth(d));
+                        }
+                        "time" => {
+                            let ms: u64 = number(kind, &k, &v)?;
+                            if ms == 0 {
+                                return Err(Error::Spec("`alphabeta`: time must be > 0".into()));
+                            }
+                            limit = Some(AlphaBetaLimit::TimeMs(ms));
+                        }
+                        "tt" => {
+                            tt_mb = number(kind, &k, &v)?;
+                            if tt_mb == 0 || tt_mb > 16 * 1024 {
+                                return Err(Error::Spec(format!(
+                                    "`alphabeta`: tt must be in 1..=16384 MiB, got {tt_mb}"
+                                )));
+                            }
+                        }
+                        _ => return Err(unknown(kind, &k, "depth, time, tt")),
+                    }
+                }
+                let limit = limit.ok_or_else(|| {
+                    Error::Spec("`alphabeta` needs depth=N or time=MS".to_owned())
+                })?;
+                Ok(PlayerSpec::AlphaBeta { limit, tt_mb })
+            }
+            "mcts" => {
+                let mut sims = None;
+                for (k, v) in options(kind, rest)? {
+                    match k.as_str() {
+                        "sims" => sims = Some(number::<u32>(kind, &k, &v)?),
+                        _ => return Err(unknown(kind, &k, "sims")),
+                    }
+                }
+                match sims {
+                    Some(sims) if sims > 0 => Ok(PlayerSpec::Mcts { sims }),
+                    _ => Err(Error::Spec("`mcts` needs sims=N with N > 0".to_owned())),
+                }
+            }
+            "ckpt" | "policy" => {
+                let mut parts = rest.splitn(2, ',');
+                let path = parts.next().unwrap_or("").trim();
+                if path.is_empty() {
+                    return Err(Error::Spec(format!("`{kind}` needs a path: {kind}:PATH")));
+                }
+                let opts = options(kind, parts.next().unwrap_or(""))?;
+                if kind == "policy" {
+                    if let Some((k, _)) = opts.first() {
+                        return Err(unknown(kind, k, "none"));
+                    }
+                    return Ok(PlayerSpec::Policy { path: path.into() });
+                }
+                let mut sims = DEFAULT_CKPT_SIMS;
+                let mut search = SearchKind::Gumbel;
+                for (k, v) in opts {
+                    match k.as_str() {
+                        "sims" => {
+                            sims = number(kind, &k, &v)?;
+                            if sims == 0 {
+                                return Err(Error::Spec("`ckpt`: sims must be > 0".into()));
+                            }
+                        }
+                        "search" => {
+                            search = match v.as_str() {
+                                "gumbel" => SearchKind::Gumbel,
+                                "puct" => SearchKind::Puct,
+                                _ => {
+                                    return Err(Error::Spec(format!(
+                                        "`ckpt`: search must be gumbel or puct, got `{v}`"
+                                    )))
+                                }
+                            }
+                        }
+                        _ => return Err(unknown(kind, &k, "sims, search")),
+                    }
+                }
+                Ok(PlayerSpec::Checkpoint {
+                    path: path.into(),
+                    sims,
+                    search,
+                })
+            }
+            _ => Err(Error::Spec(format!(
+                "unknown player `{s}` (random, greedy, alphabeta:depth=N|time=MS, mcts:sims=N, \
+                 ckpt:PATH[,sims=N][,search=gumbel|puct], policy:PATH)"
+            ))),
+        }
+    }
+}
+
+impl fmt::Display for PlayerSpec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PlayerSpec::Random => f.write_str("random"),
+            PlayerSpec::Greedy => f.write_str("greedy"),
+            PlayerSpec::AlphaBeta { limit, tt_mb } => {
+                match limit {
+                    AlphaBetaLimit::Depth(d) => write!(f, "alphabeta:depth={d}")?,
+                    AlphaBetaLimit::TimeMs(ms) => write!(f, "alphabeta:time={ms}")?,
+                }
+                if *tt_mb != DEFAULT_TT_MB {
+                    write!(f, ",tt={tt_mb}")?;
+                }
+                Ok(())
+            }
+            PlayerSpec::Mcts { sims } => write!(f, "mcts:sims={sims}"),
+            PlayerSpec::Checkpoint { path, sims, search } => {
+                write!(f, "ckpt:{}", path.display())?;
+                if *sims != DEFAULT_CKPT_SIMS {
+                    write!(f, ",sims={sims}")?;
+                }
+                if *search != SearchKind::Gumbel {
+                    f.write_str(",search=puct")?;
+                }
+                Ok(())
+            }
+            PlayerSpec::Policy { path } => write!(f, "policy:{}", path.display()),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parse_and_display_round_trip() {
+        for s in [
+            "random",
+            "greedy",
+            "alphabeta:depth=4",
+            "alphabeta:time=100",
+            "alphabeta:depth=6,tt=64",
+            "mcts:sims=800",
+            "ckpt:runs/a/models/x.safetensors",
+            "ckpt:x.safetensors,sims=64,search=puct",
+            "policy:x.safetensors",
+        ] {
+            let spec: PlayerSpec = s.parse().unwrap();
+            assert_eq!(spec.to_string(), s);
+        }
+        assert_eq!(
+            "ab:depth=3".parse::<PlayerSpec>().unwrap(),
+            PlayerSpec::AlphaBeta {
+                limit: AlphaBetaLimit::Depth(3),
+                tt_mb: DEFAULT_TT_MB
+            }
+        );
+        assert_eq!(
+            "ckpt:m.safetensors,search=gumbel,sims=200"
+                .parse::<PlayerSpec>()
+                .unwrap()
+                .to_string(),
+            "ckpt:m.safetensors"
+        );
+    }
+
+    #[test]
+    fn bad_specs_are_errors() {
+        for s in [
+            "",
+            "randomx",
+            "random:depth=3",
+            "alphabeta",
+            "alphabeta:depth=0",
+            "alphabeta:depth=x",
+            "alphabeta:nodes=5",
+            "alphabeta:depth",
+            "mcts",
+            "mcts:sims=0",
+            "ckpt:",
+            "ckpt:x,sims=0",
+            "ckpt:x,search=alphazero",
+            "policy:x,sims=3",
+        ] {
+            assert!(s.parse::<PlayerSpec>().is_err(), "{s:?} parsed");
+        }
+        let err = "alphabeta:nodes=5".parse::<PlayerSpec>().unwrap_err();
+        assert!(err.to_string().contains("depth, time, tt"), "{err}");
+    }
+}

@@ -1,0 +1,231 @@
+//! Arena tests: baselines beat each other decisively, colours and openings
+//! are balanced, results are reproducible (issue 7).
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use dama_eval::{
+    parse_player, play_match, run_ladder, BuildOptions, FitConfig, LadderConfig, MatchConfig,
+    OpeningSource, Pairing, PlayerFactory, Sprt, SprtDecision,
+};
+
+fn player(spec: &str) -> Arc<dyn PlayerFactory> {
+    parse_player(spec, &BuildOptions::default()).expect("valid spec")
+}
+
+fn config(games: u32, seed: u64) -> MatchConfig {
+    MatchConfig {
+        games,
+        seed,
+        keep_records: true,
+        ..MatchConfig::default()
+    }
+}
+
+#[test]
+fn greedy_beats_random_decisively() {
+    let r = play_match(
+        player("greedy").as_ref(),
+        player("random").as_ref(),
+        &config(24, 1),
+        &|_| {},
+    )
+    .unwrap();
+    println!("{r}");
+    assert_eq!(r.games, 24);
+    assert!(r.score() >= 0.85, "{r}");
+    assert!(r.elo.lo > 0.0, "{r}");
+}
+
+#[test]
+fn alphabeta_depth4_beats_greedy_decisively() {
+    let r = play_match(
+        player("alphabeta:depth=4").as_ref(),
+        player("greedy").as_ref(),
+        &config(24, 2),
+        &|_| {},
+    )
+    .unwrap();
+    println!("{r}");
+    assert!(r.score() >= 0.75, "{r}");
+    assert!(r.elo.lo > 0.0, "{r}");
+}
+
+/// Game 2k is opening k with A as White; game 2k+1 the same opening with B
+/// as White; every opening is distinct; each colour gets half the games.
+#[test]
+fn colours_alternate_and_openings_are_paired() {
+    let a = player("greedy");
+    let b = player("random");
+    let r = play_match(a.as_ref(), b.as_ref(), &config(20, 5), &|_| {}).unwrap();
+    assert_eq!(r.records.len(), 20);
+    assert_eq!(r.a_white.games(), 10);
+    assert_eq!(r.a_black.games(), 10);
+    assert_eq!(r.openings, 10);
+    assert_eq!(r.pentanomial.pairs(), 10);
+    let mut openings = HashMap::new();
+    for (i, g) in r.records.iter().enumerate() {
+        assert_eq!(g.game as usize, i);
+        assert_eq!(g.opening as usize, i / 2);
+        let (white, black) = if i % 2 == 0 {
+            ("greedy", "random")
+        } else {
+            ("random", "greedy")
+        };
+        assert_eq!((g.white.as_str(), g.black.as_str()), (white, black));
+        let head = g.moves[..g.opening_plies as usize].to_vec();
+        assert_eq!(head.len(), 4);
+        let prev = openings.insert(g.opening, head.clone());
+        if let Some(prev) = prev {
+            assert_eq!(prev, head, "both games of a pair start alike");
+        }
+    }
+    let distinct: std::collections::HashSet<_> = openings.values().collect();
+    assert_eq!(distinct.len(), 10);
+    // Totals agree.
+    assert_eq!(r.wdl.wins, r.a_white.wins + r.a_black.wins);
+    assert_eq!(r.wdl.games(), 20);
+    let records = r.records.iter().filter(|g| {
+        (g.white == "greedy" && g.result == "1-0") || (g.black == "greedy" && g.result == "0-1")
+    });
+    assert_eq!(records.count() as u32, r.wdl.wins);
+}
+
+/// A player against itself from paired openings: with deterministic players
+/// each pair repeats the same game with colours swapped, so A scores exactly
+/// 50% and every pair is worth one point.
+#[test]
+fn self_play_of_a_deterministic_player_is_balanced() {
+    let a = player("alphabeta:depth=2");
+    let b = player("alphabeta:depth=2");
+    let r = play_match(a.as_ref(), b.as_ref(), &config(12, 3), &|_| {}).unwrap();
+    assert_eq!(r.score(), 0.5, "{r}");
+    assert_eq!(r.pentanomial.0[2], 6, "{r}");
+    assert!(r.elo.elo.abs() < 1e-9);
+    for pair in r.records.chunks(2) {
+        assert_eq!(pair[0].moves, pair[1].moves);
+    }
+}
+
+#[test]
+fn matches_are_reproducible_and_threads_do_not_matter() {
+    let a = player("greedy");
+    let b = player("random");
+    let mut c = config(10, 9);
+    let r1 = play_match(a.as_ref(), b.as_ref(), &c, &|_| {}).unwrap();
+    c.threads = Some(1);
+    let r2 = play_match(a.as_ref(), b.as_ref(), &c, &|_| {}).unwrap();
+    assert_eq!(r1.records, r2.records);
+    assert_eq!(r1.wdl, r2.wdl);
+    c.seed = 10;
+    let r3 = play_match(a.as_ref(), b.as_ref(), &c, &|_| {}).unwrap();
+    assert_ne!(r1.records, r3.records);
+}
+
+#[test]
+fn sprt_stops_a_lopsided_match_early() {
+    let mut c = config(400, 4);
+    c.sprt = Some(Sprt::new(0.0, 50.0));
+    c.threads = Some(2);
+    let calls = std::sync::atomic::AtomicU32::new(0);
+    let r = play_match(
+        player("greedy").as_ref(),
+        player("random").as_ref(),
+        &c,
+        &|p| {
+            calls.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            assert!(p.done <= p.total);
+            assert!(!p.summary().is_empty());
+        },
+    )
+    .unwrap();
+    println!("{r}");
+    let s = r.sprt.unwrap();
+    assert_eq!(s.decision, SprtDecision::AcceptH1);
+    assert!(r.stopped_early && r.games < 100, "{r}");
+    assert!(calls.into_inner() >= 1);
+}
+
+#[test]
+fn records_save_as_json_lines() {
+    let r = play_match(
+        player("random").as_ref(),
+        player("random").as_ref(),
+        &MatchConfig {
+            games: 3,
+            openings: OpeningSource::Startpos,
+            keep_records: true,
+            ..MatchConfig::default()
+        },
+        &|_| {},
+    )
+    .unwrap();
+    assert_eq!(r.games, 3);
+    assert_eq!(r.pentanomial.pairs(), 1);
+    let mut out = Vec::new();
+    r.write_records(&mut out).unwrap();
+    let text = String::from_utf8(out).unwrap();
+    assert_eq!(text.lines().count(), 3);
+    let first: serde_json::Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
+    assert_eq!(first["white"], "random");
+    assert!(first["moves"].as_array().unwrap().len() > 5);
+}
+
+#[test]
+fn ladder_fits_one_scale_anchored_at_random() {
+    let players = vec![
+        player("random"),
+        player("greedy"),
+        player("alphabeta:depth=2"),
+    ];
+    let cfg = LadderConfig {
+        matches: MatchConfig {
+            games: 10,
+            seed: 11,
+            ..MatchConfig::default()
+        },
+        pairing: Pairing::RoundRobin,
+        fit: FitConfig::default(),
+    };
+    let mut seen = 0;
+    let result = run_ladder(&players, &cfg, &|_| {}, &mut |k, n, _| {
+        assert_eq!(n, 3);
+        assert_eq!(k, seen);
+        seen += 1;
+    })
+    .unwrap();
+    assert_eq!(result.matches.len(), 3);
+    let t = &result.table;
+    println!("{t}");
+    let elo = |n: &str| t.ratings.iter().find(|r| r.name == n).unwrap().elo;
+    assert_eq!(elo("random"), 0.0);
+    assert!(elo("greedy") > 100.0);
+    assert!(elo("alphabeta:depth=2") > elo("greedy"));
+    let dir = std::env::temp_dir().join(format!("dama-eval-ladder-{}", std::process::id()));
+    result.save(&dir.join("ladder")).unwrap();
+    let csv = std::fs::read_to_string(dir.join("ladder.csv")).unwrap();
+    assert_eq!(csv.lines().count(), 4);
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("ladder.json")).unwrap()).unwrap();
+    assert_eq!(json["ratings"].as_array().unwrap().len(), 3);
+    assert!(dir.join("ladder-matches.json").exists());
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn mcts_player_plays_legal_games() {
+    let r = play_match(
+        player("mcts:sims=32").as_ref(),
+        player("random").as_ref(),
+        &config(2, 6),
+        &|_| {},
+    )
+    .unwrap();
+    assert_eq!(r.games, 2);
+}
+
+#[test]
+fn unavailable_or_bad_players_are_errors() {
+    assert!(parse_player("alphabeta", &BuildOptions::default()).is_err());
+    assert!(parse_player("nonsense", &BuildOptions::default()).is_err());
+}
