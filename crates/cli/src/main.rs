@@ -6,6 +6,7 @@ use clap::{Parser, Subcommand};
 
 mod bench;
 mod device;
+mod eval;
 mod games;
 mod perft;
 mod train;
@@ -22,6 +23,10 @@ struct Cli {
 enum Command {
     /// Self-play, training, checkpoints and evaluation, generation after generation.
     Train(train::TrainArgs),
+    /// Play a match between two players: score, Elo with a 95% interval, SPRT.
+    Eval(eval::EvalArgs),
+    /// Every checkpoint of a run and the baselines on one Elo scale.
+    Ladder(eval::LadderArgs),
     /// Print or export recorded self-play games.
     Games(games::GamesArgs),
     /// Count leaf nodes of the legal-move tree (move-generation check and speed).
@@ -37,6 +42,8 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Train(args) => train::run(&args),
         Command::Games(args) => games::run(&args),
+        Command::Eval(args) => eval::run_eval(&args),
+        Command::Ladder(args) => eval::run_ladder(&args),
         Command::Perft(args) => perft::run(&args),
         Command::Device(args) => device::run(&args),
         Command::Bench(args) => bench::run(&args),

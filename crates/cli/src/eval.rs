@@ -1,0 +1,261 @@
+//! `dama eval` (a match between two players) and `dama ladder` (every
+//! checkpoint of a run and the baselines on one Elo scale).
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use anyhow::{Context, Result};
+use clap::Args;
+use dama_eval::{
+    parse_player, BuildOptions, LadderConfig, MatchConfig, OpeningSource, Pairing, PlayerFactory,
+    Sprt,
+};
+
+/// Arguments of `dama eval`.
+#[derive(Args, Debug)]
+pub struct EvalArgs {
+    /// Player A: random, greedy, alphabeta:depth=N, alphabeta:time=MS,
+    /// mcts:sims=N, ckpt:PATH[,sims=N][,search=gumbel|puct], policy:PATH.
+    #[arg(long)]
+    a: String,
+    /// Player B (same forms as --a).
+    #[arg(long)]
+    b: String,
+    /// Games to play (each opening is played with both colours).
+    #[arg(long, default_value_t = 100)]
+    games: u32,
+    /// Openings file (one per line: a position, or moves from the start);
+    /// default: distinct random 4-ply starts drawn from --seed.
+    #[arg(long)]
+    openings: Option<PathBuf>,
+    /// Stop as soon as a sequential probability ratio test decides between
+    /// H0: Elo = ELO0 and H1: Elo = ELO1 (e.g. `0,50`).
+    #[arg(long)]
+    sprt: Option<String>,
+    /// Seed of the openings and the players' randomness.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Device for network players: auto, cpu, cuda or cuda:N.
+    #[arg(long, default_value = "auto")]
+    device: String,
+    /// Worker threads (games played in parallel); default one per core.
+    #[arg(long)]
+    threads: Option<usize>,
+    /// Write the result (and every game) as JSON to this file.
+    #[arg(long)]
+    out: Option<PathBuf>,
+}
+
+/// Arguments of `dama ladder`.
+#[derive(Args, Debug)]
+pub struct LadderArgs {
+    /// The run (a directory under --checkpoints, or a path).
+    #[arg(long)]
+    run: String,
+    /// Where runs live.
+    #[arg(long, default_value = "checkpoints")]
+    checkpoints: PathBuf,
+    /// Baselines to include (random is the anchor at Elo 0 and always included).
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_value = "random,greedy,alphabeta:depth=2"
+    )]
+    baselines: Vec<String>,
+    /// Games per pairing.
+    #[arg(long, default_value_t = 20)]
+    games: u32,
+    /// Simulations per move of the checkpoint players.
+    #[arg(long, default_value_t = 32)]
+    sims: u32,
+    /// Use every N-th checkpoint (the last one always).
+    #[arg(long, default_value_t = 1)]
+    every: usize,
+    /// Pairings: `round-robin` (all pairs) or `neighbours` (each checkpoint
+    /// against the next and against every baseline).
+    #[arg(long, default_value = "round-robin")]
+    pairing: String,
+    /// Seed of the openings.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Device for network players.
+    #[arg(long, default_value = "auto")]
+    device: String,
+}
+
+fn options(device: &str) -> BuildOptions {
+    BuildOptions {
+        device: Some(device.to_string()),
+    }
+}
+
+/// Runs `dama eval`.
+pub fn run_eval(args: &EvalArgs) -> Result<()> {
+    let a = parse_player(&args.a, &options(&args.device)).context("player --a")?;
+    let b = parse_player(&args.b, &options(&args.device)).context("player --b")?;
+    let sprt = args
+        .sprt
+        .as_deref()
+        .map(|s| {
+            s.parse::<Sprt>()
+                .with_context(|| format!("bad --sprt `{s}`"))
+        })
+        .transpose()?;
+    let config = MatchConfig {
+        games: args.games,
+        openings: match &args.openings {
+            Some(p) => OpeningSource::File(p.clone()),
+            None => OpeningSource::default(),
+        },
+        seed: args.seed,
+        sprt,
+        keep_records: args.out.is_some(),
+        threads: args.threads,
+        ..MatchConfig::default()
+    };
+    let (bar, on_progress) = dama_eval::progress_bar(args.games);
+    let result = dama_eval::play_match(a.as_ref(), b.as_ref(), &config, &on_progress)?;
+    bar.finish_and_clear();
+    println!("{} vs {}", result.a, result.b);
+    println!(
+        "  games {}  (openings {}; A as White +{} ={} -{}, as Black +{} ={} -{})",
+        result.games,
+        result.openings,
+        result.a_white.wins,
+        result.a_white.draws,
+        result.a_white.losses,
+        result.a_black.wins,
+        result.a_black.draws,
+        result.a_black.losses
+    );
+    println!(
+        "  A: +{} ={} -{}  score {:.1}%  Elo {:+.1} (95% CI {:+.1} .. {:+.1})",
+        result.wdl.wins,
+        result.wdl.draws,
+        result.wdl.losses,
+        100.0 * result.score(),
+        result.elo.elo,
+        result.elo.lo,
+        result.elo.hi
+    );
+    if let Some(s) = &result.sprt {
+        println!(
+            "  SPRT elo0={} elo1={}: LLR {:.2} in [{:.2}, {:.2}] -> {:?}{}",
+            s.sprt.elo0,
+            s.sprt.elo1,
+            s.llr,
+            s.lower,
+            s.upper,
+            s.decision,
+            if result.stopped_early {
+                " (stopped early)"
+            } else {
+                ""
+            }
+        );
+    }
+    if let Some(out) = &args.out {
+        let text = serde_json::to_string_pretty(&result)?;
+        dama_selfplay::record::write_atomic(out, text.as_bytes())?;
+        println!("  written to {}", out.display());
+    }
+    Ok(())
+}
+
+/// Runs `dama ladder`.
+pub fn run_ladder(args: &LadderArgs) -> Result<()> {
+    let run_dir = {
+        let p = PathBuf::from(&args.run);
+        if p.is_dir() {
+            p
+        } else {
+            args.checkpoints.join(&args.run)
+        }
+    };
+    let mut ckpts = dama_eval::run_checkpoints(&run_dir)
+        .with_context(|| format!("no checkpoints in {}", run_dir.display()))?;
+    let last = ckpts.last().cloned();
+    ckpts = ckpts
+        .into_iter()
+        .enumerate()
+        .filter(|(i, _)| i % args.every.max(1) == 0)
+        .map(|(_, p)| p)
+        .collect();
+    if let Some(last) = last {
+        if ckpts.last() != Some(&last) {
+            ckpts.push(last);
+        }
+    }
+    let opts = options(&args.device);
+    let mut players: Vec<Arc<dyn PlayerFactory>> = Vec::new();
+    let mut baselines = args.baselines.clone();
+    if !baselines.iter().any(|b| b == "random") {
+        baselines.insert(0, "random".into());
+    }
+    for b in &baselines {
+        players.push(parse_player(b, &opts).with_context(|| format!("baseline `{b}`"))?);
+    }
+    for c in &ckpts {
+        let spec = format!("ckpt:{},sims={}", c.display(), args.sims);
+        players.push(parse_player(&spec, &opts)?);
+    }
+    let pairing = match args.pairing.as_str() {
+        "round-robin" => Pairing::RoundRobin,
+        "neighbours" | "neighbors" => {
+            // Baselines in a chain, each checkpoint against every baseline and
+            // against the next checkpoint: connected, and linear in the run's
+            // length.
+            let nb = baselines.len();
+            let n = players.len();
+            let mut pairs: Vec<(usize, usize)> = (1..nb).map(|i| (i - 1, i)).collect();
+            for c in nb..n {
+                pairs.extend((0..nb).map(|b| (c, b)));
+                if c + 1 < n {
+                    pairs.push((c, c + 1));
+                }
+            }
+            Pairing::Pairs(pairs)
+        }
+        other => anyhow::bail!("unknown --pairing `{other}` (round-robin or neighbours)"),
+    };
+    let mut config = LadderConfig {
+        pairing,
+        ..LadderConfig::default()
+    };
+    config.matches.games = args.games;
+    config.matches.seed = args.seed;
+    let n_pairs = config.pairing.pairs(players.len()).len();
+    eprintln!(
+        "ladder: {} players ({} checkpoints, {} baselines), {} matches of {} games",
+        players.len(),
+        ckpts.len(),
+        baselines.len(),
+        n_pairs,
+        args.games
+    );
+    let (bar, on_progress) = dama_eval::progress_bar(args.games);
+    let mut on_match = |i: usize, n: usize, r: &dama_eval::MatchResult| {
+        bar.println(format!(
+            "[{}/{}] {} vs {}: +{} ={} -{}",
+            i + 1,
+            n,
+            r.a,
+            r.b,
+            r.wdl.wins,
+            r.wdl.draws,
+            r.wdl.losses
+        ));
+        bar.reset();
+    };
+    let result = dama_eval::run_ladder(&players, &config, &on_progress, &mut on_match)?;
+    bar.finish_and_clear();
+    println!("{}", result.table);
+    let stem = run_dir.join("eval").join("ladder");
+    result.save(&stem)?;
+    println!(
+        "written to {}.csv and {}.json",
+        stem.display(),
+        stem.display()
+    );
+    Ok(())
+}
