@@ -238,10 +238,147 @@ pub(crate) fn has_capture<S: Side>(us: u64, them: u64, kings: u64) -> bool {
     false
 }
 
+/// Where generated moves go: a public [`MoveList`] of full [`Move`]s, or a
+/// [`CompactList`] for perft.
+pub(crate) trait Sink {
+    /// Forgets everything recorded.
+    fn clear(&mut self);
+    /// A quiet move.
+    fn quiet(&mut self, from: u8, to: u8, role: Role, promotes: bool);
+    /// A complete capture sequence of maximal length so far; equal
+    /// `(from, to, captured, promotes)` keys are recorded once.
+    fn capture(
+        &mut self,
+        from: Square,
+        to: Square,
+        captured: u64,
+        role: Role,
+        promotes: bool,
+        path: &[Square],
+    );
+}
+
+impl Sink for MoveList {
+    #[inline(always)]
+    fn clear(&mut self) {
+        ArrayVec::clear(self);
+    }
+
+    #[inline(always)]
+    fn quiet(&mut self, from: u8, to: u8, role: Role, promotes: bool) {
+        let _ = self.try_push(Move::new_quiet(
+            Square::new_unchecked(from),
+            Square::new_unchecked(to),
+            role,
+            promotes,
+        ));
+    }
+
+    #[inline]
+    fn capture(
+        &mut self,
+        from: Square,
+        to: Square,
+        captured: u64,
+        role: Role,
+        promotes: bool,
+        path: &[Square],
+    ) {
+        for m in self.iter() {
+            if m.to() == to
+                && m.captured().0 == captured
+                && m.from() == from
+                && m.promotes() == promotes
+            {
+                return;
+            }
+        }
+        if let Some(m) = Move::new_capture(from, path, Bitboard(captured), role, promotes) {
+            let _ = self.try_push(m);
+        }
+    }
+}
+
+/// A move without its path, for perft.
+#[derive(Copy, Clone, Debug)]
+pub(crate) struct Compact {
+    /// Captured squares.
+    pub captured: u64,
+    /// `from | to << 6 | king << 12 | promotes << 13`.
+    pub bits: u16,
+}
+
+impl Compact {
+    #[inline(always)]
+    pub(crate) fn from(self) -> u32 {
+        u32::from(self.bits & 63)
+    }
+
+    #[inline(always)]
+    pub(crate) fn to(self) -> u32 {
+        u32::from((self.bits >> 6) & 63)
+    }
+
+    #[inline(always)]
+    pub(crate) fn is_king(self) -> bool {
+        self.bits & (1 << 12) != 0
+    }
+
+    #[inline(always)]
+    pub(crate) fn promotes(self) -> bool {
+        self.bits & (1 << 13) != 0
+    }
+}
+
+/// A list of [`Compact`] moves.
+pub(crate) type CompactList = ArrayVec<Compact, { crate::mv::MAX_MOVES }>;
+
+#[inline(always)]
+fn compact_bits(from: u8, to: u8, role: Role, promotes: bool) -> u16 {
+    u16::from(from)
+        | (u16::from(to) << 6)
+        | (u16::from(role == Role::King) << 12)
+        | (u16::from(promotes) << 13)
+}
+
+impl Sink for CompactList {
+    #[inline(always)]
+    fn clear(&mut self) {
+        ArrayVec::clear(self);
+    }
+
+    #[inline(always)]
+    fn quiet(&mut self, from: u8, to: u8, role: Role, promotes: bool) {
+        let _ = self.try_push(Compact {
+            captured: 0,
+            bits: compact_bits(from, to, role, promotes),
+        });
+    }
+
+    #[inline]
+    fn capture(
+        &mut self,
+        from: Square,
+        to: Square,
+        captured: u64,
+        role: Role,
+        promotes: bool,
+        _path: &[Square],
+    ) {
+        let bits = compact_bits(from.index(), to.index(), role, promotes);
+        for m in self.iter() {
+            if m.captured == captured && m.bits == bits {
+                return;
+            }
+        }
+        let _ = self.try_push(Compact { captured, bits });
+    }
+}
+
 /// Depth-first search over capture sequences of one piece, keeping only the
 /// longest (the maximum rule), deduplicated by `(from, to, captured, promotes)`.
-struct CaptureSearch<'a, S: Side> {
-    out: &'a mut MoveList,
+struct CaptureSearch<'a, S: Side, K: Sink> {
+    out: &'a mut K,
     best: u8,
     from: Square,
     role: Role,
@@ -250,7 +387,7 @@ struct CaptureSearch<'a, S: Side> {
     side: std::marker::PhantomData<S>,
 }
 
-impl<S: Side> CaptureSearch<'_, S> {
+impl<S: Side, K: Sink> CaptureSearch<'_, S, K> {
     #[inline]
     fn record(&mut self, to: usize, captured: u64, depth: u8, promotes: bool) {
         if depth < self.best {
@@ -260,66 +397,75 @@ impl<S: Side> CaptureSearch<'_, S> {
             self.out.clear();
             self.best = depth;
         }
-        let to = Square::new_unchecked(to as u8);
-        for m in self.out.iter() {
-            if m.to() == to
-                && m.captured().0 == captured
-                && m.from() == self.from
-                && m.promotes() == promotes
-            {
-                return;
-            }
-        }
-        let n = depth as usize;
-        if let Some(m) = Move::new_capture(
+        let n = (depth as usize).min(MAX_CAPTURES);
+        self.out.capture(
             self.from,
-            &self.path[..n],
-            Bitboard(captured),
+            Square::new_unchecked(to as u8),
+            captured,
             self.role,
             promotes,
-        ) {
-            let _ = self.out.try_push(m);
+            &self.path[..n],
+        );
+    }
+
+    /// Jumps of a man on `sq`, found with shifts: forward, east, west.
+    fn man(&mut self, sq: usize, occ: u64, them: u64, captured: u64, depth: u8, last: u8) {
+        let b = 1u64 << sq;
+        let empty = !occ;
+        let lf = fwd::<S>(fwd::<S>(b) & them) & empty;
+        let le = if last == 3 {
+            0
+        } else {
+            ((((b & !(FILE_G | FILE_H)) << 1) & them) << 1) & empty
+        };
+        let lw = if last == 1 {
+            0
+        } else {
+            ((((b & !(FILE_A | FILE_B)) >> 1) & them) >> 1) & empty
+        };
+        if lf | le | lw == 0 {
+            if depth > 0 {
+                let promotes = b & promo_row::<S>() != 0;
+                self.record(sq, captured, depth, promotes);
+            }
+            return;
+        }
+        if lf != 0 {
+            let c = back::<S>(lf);
+            self.man_jump(lf, c, occ, them, captured, depth, forward_dir::<S>() as u8);
+        }
+        if le != 0 {
+            self.man_jump(le, le >> 1, occ, them, captured, depth, 1);
+        }
+        if lw != 0 {
+            self.man_jump(lw, lw << 1, occ, them, captured, depth, 3);
         }
     }
 
-    fn man(&mut self, sq: usize, occ: u64, them: u64, captured: u64, depth: u8, last: u8) {
-        let mut any = false;
-        let dirs = [forward_dir::<S>(), 1, 3];
-        for d in dirs {
-            if last != NONE && d == opposite(last as usize) {
-                continue;
-            }
-            let n = STEP[d][sq];
-            if n & them == 0 {
-                continue;
-            }
-            let n_sq = n.trailing_zeros() as usize;
-            let l = STEP[d][n_sq];
-            if l == 0 || l & occ != 0 {
-                continue;
-            }
-            any = true;
-            let l_sq = l.trailing_zeros() as usize;
-            if (depth as usize) < MAX_CAPTURES {
-                self.path[depth as usize] = Square::new_unchecked(l_sq as u8);
-            }
-            if self.continue_as_king && l & promo_row::<S>() != 0 {
-                self.king(
-                    l_sq,
-                    occ & !n,
-                    them & !n,
-                    captured | n,
-                    depth + 1,
-                    d as u8,
-                    true,
-                );
-            } else {
-                self.man(l_sq, occ & !n, them & !n, captured | n, depth + 1, d as u8);
-            }
+    /// A man lands on `l` after taking `c`; continue the search from there.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
+    fn man_jump(&mut self, l: u64, c: u64, occ: u64, them: u64, captured: u64, depth: u8, dir: u8) {
+        let l_sq = l.trailing_zeros() as usize;
+        if (depth as usize) < MAX_CAPTURES {
+            self.path[depth as usize] = Square::new_unchecked(l_sq as u8);
         }
-        if !any && depth > 0 {
-            let promotes = (1u64 << sq) & promo_row::<S>() != 0;
-            self.record(sq, captured, depth, promotes);
+        if self.continue_as_king && l & promo_row::<S>() != 0 {
+            self.king(
+                l_sq,
+                occ & !c,
+                them & !c,
+                captured | c,
+                depth + 1,
+                dir,
+                true,
+            );
+        } else if man_capturers::<S>(l, them, !occ) == 0 {
+            // No further jump (checked on the board before this jump: the
+            // square left and the piece taken lie behind the man): a leaf.
+            self.record(l_sq, captured | c, depth + 1, l & promo_row::<S>() != 0);
+        } else {
+            self.man(l_sq, occ & !c, them & !c, captured | c, depth + 1, dir);
         }
     }
 
@@ -370,12 +516,12 @@ impl<S: Side> CaptureSearch<'_, S> {
 
 /// Generates the legal moves for the side to move into `out` (cleared first).
 #[inline(always)]
-pub(crate) fn generate<S: Side>(
+pub(crate) fn generate<S: Side, K: Sink>(
     us: u64,
     them: u64,
     kings: u64,
     continue_as_king: bool,
-    out: &mut MoveList,
+    out: &mut K,
 ) {
     out.clear();
     let occ = us | them;
@@ -394,7 +540,7 @@ pub(crate) fn generate<S: Side>(
     }
 
     if capturers != 0 {
-        gen_captures::<S>(capturers, occ, them, kings, continue_as_king, out);
+        gen_captures::<S, K>(capturers, occ, them, kings, continue_as_king, out);
         return;
     }
 
@@ -405,19 +551,19 @@ pub(crate) fn generate<S: Side>(
         let to = t.trailing_zeros() as u8;
         t &= t - 1;
         let from = if S::WHITE { to - 8 } else { to + 8 };
-        push_quiet(out, from, to, Role::Man, (1u64 << to) & promo != 0);
+        out.quiet(from, to, Role::Man, (1u64 << to) & promo != 0);
     }
     let mut t = ((men & !FILE_H) << 1) & empty;
     while t != 0 {
         let to = t.trailing_zeros() as u8;
         t &= t - 1;
-        push_quiet(out, to - 1, to, Role::Man, false);
+        out.quiet(to - 1, to, Role::Man, false);
     }
     let mut t = ((men & !FILE_A) >> 1) & empty;
     while t != 0 {
         let to = t.trailing_zeros() as u8;
         t &= t - 1;
-        push_quiet(out, to + 1, to, Role::Man, false);
+        out.quiet(to + 1, to, Role::Man, false);
     }
     let mut k = our_kings;
     while k != 0 {
@@ -427,32 +573,22 @@ pub(crate) fn generate<S: Side>(
         while t != 0 {
             let to = t.trailing_zeros() as u8;
             t &= t - 1;
-            push_quiet(out, from, to, Role::King, false);
+            out.quiet(from, to, Role::King, false);
         }
     }
 }
 
-#[inline(always)]
-fn push_quiet(out: &mut MoveList, from: u8, to: u8, role: Role, promotes: bool) {
-    let _ = out.try_push(Move::new_quiet(
-        Square::new_unchecked(from),
-        Square::new_unchecked(to),
-        role,
-        promotes,
-    ));
-}
-
 #[inline(never)]
-fn gen_captures<S: Side>(
+fn gen_captures<S: Side, K: Sink>(
     mut capturers: u64,
     occ: u64,
     them: u64,
     kings: u64,
     continue_as_king: bool,
-    out: &mut MoveList,
+    out: &mut K,
 ) {
     out.clear();
-    let mut search = CaptureSearch::<S> {
+    let mut search = CaptureSearch::<S, K> {
         out,
         best: 1,
         from: Square::A1,
@@ -483,28 +619,49 @@ pub(crate) fn count<S: Side>(
     them: u64,
     kings: u64,
     continue_as_king: bool,
-    scratch: &mut MoveList,
+    scratch: &mut CompactList,
 ) -> u64 {
     let occ = us | them;
     let empty = !occ;
     let men = us & !kings;
     let our_kings = us & kings;
-    let mut capturers = man_capturers::<S>(men, them, empty);
+    // Landing squares of single man jumps, one set per direction.
+    let lf = fwd::<S>(fwd::<S>(men) & them) & empty;
+    let le = ((((men & !(FILE_G | FILE_H)) << 1) & them) << 1) & empty;
+    let lw = ((((men & !(FILE_A | FILE_B)) >> 1) & them) >> 1) & empty;
+    let mut king_capturers = 0u64;
     let mut k = our_kings;
     while k != 0 {
         let sq = k.trailing_zeros() as usize;
         k &= k - 1;
         if king_can_capture(sq, occ, them) {
-            capturers |= 1 << sq;
+            king_capturers |= 1 << sq;
         }
     }
-    if capturers != 0 {
-        gen_captures::<S>(capturers, occ, them, kings, continue_as_king, scratch);
+    let landings = lf | le | lw;
+    if landings | king_capturers != 0 {
+        // Fast path: only men capture, and no jump can be continued. A man's
+        // continuation never involves the square it came from or the piece it
+        // took (both lie behind it), so it can be checked on the board as it
+        // is. Then every single jump is a distinct maximal capture.
+        if king_capturers == 0
+            && !(continue_as_king && landings & promo_row::<S>() != 0)
+            && man_capturers::<S>(landings, them, empty) == 0
+        {
+            return u64::from(lf.count_ones() + le.count_ones() + lw.count_ones());
+        }
+        let capturers = back::<S>(back::<S>(lf)) | (le >> 2) | (lw << 2) | king_capturers;
+        gen_captures::<S, CompactList>(capturers, occ, them, kings, continue_as_king, scratch);
         return scratch.len() as u64;
     }
-    let mut n = (fwd::<S>(men) & empty).count_ones()
-        + (((men & !FILE_H) << 1) & empty).count_ones()
-        + (((men & !FILE_A) >> 1) & empty).count_ones();
+    // Three target sets added with a carry-save adder: two popcounts, not
+    // three (this matters without a hardware popcount).
+    let a = fwd::<S>(men) & empty;
+    let b = ((men & !FILE_H) << 1) & empty;
+    let c = ((men & !FILE_A) >> 1) & empty;
+    let ones = a ^ b ^ c;
+    let twos = (a & b) | (c & (a ^ b));
+    let mut n = ones.count_ones() + 2 * twos.count_ones();
     let mut k = our_kings;
     while k != 0 {
         let from = k.trailing_zeros() as usize;
@@ -512,6 +669,52 @@ pub(crate) fn count<S: Side>(
         n += king_slides(from, occ).count_ones();
     }
     u64::from(n)
+}
+
+/// Calls `visit(us, kings)` with the position after each quiet move (the
+/// caller has checked that there is no capture).
+#[inline(always)]
+pub(crate) fn for_each_quiet<S: Side>(
+    us: u64,
+    them: u64,
+    kings: u64,
+    mut visit: impl FnMut(u64, u64),
+) {
+    let occ = us | them;
+    let empty = !occ;
+    let men = us & !kings;
+    let promo = promo_row::<S>();
+    let mut t = fwd::<S>(men) & empty;
+    while t != 0 {
+        let to = t & t.wrapping_neg();
+        t &= t - 1;
+        let k = if to & promo != 0 { kings | to } else { kings };
+        visit(us ^ to ^ back::<S>(to), k);
+    }
+    let mut t = ((men & !FILE_H) << 1) & empty;
+    while t != 0 {
+        let to = t & t.wrapping_neg();
+        t &= t - 1;
+        visit(us ^ to ^ (to >> 1), kings);
+    }
+    let mut t = ((men & !FILE_A) >> 1) & empty;
+    while t != 0 {
+        let to = t & t.wrapping_neg();
+        t &= t - 1;
+        visit(us ^ to ^ (to << 1), kings);
+    }
+    let mut k = us & kings;
+    while k != 0 {
+        let from = k & k.wrapping_neg();
+        k &= k - 1;
+        let mut t = king_slides(from.trailing_zeros() as usize, occ);
+        while t != 0 {
+            let to = t & t.wrapping_neg();
+            t &= t - 1;
+            let mv = from | to;
+            visit(us ^ mv, kings ^ mv);
+        }
+    }
 }
 
 /// Colour-dispatching wrapper around [`generate`].
@@ -525,8 +728,8 @@ pub(crate) fn generate_for(
     out: &mut MoveList,
 ) {
     match turn {
-        Color::White => generate::<White>(us, them, kings, continue_as_king, out),
-        Color::Black => generate::<Black>(us, them, kings, continue_as_king, out),
+        Color::White => generate::<White, MoveList>(us, them, kings, continue_as_king, out),
+        Color::Black => generate::<Black, MoveList>(us, them, kings, continue_as_king, out),
     }
 }
 

@@ -2,9 +2,9 @@
 
 use rayon::prelude::*;
 
-use crate::movegen::{self, Black, Side, White};
+use crate::movegen::{self, Black, Compact, CompactList, Side, White};
 use crate::rules::MidCapturePromotion;
-use crate::{Color, Move, MoveList, Position, Role, Rules};
+use crate::{Color, Move, Position, Rules};
 
 /// The number of leaf positions `depth` plies below `pos` (move-generation
 /// test). Each legal move counts once, with capture paths that share
@@ -113,16 +113,16 @@ pub fn perft_divide_parallel(pos: &Position, rules: &Rules, depth: u32) -> Vec<(
 }
 
 #[inline(always)]
-fn apply(us: u64, them: u64, kings: u64, m: &Move) -> (u64, u64, u64) {
-    let mv = (1u64 << m.from().index()) ^ (1u64 << m.to().index());
-    let captured = m.captured().0;
+fn apply(us: u64, them: u64, kings: u64, m: Compact) -> (u64, u64, u64) {
+    let mv = (1u64 << m.from()) ^ (1u64 << m.to());
+    let captured = m.captured;
     let us = us ^ mv;
     let mut kings = kings & !captured;
-    if m.role() == Role::King {
+    if m.is_king() {
         kings ^= mv;
     }
     if m.promotes() {
-        kings |= 1u64 << m.to().index();
+        kings |= 1u64 << m.to();
     }
     (us, them & !captured, kings)
 }
@@ -131,7 +131,7 @@ fn perft_raw<S: Side>(us: u64, them: u64, kings: u64, depth: u32, cak: bool) -> 
     match depth {
         0 => 1,
         1 => {
-            let mut scratch = MoveList::new();
+            let mut scratch = CompactList::new();
             movegen::count::<S>(us, them, kings, cak, &mut scratch)
         }
         _ => perft_inner::<S>(us, them, kings, depth, cak),
@@ -139,17 +139,30 @@ fn perft_raw<S: Side>(us: u64, them: u64, kings: u64, depth: u32, cak: bool) -> 
 }
 
 fn perft_inner<S: Side>(us: u64, them: u64, kings: u64, depth: u32, cak: bool) -> u64 {
-    let mut list = MoveList::new();
-    movegen::generate::<S>(us, them, kings, cak, &mut list);
     let mut nodes = 0;
+    if !movegen::has_capture::<S>(us, them, kings) {
+        if depth == 2 {
+            let mut scratch = CompactList::new();
+            movegen::for_each_quiet::<S>(us, them, kings, |u, k| {
+                nodes += movegen::count::<S::Other>(them, u, k, cak, &mut scratch);
+            });
+        } else {
+            movegen::for_each_quiet::<S>(us, them, kings, |u, k| {
+                nodes += perft_inner::<S::Other>(them, u, k, depth - 1, cak);
+            });
+        }
+        return nodes;
+    }
+    let mut list = CompactList::new();
+    movegen::generate::<S, CompactList>(us, them, kings, cak, &mut list);
     if depth == 2 {
-        let mut scratch = MoveList::new();
-        for m in &list {
+        let mut scratch = CompactList::new();
+        for &m in &list {
             let (u, t, k) = apply(us, them, kings, m);
             nodes += movegen::count::<S::Other>(t, u, k, cak, &mut scratch);
         }
     } else {
-        for m in &list {
+        for &m in &list {
             let (u, t, k) = apply(us, them, kings, m);
             nodes += perft_inner::<S::Other>(t, u, k, depth - 1, cak);
         }

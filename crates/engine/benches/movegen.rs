@@ -1,0 +1,98 @@
+//! Move generation and perft over a fixed list of positions, ours and kish's
+//! (crates.io 1.1.7, an independent Turkish draughts engine) in the same run.
+//!
+//! Run with `cargo bench -p dama-engine --bench movegen`. Criterion reports
+//! throughput in elements (perft leaf nodes) per second; compare the
+//! `ours/…` and `kish/…` lines of each group. kish counts every capture path
+//! and counts a node without moves as a leaf, so its node counts can be a
+//! little larger on the same tree (see the crate README).
+
+#![allow(missing_docs, clippy::unwrap_used)]
+
+use criterion::{black_box, criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use dama_engine::{perft, Color, MoveList, Position, Rules};
+
+/// (name, position, perft depth, our node count at that depth).
+const POSITIONS: &[(&str, &str, u32, u64)] = &[
+    ("startpos", "startpos", 7, 10_782_308),
+    (
+        "kings-4v4",
+        "W:WKa1,Kc3,Ke5,Kg7:BKb8,Kd6,Kf4,Kh2",
+        4,
+        1_371_766,
+    ),
+    (
+        "midgame",
+        "W:Wa2,b2,c2,e2,f2,g2,h2,a3,c3,d3,f3,h3,e4:Ba5,d5,a6,b6,c6,e6,g6,h6,a7,c7,d7,e7,f7,h7",
+        6,
+        0,
+    ),
+    (
+        "kings-and-men",
+        "B:Wa2,c3,d3,f2,g3,Kh1,Kb6:Bb7,c6,e6,f7,g6,Ka8,Kd4",
+        6,
+        0,
+    ),
+];
+
+fn kish_board(pos: &Position) -> kish::Board {
+    let team = match pos.turn() {
+        Color::White => kish::Team::White,
+        Color::Black => kish::Team::Black,
+    };
+    kish::Board::new(
+        team,
+        kish::State::new(
+            [pos.pieces(Color::White).0, pos.pieces(Color::Black).0],
+            pos.kings().0,
+        ),
+    )
+}
+
+fn bench_perft(c: &mut Criterion) {
+    let rules = Rules::default();
+    for &(name, fen, depth, expected) in POSITIONS {
+        let pos: Position = fen.parse().unwrap();
+        let nodes = perft(&pos, &rules, depth);
+        if expected != 0 {
+            assert_eq!(nodes, expected, "{name}");
+        }
+        let board = kish_board(&pos);
+        let kish_nodes = board.perft(u64::from(depth));
+        let mut group = c.benchmark_group(format!("perft/{name}/d{depth}"));
+        group.sample_size(10);
+        group.throughput(Throughput::Elements(nodes));
+        group.bench_function("ours", |b| b.iter(|| perft(black_box(&pos), &rules, depth)));
+        group.throughput(Throughput::Elements(kish_nodes));
+        group.bench_function("kish", |b| {
+            b.iter(|| black_box(&board).perft(u64::from(depth)))
+        });
+        group.finish();
+    }
+}
+
+fn bench_movegen(c: &mut Criterion) {
+    let mut group = c.benchmark_group("legal_moves");
+    for &(name, fen, _, _) in POSITIONS {
+        let pos: Position = fen.parse().unwrap();
+        let board = kish_board(&pos);
+        let mut list = MoveList::new();
+        let mut actions = Vec::with_capacity(64);
+        group.bench_with_input(BenchmarkId::new("ours", name), &pos, |b, p| {
+            b.iter(|| {
+                black_box(p).legal_moves_into(&mut list);
+                list.len()
+            })
+        });
+        group.bench_with_input(BenchmarkId::new("kish", name), &board, |b, k| {
+            b.iter(|| {
+                black_box(k).actions_into(&mut actions);
+                actions.len()
+            })
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, bench_perft, bench_movegen);
+criterion_main!(benches);
