@@ -171,7 +171,7 @@ fn bad_configs_name_the_key() {
 #[test]
 fn shipped_configs_parse_and_validate() {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../configs");
-    for name in ["quick.toml", "default.toml", "gpu.toml"] {
+    for name in ["smoke.toml", "quick.toml", "default.toml", "gpu.toml"] {
         let text = std::fs::read_to_string(dir.join(name)).unwrap();
         // gpu.toml asks for CUDA, which validation does not check (the
         // device is resolved when the run starts).
