@@ -58,6 +58,7 @@ pub use arena::{
 pub use error::Error;
 pub use ladder::{run_checkpoints, run_ladder, LadderConfig, LadderResult, Pairing};
 pub use mcts_player::MctsPlayer;
+pub use network::NetworkPlayer;
 pub use openings::{load_openings, openings_for, random_openings, Opening, OpeningSource};
 pub use player::{
     factory, parse_player, BuildOptions, GreedyPlayer, Player, PlayerFactory, RandomPlayer,

@@ -1,17 +1,188 @@
-//! `ckpt:` and `policy:` players (pending the nn crate's checkpoint API).
+//! `ckpt:PATH[,sims=N][,search=gumbel|puct]` and `policy:PATH`: players
+//! backed by a checkpoint, through `dama_nn`'s [`NnEvaluator`].
+//!
+//! The factory loads the network once; every player it builds gets its own
+//! copy of the weights on the device (so parallel games do not contend for
+//! one evaluator), and searches one step at a time like
+//! [`MctsPlayer`](crate::MctsPlayer).
 
-use std::sync::Arc;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 
-use crate::player::{BuildOptions, PlayerFactory};
-use crate::spec::PlayerSpec;
+use dama_engine::{Game, Move, StepResult};
+use dama_mcts::{Algorithm, SearchConfig};
+use dama_nn::{Network, NnEvaluator, Precision};
+use rand::RngCore;
+
+use crate::mcts_player::choose_by_steps;
+use crate::player::{BuildOptions, Player, PlayerFactory};
+use crate::spec::{PlayerSpec, SearchKind};
 use crate::Error;
 
+fn nn_error(name: &str, e: dama_nn::Error) -> Error {
+    Error::Player {
+        player: name.to_owned(),
+        message: e.to_string(),
+    }
+}
+
 pub(crate) fn factory(
-    _spec: &PlayerSpec,
+    spec: &PlayerSpec,
     name: String,
-    _options: &BuildOptions,
+    options: &BuildOptions,
 ) -> Result<Arc<dyn PlayerFactory>, Error> {
-    Err(Error::Spec(format!(
-        "`{name}`: checkpoint players are not available yet"
-    )))
+    let device_name = options.device.as_deref().unwrap_or("auto");
+    let device = dama_nn::device::parse_device(device_name).map_err(|e| nn_error(&name, e))?;
+    let (path, search) = match spec {
+        PlayerSpec::Checkpoint { path, sims, search } => {
+            let config = SearchConfig {
+                algorithm: match search {
+                    SearchKind::Gumbel => Algorithm::Gumbel,
+                    SearchKind::Puct => Algorithm::Puct,
+                },
+                simulations: *sims,
+                reuse_tree: false,
+                temperature: 0.0,
+                dirichlet_epsilon: 0.0,
+                ..SearchConfig::default()
+            };
+            (path, Some(config))
+        }
+        PlayerSpec::Policy { path } => (path, None),
+        _ => return Err(Error::Spec(format!("`{name}` is not a checkpoint player"))),
+    };
+    let (net, _meta) = dama_nn::load_network(path, device, None).map_err(|e| nn_error(&name, e))?;
+    Ok(Arc::new(NetworkFactory {
+        name,
+        path: path.clone(),
+        net: Mutex::new(net),
+        device_name: device_name.to_owned(),
+        search,
+    }))
+}
+
+struct NetworkFactory {
+    name: String,
+    path: PathBuf,
+    net: Mutex<Network>,
+    device_name: String,
+    search: Option<SearchConfig>,
+}
+
+impl NetworkFactory {
+    fn evaluator(&self) -> Result<NnEvaluator, Error> {
+        let net = match self.net.lock() {
+            Ok(n) => n,
+            Err(poisoned) => poisoned.into_inner(),
+        };
+        let device = dama_nn::device::parse_device(&self.device_name)
+            .map_err(|e| nn_error(&self.name, e))?;
+        NnEvaluator::new(&net, device, Precision::F32).map_err(|e| nn_error(&self.name, e))
+    }
+}
+
+impl PlayerFactory for NetworkFactory {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn build(&self) -> Result<Box<dyn Player>, Error> {
+        Ok(Box::new(NetworkPlayer {
+            name: self.name.clone(),
+            evaluator: self.evaluator()?,
+            search: self.search.clone(),
+        }))
+    }
+}
+
+/// A checkpoint player: search with the network, or its raw policy.
+pub struct NetworkPlayer {
+    name: String,
+    evaluator: NnEvaluator,
+    search: Option<SearchConfig>,
+}
+
+impl NetworkPlayer {
+    /// The checkpoint at `path` on `device` (`auto`, `cpu`, `cuda`,
+    /// `cuda:N`): with `search` it runs that search per decision, without it
+    /// plays the most probable step of the raw policy.
+    ///
+    /// # Errors
+    ///
+    /// Loading errors of the checkpoint.
+    pub fn load(
+        name: impl Into<String>,
+        path: &Path,
+        device: &str,
+        search: Option<SearchConfig>,
+    ) -> Result<Self, Error> {
+        let name = name.into();
+        let device = dama_nn::device::parse_device(device).map_err(|e| nn_error(&name, e))?;
+        let evaluator = NnEvaluator::from_checkpoint(path, device, Precision::F32, None)
+            .map_err(|e| nn_error(&name, e))?;
+        Ok(Self {
+            name,
+            evaluator,
+            search,
+        })
+    }
+
+    fn policy_move(&mut self, game: &Game) -> Result<Move, Error> {
+        let mut state = game.clone();
+        loop {
+            let steps: Vec<_> = state.legal_steps().into_iter().collect();
+            let step = match steps.len() {
+                0 => {
+                    return Err(Error::Player {
+                        player: self.name.clone(),
+                        message: "no legal step".to_owned(),
+                    })
+                }
+                1 => steps[0],
+                _ => {
+                    let eval = self
+                        .evaluator
+                        .evaluate_states::<Game>(&[(&state, steps.as_slice())])
+                        .map_err(|e| nn_error(&self.name, e))?;
+                    let policy = &eval[0].policy;
+                    let best = (0..steps.len())
+                        .max_by(|&a, &b| policy[a].total_cmp(&policy[b]))
+                        .unwrap_or(0);
+                    steps[best]
+                }
+            };
+            match state.play_step(step).map_err(|e| Error::Player {
+                player: self.name.clone(),
+                message: format!("illegal step {step}: {e}"),
+            })? {
+                StepResult::Completed(m) => return Ok(m),
+                StepResult::InProgress => {}
+            }
+        }
+    }
+}
+
+impl Player for NetworkPlayer {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn choose(&mut self, game: &Game, rng: &mut dyn RngCore) -> Result<Move, Error> {
+        match &self.search {
+            None => self.policy_move(game),
+            Some(config) => {
+                let config = config.clone();
+                choose_by_steps(&self.name, game, &config, &mut self.evaluator, rng)
+            }
+        }
+    }
+}
+
+impl std::fmt::Debug for NetworkFactory {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("NetworkFactory")
+            .field("name", &self.name)
+            .field("path", &self.path)
+            .finish_non_exhaustive()
+    }
 }
