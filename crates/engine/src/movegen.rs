@@ -485,33 +485,49 @@ impl<S: Side, K: Sink> CaptureSearch<'_, S, K> {
             if last != NONE && d == opposite(last as usize) {
                 continue;
             }
-            let (mut land, first) = king_jump(sq, d, occ, them);
+            let (land, first) = king_jump(sq, d, occ, them);
             if land == 0 {
                 continue;
             }
             any = true;
             let fb = 1u64 << first;
-            while land != 0 {
-                let l = land.trailing_zeros() as usize;
-                land &= land - 1;
+            let (occ2, them2, cap2) = (occ & !fb, them & !fb, captured | fb);
+            // Only from the far end of the landing run can the king go on in
+            // direction `d`; from every landing square it may turn.
+            let far = nearest(opposite(d), land);
+            let (p1, p2) = ((d + 1) & 3, (d + 3) & 3);
+            let mut rest = land;
+            while rest != 0 {
+                let l = rest.trailing_zeros() as usize;
+                rest &= rest - 1;
                 if (depth as usize) < MAX_CAPTURES {
                     self.path[depth as usize] = Square::new_unchecked(l as u8);
                 }
-                self.king(
-                    l,
-                    occ & !fb,
-                    them & !fb,
-                    captured | fb,
-                    depth + 1,
-                    d as u8,
-                    crowned,
-                );
+                let more = king_jump_exists(l, p1, occ2, them2)
+                    || king_jump_exists(l, p2, occ2, them2)
+                    || (l == far && king_jump_exists(l, d, occ2, them2));
+                if more {
+                    self.king(l, occ2, them2, cap2, depth + 1, d as u8, crowned);
+                } else {
+                    self.record(l, cap2, depth + 1, crowned);
+                }
             }
         }
         if !any && depth > 0 {
             self.record(sq, captured, depth, crowned);
         }
     }
+}
+
+/// Whether a king on `sq` can jump in direction `d`.
+#[inline(always)]
+fn king_jump_exists(sq: usize, d: usize, occ: u64, them: u64) -> bool {
+    let blk = RAYS[d][sq] & occ;
+    if blk == 0 {
+        return false;
+    }
+    let first = nearest(d, blk);
+    them & (1 << first) != 0 && STEP[d][first] & !occ != 0
 }
 
 /// Generates the legal moves for the side to move into `out` (cleared first).
