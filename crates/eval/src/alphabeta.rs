@@ -14,7 +14,10 @@
 
 use std::time::{Duration, Instant};
 
-use dama_engine::{Bitboard, Color, Game, Move, MoveList, OnePieceEachRule, Outcome, Position};
+use arrayvec::ArrayVec;
+use dama_engine::{
+    Bitboard, Color, Game, Move, MoveList, OnePieceEachRule, Outcome, Position, MAX_MOVES,
+};
 use rand::RngCore;
 
 use crate::player::{Player, PlayerFactory};
@@ -153,7 +156,6 @@ pub struct AlphaBeta {
     stop: bool,
     deadline: Option<Instant>,
     node_limit: u64,
-    lists: Vec<MoveList>,
 }
 
 impl std::fmt::Debug for AlphaBeta {
@@ -180,7 +182,6 @@ impl AlphaBeta {
             stop: false,
             deadline: None,
             node_limit: u64::MAX,
-            lists: vec![MoveList::new(); MAX_PLY + 1],
         }
     }
 
@@ -361,7 +362,19 @@ impl AlphaBeta {
                 return Some(outcome_score(outcome, pos.turn(), 0));
             }
         }
-        if pos.plies_since_capture() >= 4 && self.path.contains(&pos.hash()) {
+        // Earlier positions with the same side to move since the last
+        // capture: every second entry from the grandparent back.
+        let reversible = usize::from(pos.plies_since_capture());
+        if reversible >= 4
+            && self
+                .path
+                .iter()
+                .rev()
+                .take(reversible)
+                .skip(1)
+                .step_by(2)
+                .any(|&h| h == pos.hash())
+        {
             return Some(0);
         }
         None
@@ -386,10 +399,9 @@ impl AlphaBeta {
         if ply >= MAX_PLY - 1 {
             return evaluate(pos);
         }
-        let mut moves = std::mem::take(&mut self.lists[ply]);
+        let mut moves = MoveList::new();
         pos.legal_moves_into(&mut moves);
         if moves.is_empty() {
-            self.lists[ply] = moves;
             return no_move_score(pos, ply);
         }
         let forced_capture = moves[0].is_capture();
@@ -397,7 +409,6 @@ impl AlphaBeta {
         // so every capture is searched (depth stays at 0); otherwise the
         // static evaluation stands.
         if depth <= 0 && !forced_capture {
-            self.lists[ply] = moves;
             return evaluate(pos);
         }
 
@@ -405,7 +416,6 @@ impl AlphaBeta {
         alpha = alpha.max(-MATE + ply as i32);
         beta = beta.min(MATE - ply as i32 - 1);
         if alpha >= beta {
-            self.lists[ply] = moves;
             return alpha;
         }
 
@@ -424,7 +434,6 @@ impl AlphaBeta {
                     _ => false,
                 };
                 if cutoff {
-                    self.lists[ply] = moves;
                     return s;
                 }
             }
@@ -434,17 +443,19 @@ impl AlphaBeta {
         let child_depth = if moves.len() == 1 { depth } else { depth - 1 };
         let child_depth = child_depth.max(0);
 
-        let mut keys: Vec<i64> = moves
+        let mut keys: ArrayVec<i64, MAX_MOVES> = moves
             .iter()
             .map(|m| self.order_key(m, tt_move, ply))
             .collect();
-        sort_by_keys(&mut moves, &mut keys);
 
         let alpha0 = alpha;
         let mut best_score = -INF;
         let mut best_move = moves[0];
         self.path.push(key);
-        for (i, m) in moves.iter().enumerate() {
+        for i in 0..moves.len() {
+            // Lazy selection sort: most cut-offs come from the first moves.
+            pick_best(&mut moves, &mut keys, i);
+            let m = &moves[i];
             let mut child = *pos;
             child.play_unchecked(m);
             let score = if i == 0 {
@@ -481,7 +492,6 @@ impl AlphaBeta {
             }
         }
         self.path.pop();
-        self.lists[ply] = moves;
         if self.stop {
             return 0;
         }
@@ -537,6 +547,21 @@ fn best_if_improved(best: Move, prev: Option<Move>, score: i32, prev_score: i32)
     match prev {
         Some(p) if p != best && score > prev_score => Some(best),
         _ => None,
+    }
+}
+
+/// Moves the best-keyed move of `moves[i..]` to index `i` (the first of
+/// equal keys wins, so the order is deterministic).
+fn pick_best(moves: &mut MoveList, keys: &mut [i64], i: usize) {
+    let mut best = i;
+    for j in i + 1..moves.len() {
+        if keys[j] > keys[best] {
+            best = j;
+        }
+    }
+    if best != i {
+        moves.swap(i, best);
+        keys.swap(i, best);
     }
 }
 
