@@ -9,6 +9,7 @@ mod device;
 mod eval;
 mod games;
 mod perft;
+mod report;
 mod train;
 
 /// Train, evaluate and play Turkish draughts networks.
@@ -35,6 +36,8 @@ enum Command {
     Device(device::DeviceArgs),
     /// Measure self-play throughput against pure network inference.
     Bench(bench::BenchArgs),
+    /// Plot a run (PNG files) and summarise it (report.md) in its directory.
+    Report(report::ReportArgs),
 }
 
 fn main() -> ExitCode {
@@ -47,6 +50,7 @@ fn main() -> ExitCode {
         Command::Perft(args) => perft::run(&args),
         Command::Device(args) => device::run(&args),
         Command::Bench(args) => bench::run(&args),
+        Command::Report(args) => report::run(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -1,0 +1,84 @@
+"""Input planes and policy indices, exactly as crates/nn/src/encode.rs
+(ENCODING_VERSION 1).
+
+Everything is seen from the side to move: for White the board is as it is,
+for Black it is flipped vertically (rank r -> 7 - r, files kept), and so are
+directions (North <-> South). Planes `[12, 8, 8]`, value `p*64 + 8*rank +
+file` in point-of-view coordinates:
+
+    0 own men, 1 own kings, 2 opponent men, 3 opponent kings,
+    4 the piece that must continue a capture, 5..8 the direction the next jump
+    may not take (N, E, S, W), 9 repetition, 10 plies since capture / limit
+    (clamped to 1; limit 100 without the rule), 11 constant 1.
+
+Positions here are whole turns (no capture half done), so planes 4..8 are
+zero. Policy index of a step: `(direction*7 + distance - 1) * 64 + from`,
+point-of-view direction (N 0, E 1, S 2, W 3) and from-square.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .movegen import DIRS, Step
+from .position import WHITE, Position
+
+ENCODING_VERSION = 1
+NUM_PLANES = 12
+POLICY_PLANES = 28
+POLICY_SIZE = POLICY_PLANES * 64
+NO_LIMIT_SCALE = 100.0
+
+
+def pov_square(sq: int, turn: str) -> int:
+    return sq if turn == WHITE else sq ^ 56
+
+
+def pov_direction(d: int, turn: str) -> int:
+    # Black: opposite, then the horizontal flip (which keeps N and S): N <-> S.
+    if turn == WHITE:
+        return d
+    return {0: 2, 1: 1, 2: 0, 3: 3}[d]
+
+
+def encode_planes(pos: Position) -> np.ndarray:
+    """The `[12, 8, 8]` float32 input planes of `pos`."""
+    out = np.zeros((NUM_PLANES, 64), dtype=np.float32)
+    us = pos.turn
+    for sq, (color, king) in pos.pieces.items():
+        plane = (0 if color == us else 2) + (1 if king else 0)
+        out[plane, pov_square(sq, us)] = 1.0
+    if pos.repetition:
+        out[9] = 1.0
+    limit = float(max(pos.no_capture_limit, 1)) if pos.no_capture_limit is not None else NO_LIMIT_SCALE
+    out[10] = min(pos.plies_since_capture / limit, 1.0)
+    out[11] = 1.0
+    return out.reshape(NUM_PLANES, 8, 8)
+
+
+def _direction(frm: int, to: int) -> tuple[int, int]:
+    df, dr = to % 8 - frm % 8, to // 8 - frm // 8
+    if (df == 0) == (dr == 0):
+        raise ValueError("a step moves along one rank or file")
+    n = max(abs(df), abs(dr))
+    return DIRS.index((df // n, dr // n)), n
+
+
+def policy_index(step: Step, turn: str) -> int:
+    """The policy index of `step` for the player `turn` to move."""
+    d, n = _direction(step.frm, step.to)
+    return (pov_direction(d, turn) * 7 + n - 1) * 64 + pov_square(step.frm, turn)
+
+
+def decode_index(index: int, turn: str):
+    """(from, to) squares of a policy index for `turn`, or None off the board."""
+    if not 0 <= index < POLICY_SIZE:
+        return None
+    plane, frm_pov = divmod(index, 64)
+    d_pov, n = plane // 7, plane % 7 + 1
+    frm = pov_square(frm_pov, turn)
+    d = pov_direction(d_pov, turn)  # an involution
+    f, r = frm % 8 + DIRS[d][0] * n, frm // 8 + DIRS[d][1] * n
+    if not (0 <= f < 8 and 0 <= r < 8):
+        return None
+    return frm, r * 8 + f
