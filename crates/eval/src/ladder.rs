@@ -147,9 +147,10 @@ pub fn run_ladder(
     Ok(LadderResult { matches, table })
 }
 
-/// The checkpoints of a run, oldest first: the `*.safetensors` files under
-/// `<run_dir>/models/` (or `<run_dir>` itself if it has no `models/`),
-/// ordered by modification time, then name.
+/// The checkpoints of a run, oldest first: the `*.safetensors` weight files
+/// under `<run_dir>/models/` (or `<run_dir>` itself if it has no
+/// `models/`), in name order (the run names them `gen-0001.safetensors`, …);
+/// optimizer states (`*.optim.safetensors`) are skipped.
 ///
 /// # Errors
 ///
@@ -163,11 +164,13 @@ pub fn run_checkpoints(run_dir: &Path) -> Result<Vec<PathBuf>, Error> {
     };
     let mut found = Vec::new();
     for entry in std::fs::read_dir(&dir)? {
-        let entry = entry?;
-        let path = entry.path();
-        if path.extension().is_some_and(|e| e == "safetensors") {
-            let modified = entry.metadata()?.modified()?;
-            found.push((modified, path));
+        let path = entry?.path();
+        let name = path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        if name.ends_with(".safetensors") && !name.ends_with(".optim.safetensors") {
+            found.push(path);
         }
     }
     if found.is_empty() {
@@ -177,7 +180,7 @@ pub fn run_checkpoints(run_dir: &Path) -> Result<Vec<PathBuf>, Error> {
         )));
     }
     found.sort();
-    Ok(found.into_iter().map(|(_, p)| p).collect())
+    Ok(found)
 }
 
 #[cfg(test)]
@@ -199,5 +202,28 @@ mod tests {
             Pairing::Pairs(vec![(0, 1), (1, 1), (0, 9)]).pairs(2),
             vec![(0, 1)]
         );
+    }
+
+    #[test]
+    fn run_checkpoints_skip_optimizer_states() {
+        let dir = std::env::temp_dir().join(format!("dama-eval-run-{}", std::process::id()));
+        let models = dir.join("models");
+        std::fs::create_dir_all(&models).unwrap();
+        for f in [
+            "gen-0002.safetensors",
+            "gen-0001.safetensors",
+            "gen-0001.optim.safetensors",
+            "gen-0001.json",
+        ] {
+            std::fs::write(models.join(f), b"").unwrap();
+        }
+        let found = run_checkpoints(&dir).unwrap();
+        let names: Vec<_> = found
+            .iter()
+            .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(names, ["gen-0001.safetensors", "gen-0002.safetensors"]);
+        std::fs::remove_dir_all(&dir).unwrap();
+        assert!(run_checkpoints(&dir).is_err());
     }
 }

@@ -61,7 +61,7 @@ pub use mcts_player::MctsPlayer;
 pub use network::NetworkPlayer;
 pub use openings::{load_openings, openings_for, random_openings, Opening, OpeningSource};
 pub use player::{
-    factory, parse_player, BuildOptions, GreedyPlayer, Player, PlayerFactory, RandomPlayer,
+    factory, named, parse_player, BuildOptions, GreedyPlayer, Player, PlayerFactory, RandomPlayer,
 };
 pub use rating::{fit_elo, FitConfig, PairResult, Rating, RatingTable};
 pub use spec::{AlphaBetaLimit, PlayerSpec, SearchKind, DEFAULT_CKPT_SIMS, DEFAULT_TT_MB};

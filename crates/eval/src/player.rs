@@ -106,6 +106,59 @@ pub fn factory(spec: &PlayerSpec, options: &BuildOptions) -> Result<Arc<dyn Play
     }
 }
 
+/// The same players under another name (for short labels such as `gen-3`
+/// instead of a checkpoint's full path in tables and records).
+///
+/// # Examples
+///
+/// ```
+/// let f = dama_eval::parse_player("alphabeta:depth=2", &Default::default())?;
+/// let f = dama_eval::named(f, "ab2");
+/// assert_eq!(f.name(), "ab2");
+/// assert_eq!(f.build()?.name(), "ab2");
+/// # Ok::<(), dama_eval::Error>(())
+/// ```
+pub fn named(factory: Arc<dyn PlayerFactory>, name: impl Into<String>) -> Arc<dyn PlayerFactory> {
+    Arc::new(NamedFactory {
+        inner: factory,
+        name: name.into(),
+    })
+}
+
+struct NamedFactory {
+    inner: Arc<dyn PlayerFactory>,
+    name: String,
+}
+
+impl PlayerFactory for NamedFactory {
+    fn name(&self) -> &str {
+        &self.name
+    }
+    fn build(&self) -> Result<Box<dyn Player>, Error> {
+        Ok(Box::new(NamedPlayer {
+            inner: self.inner.build()?,
+            name: self.name.clone(),
+        }))
+    }
+}
+
+struct NamedPlayer {
+    inner: Box<dyn Player>,
+    name: String,
+}
+
+impl Player for NamedPlayer {
+    fn name(&self) -> &str {
+        &self.name
+    }
+    fn choose(&mut self, game: &Game, rng: &mut dyn RngCore) -> Result<Move, Error> {
+        self.inner.choose(game, rng)
+    }
+    fn new_game(&mut self) {
+        self.inner.new_game();
+    }
+}
+
 struct SimpleFactory {
     name: String,
     make: fn(String) -> Box<dyn Player>,
