@@ -216,6 +216,9 @@ pub struct MatchResult {
     pub pentanomial: Pentanomial,
     /// A's Elo difference over B with a 95% interval (trinomial).
     pub elo: EloEstimate,
+    /// The same from the complete game pairs (pentanomial): the interval
+    /// accounts for the correlation of the two games of an opening.
+    pub elo_pairs: EloEstimate,
     /// Games played.
     pub games: u32,
     /// Distinct openings used.
@@ -270,14 +273,15 @@ impl std::fmt::Display for MatchResult {
         )?;
         writeln!(
             f,
-            "  as White +{} ={} -{}, as Black +{} ={} -{}; pairs {:?}",
+            "  as White +{} ={} -{}, as Black +{} ={} -{}; pairs {:?} (Elo {})",
             self.a_white.wins,
             self.a_white.draws,
             self.a_white.losses,
             self.a_black.wins,
             self.a_black.draws,
             self.a_black.losses,
-            self.pentanomial.0
+            self.pentanomial.0,
+            self.elo_pairs
         )?;
         if let Some(s) = &self.sprt {
             write!(
@@ -460,6 +464,7 @@ fn run_pairs(
         a_black: t.a_black,
         pentanomial: t.penta,
         elo: t.wdl.elo(),
+        elo_pairs: t.penta.elo(),
         games: t.done,
         openings: (openings.len() as u32).min(pairs),
         sprt,
