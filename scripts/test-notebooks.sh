@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# Executes the notebooks headless against a tiny end-to-end run, so they
+# cannot rot: a run of configs/smoke.toml (seconds), a small ladder on it,
+# `dama report` (its PNGs and report.md must appear), then notebooks/run.ipynb
+# and notebooks/bot.ipynb with nbclient (any cell error fails), the bot
+# notebook on the run's checkpoint and, when `dama export` exists, on an
+# exported bundle too. Also checks scripts/dama_py (the notebooks' encoder
+# and move generator) against the engine's perft data.
+#
+# Usage: scripts/test-notebooks.sh    (called at the end of scripts/test.sh)
+# Env:   DAMA_NOTEBOOK_OUT  keep the executed notebooks and the run here
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root="$(pwd)"
+start=$SECONDS
+source scripts/env.sh
+VENV="$(scripts/setup-notebooks.sh | tail -n 1)"
+PY="$VENV/bin/python"
+
+cargo build --locked --quiet -p dama-cli
+dama="$root/target/debug/dama"
+
+tmp="$(mktemp -d)"
+trap 'rm -rf "$tmp"' EXIT
+run="$tmp/smoke"
+
+echo "== dama_py: move generator vs the engine's perft data, encoding layout"
+(cd scripts && "$PY" -m dama_py.check --depth 3)
+
+echo "== tiny run (configs/smoke.toml)"
+"$dama" train --config configs/smoke.toml --checkpoints "$tmp" --run smoke --quiet
+
+echo "== dama ladder (2 games a pairing)"
+ladder=("--games" 2 "--sims" 2 "--baselines" random,greedy)
+if ! "$dama" ladder --run smoke --checkpoints "$tmp" "${ladder[@]}" >"$tmp/ladder.log" 2>&1; then
+  # Older `dama ladder` took the optimizer's *.optim.safetensors for
+  # checkpoints: run it on a copy of the weights alone.
+  cat "$tmp/ladder.log"
+  echo "test-notebooks: dama ladder failed on the run; retrying on its weights alone" >&2
+  mkdir -p "$tmp/weights/models"
+  for f in "$run"/models/gen-*.safetensors; do
+    case "$f" in *.optim.safetensors) continue ;; esac
+    cp -p "$f" "${f%.safetensors}.json" "$tmp/weights/models/"
+  done
+  "$dama" ladder --run "$tmp/weights" "${ladder[@]}"
+  mkdir -p "$run/eval"
+  cp "$tmp/weights/eval/ladder.csv" "$tmp/weights/eval/ladder.json" "$run/eval/"
+else
+  tail -n 3 "$tmp/ladder.log"
+fi
+test -s "$run/eval/ladder.csv"
+
+echo "== dama report"
+"$dama" report --run smoke --checkpoints "$tmp"
+for f in report-training.png report-evaluation.png report-selfplay.png; do
+  test -s "$run/$f" || { echo "test-notebooks: $f missing" >&2; exit 1; }
+  [ "$(head -c 8 "$run/$f" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ] ||
+    { echo "test-notebooks: $f is not a PNG" >&2; exit 1; }
+done
+for section in "# Run \`smoke\`" "## Training" "## Self-play" "## Evaluation" "## Ladder" "report-selfplay.png"; do
+  grep -qF "$section" "$run/report.md" ||
+    { echo "test-notebooks: report.md has no '$section'" >&2; cat "$run/report.md"; exit 1; }
+done
+
+bundle=""
+if "$dama" export --help >/dev/null 2>&1; then
+  echo "== dama export (a bundle for the bot notebook)"
+  latest="$(ls "$run"/models/gen-*.safetensors | grep -v '\.optim\.' | sort | tail -n 1)"
+  "$dama" export --checkpoint "$latest" --out "$tmp/bundle"
+  bundle="$tmp/bundle"
+fi
+
+echo "== notebooks (nbclient)"
+exec_nb() { # exec_nb NOTEBOOK OUTPUT, with the environment it should see
+  "$PY" - "$1" "$2" <<'EOF'
+import sys, time
+import nbformat
+from nbclient import NotebookClient
+src, out = sys.argv[1], sys.argv[2]
+nb = nbformat.read(src, as_version=4)
+t = time.time()
+NotebookClient(nb, timeout=600, kernel_name="python3",
+               resources={"metadata": {"path": "notebooks"}}).execute()
+nbformat.write(nb, out)
+images = sum("image/png" in o.get("data", {}) for c in nb.cells if c.cell_type == "code" for o in c.outputs)
+print(f"{src}: {len(nb.cells)} cells ran without error, {images} figures, {time.time() - t:.0f} s")
+if images == 0:
+    sys.exit(f"{src}: no figure was drawn")
+EOF
+}
+out="${DAMA_NOTEBOOK_OUT:-$tmp/executed}"
+mkdir -p "$out"
+DAMA_RUN_DIR="$run" exec_nb notebooks/run.ipynb "$out/run.ipynb"
+DAMA_RUN_DIR="$run" exec_nb notebooks/bot.ipynb "$out/bot-checkpoint.ipynb"
+if [ -n "$bundle" ]; then
+  DAMA_BUNDLE="$bundle" exec_nb notebooks/bot.ipynb "$out/bot-bundle.ipynb"
+fi
+if [ -n "${DAMA_NOTEBOOK_OUT:-}" ]; then
+  cp -r "$run" "$out/"
+fi
+echo "test-notebooks: passed in $((SECONDS - start)) s"
