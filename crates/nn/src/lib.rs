@@ -46,6 +46,7 @@ pub mod encode;
 mod error;
 mod evaluator;
 mod model;
+pub mod torchscript;
 mod train;
 
 pub use checkpoint::{load_network, load_trainer, save_network, save_trainer, CheckpointMeta};
@@ -53,4 +54,5 @@ pub use config::{LrSchedule, ModelConfig, OptimizerConfig, TrainConfig};
 pub use error::{Error, Result};
 pub use evaluator::{masked_softmax, NnEvaluator, NnInput, Precision, RawOutput};
 pub use model::{Network, Output};
+pub use torchscript::TorchScriptEvaluator;
 pub use train::{Batch, StepMetrics, Trainer, MASKED_LOGIT};

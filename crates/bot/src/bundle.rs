@@ -1,0 +1,213 @@
+//! The bundle written by [`export`](crate::export): its metadata and loading.
+//!
+//! A bundle is a directory:
+//!
+//! | file | contents |
+//! |---|---|
+//! | `bundle.json` | [`BundleMeta`]: format, encoding version, rules, model, search defaults, step, Elo |
+//! | `model.ts` | TorchScript: planes `[B, 12, 8, 8]` f32 → `(policy_logits [B, 1792], wdl_logits [B, 3])` |
+//! | `weights.safetensors`, `weights.json` | the same network as a `dama-nn` checkpoint |
+//! | `README.md` | how to use it |
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use dama_engine::Rules;
+use dama_mcts::SearchConfig;
+use dama_nn::encode::{ENCODING_VERSION, NUM_PLANES, POLICY_SIZE};
+use dama_nn::{ModelConfig, TorchScriptEvaluator};
+use serde::{Deserialize, Serialize};
+
+use crate::Error;
+
+/// Version of the bundle layout (this module).
+pub const BUNDLE_FORMAT: u32 = 1;
+
+/// One evaluation result of the checkpoint's generation, from the run's
+/// `metrics.jsonl`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct EloEntry {
+    /// The opponent (`previous` or a player spec).
+    pub opponent: String,
+    /// Games played.
+    pub games: u32,
+    /// Score of the network.
+    pub score: f64,
+    /// Elo difference, network − opponent.
+    pub elo: f64,
+    /// Lower end of the 95% interval.
+    pub elo_lo: f64,
+    /// Upper end of the 95% interval.
+    pub elo_hi: f64,
+}
+
+/// How closely the exported module reproduces the Rust network, measured at
+/// export on fixed positions.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ExportCheck {
+    /// Positions compared.
+    pub positions: usize,
+    /// Largest |policy logit difference|, PyTorch (`torch.jit.load`) vs Rust.
+    pub python_max_policy_logit_diff: f64,
+    /// Largest |WDL probability difference|, PyTorch vs Rust.
+    pub python_max_wdl_diff: f64,
+    /// Largest |policy logit difference|, libtorch from Rust
+    /// ([`TorchScriptEvaluator`]) vs the Rust network.
+    pub libtorch_max_policy_logit_diff: f64,
+    /// Largest |WDL probability difference|, libtorch vs the Rust network.
+    pub libtorch_max_wdl_diff: f64,
+    /// The tolerance both had to meet.
+    pub tolerance: f64,
+    /// The PyTorch version that wrote `model.ts`.
+    pub torch: String,
+}
+
+/// `bundle.json`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct BundleMeta {
+    /// [`BUNDLE_FORMAT`] of the writer.
+    pub format: u32,
+    /// The position encoding the network expects
+    /// ([`dama_nn::encode::ENCODING_VERSION`]).
+    pub encoding_version: u32,
+    /// Input planes `C` of `[B, C, 8, 8]`.
+    pub input_planes: usize,
+    /// Length of the policy output (28 planes × 64 squares).
+    pub policy_size: usize,
+    /// Rules the network was trained under.
+    pub rules: Rules,
+    /// The network's shape.
+    pub model: ModelConfig,
+    /// Search settings a player should start from.
+    pub search: SearchConfig,
+    /// Optimizer steps of the checkpoint.
+    pub step: u64,
+    /// The generation, when the checkpoint is `gen-NNNN.safetensors` of a run.
+    pub generation: Option<u32>,
+    /// Evaluation results of that generation (empty if none were found).
+    pub elo: Vec<EloEntry>,
+    /// The checkpoint the bundle was exported from.
+    pub source: String,
+    /// The TorchScript file.
+    pub model_file: String,
+    /// The weights file (a `dama-nn` checkpoint, with its `.json` sidecar).
+    pub weights_file: String,
+    /// The export's self-check.
+    pub check: Option<ExportCheck>,
+    /// Version of `dama` that exported it.
+    pub dama_version: String,
+}
+
+/// A bundle read from disk, its metadata checked against this build.
+#[derive(Clone, Debug)]
+pub struct Bundle {
+    /// The bundle directory.
+    pub dir: PathBuf,
+    /// Its `bundle.json`.
+    pub meta: BundleMeta,
+}
+
+impl Bundle {
+    /// Reads `dir/bundle.json` (or `dir` itself if it names the file) and
+    /// checks that this build can use the bundle.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Bundle`] naming every problem: no such directory or file,
+    /// JSON that does not parse, another bundle format, another encoding
+    /// version, input planes or policy size, a missing model file.
+    pub fn load(dir: &Path) -> Result<Bundle, Error> {
+        let (dir, file) = if dir.is_file() {
+            let parent = dir.parent().map_or_else(PathBuf::new, Path::to_path_buf);
+            (parent, dir.to_path_buf())
+        } else {
+            (dir.to_path_buf(), dir.join("bundle.json"))
+        };
+        let fail = |p: String| Error::Bundle {
+            path: dir.clone(),
+            problems: vec![p],
+        };
+        if !dir.is_dir() {
+            return Err(fail("no such directory".into()));
+        }
+        let text = fs::read_to_string(&file).map_err(|e| {
+            fail(format!(
+                "cannot read {}: {e} (is this a directory written by `dama export`?)",
+                file.display()
+            ))
+        })?;
+        // Version fields first, so a bundle from another build is named as
+        // such even if the rest of its layout changed.
+        let value: serde_json::Value = serde_json::from_str(&text)
+            .map_err(|e| fail(format!("bundle.json does not parse: {e}")))?;
+        let mut problems = Vec::new();
+        let num = |k: &str| value.get(k).and_then(serde_json::Value::as_u64);
+        match num("format") {
+            Some(f) if f == u64::from(BUNDLE_FORMAT) => {}
+            Some(f) => problems.push(format!(
+                "bundle format {f}, this build reads format {BUNDLE_FORMAT}"
+            )),
+            None => problems.push("bundle.json has no `format`".into()),
+        }
+        match num("encoding_version") {
+            Some(v) if v == u64::from(ENCODING_VERSION) => {}
+            Some(v) => problems.push(format!(
+                "encoding version mismatch: the network was exported for encoding version {v}, \
+                 this build encodes positions with version {ENCODING_VERSION}"
+            )),
+            None => problems.push("bundle.json has no `encoding_version`".into()),
+        }
+        match num("input_planes") {
+            Some(v) if v == NUM_PLANES as u64 => {}
+            Some(v) => problems.push(format!(
+                "the network takes {v} input planes, this build encodes {NUM_PLANES}"
+            )),
+            None => problems.push("bundle.json has no `input_planes`".into()),
+        }
+        match num("policy_size") {
+            Some(v) if v == POLICY_SIZE as u64 => {}
+            Some(v) => problems.push(format!(
+                "the network has {v} policy outputs, this build uses {POLICY_SIZE}"
+            )),
+            None => problems.push("bundle.json has no `policy_size`".into()),
+        }
+        if !problems.is_empty() {
+            return Err(Error::Bundle {
+                path: dir,
+                problems,
+            });
+        }
+        let meta: BundleMeta = serde_json::from_value(value)
+            .map_err(|e| fail(format!("bundle.json is malformed: {e}")))?;
+        if !dir.join(&meta.model_file).is_file() {
+            return Err(fail(format!("model file {} is missing", meta.model_file)));
+        }
+        Ok(Bundle { dir, meta })
+    }
+
+    /// The TorchScript file.
+    pub fn model_path(&self) -> PathBuf {
+        self.dir.join(&self.meta.model_file)
+    }
+
+    /// The weights file (a `dama-nn` checkpoint).
+    pub fn weights_path(&self) -> PathBuf {
+        self.dir.join(&self.meta.weights_file)
+    }
+
+    /// Loads the TorchScript network onto `device`.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Bundle`] if libtorch cannot load `model.ts` or it does not
+    /// answer like a dama network.
+    pub fn evaluator(
+        &self,
+        device: dama_nn::device::Device,
+    ) -> Result<TorchScriptEvaluator, Error> {
+        TorchScriptEvaluator::load(&self.model_path(), device).map_err(|e| Error::Bundle {
+            path: self.dir.clone(),
+            problems: vec![e.to_string()],
+        })
+    }
+}

@@ -1,0 +1,44 @@
+//! Using a trained network: bundles, a thinking bot, the line protocol.
+//!
+//! * [`export`]: a checkpoint → a self-contained bundle directory
+//!   (`model.ts` as TorchScript, `weights.safetensors` + `weights.json`,
+//!   `bundle.json`, `README.md`); [`Bundle::load`] reads one back and checks
+//!   its encoding version.
+//! * [`Bot`]: thinks about a [`dama_engine::Game`] with a network (a
+//!   checkpoint or a bundle) or a baseline player, within a simulation or
+//!   time [`Limit`], and reports a [`Thought`]: best move, evaluation,
+//!   principal variation and the top moves with their visit shares.
+//! * [`Session`]: the line protocol of `dama bot` (`docs/protocol.md`).
+//! * [`parse_rules`] and [`draw_board`]: shared by the terminal front ends.
+//!
+//! # Examples
+//!
+//! ```
+//! use dama_bot::{Bot, BotOptions, Limit};
+//!
+//! // A baseline bot needs no network.
+//! let mut bot = Bot::from_spec("mcts:sims=50", &BotOptions::default())?;
+//! let game = dama_engine::Game::new();
+//! let thought = bot.think(&game, Some(Limit::Sims(50)))?;
+//! assert!(game.legal_moves().contains(&thought.best));
+//! assert!(thought.eval.is_some());
+//! # Ok::<(), dama_bot::Error>(())
+//! ```
+
+mod board;
+mod bot;
+mod bundle;
+mod error;
+mod export;
+mod protocol;
+mod python;
+mod rules;
+
+pub use board::draw_board;
+pub use bot::{Bot, BotOptions, BotSpec, Eval, Limit, RawEval, Thought, TopMove};
+pub use bundle::{Bundle, BundleMeta, EloEntry, ExportCheck, BUNDLE_FORMAT};
+pub use error::Error;
+pub use export::{export, ExportOptions, ExportReport};
+pub use protocol::{Reply, Session, PROTOCOL_VERSION};
+pub use python::find_python;
+pub use rules::{parse_rules, rules_to_string};

@@ -1,0 +1,405 @@
+//! The line protocol of `dama bot` (documented in `docs/protocol.md`).
+//!
+//! One command per line; every command is answered, and the answer ends
+//! with a line that starts with `ok`, `bestmove`, `readyok`, `bye` or
+//! `error`. Bad input is answered with `error …` and the session goes on.
+
+use std::time::Duration;
+
+use dama_engine::{Game, Position, Rules};
+
+use crate::bot::{Bot, Limit, Thought};
+use crate::rules::{parse_rules, rules_to_string};
+use crate::Error;
+
+/// Version of the protocol, announced by `hello`.
+pub const PROTOCOL_VERSION: u32 = 1;
+
+const COMMANDS: &str =
+    "hello, isready, rules, position, moves, undo, go, eval, show, legal, newgame, quit";
+
+/// The answer to one line.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Reply {
+    /// Lines to write, in order (none for an empty or comment line).
+    pub lines: Vec<String>,
+    /// Whether the session ends.
+    pub quit: bool,
+}
+
+impl Reply {
+    fn one(line: impl Into<String>) -> Reply {
+        Reply {
+            lines: vec![line.into()],
+            quit: false,
+        }
+    }
+}
+
+/// A protocol session: rules, a game, a bot.
+#[derive(Debug)]
+pub struct Session {
+    bot: Bot,
+    rules: Rules,
+    game: Game,
+}
+
+impl Session {
+    /// A session with `bot`, the default rules (or the rules the bot was
+    /// trained under) and the initial position.
+    pub fn new(bot: Bot) -> Session {
+        let rules = bot.trained_rules().unwrap_or_default();
+        Session {
+            bot,
+            rules,
+            game: Game::with_rules(rules),
+        }
+    }
+
+    /// The current game.
+    pub fn game(&self) -> &Game {
+        &self.game
+    }
+
+    /// Handles one line.
+    pub fn handle(&mut self, line: &str) -> Reply {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            return Reply::default();
+        }
+        let (cmd, rest) = line
+            .split_once(char::is_whitespace)
+            .map_or((line, ""), |(c, r)| (c, r.trim()));
+        let result = match cmd {
+            "hello" | "dama" => Ok(self.hello()),
+            "isready" => Ok(Reply::one("readyok")),
+            "quit" | "exit" => Ok(Reply {
+                lines: vec!["bye".into()],
+                quit: true,
+            }),
+            "rules" => self.set_rules(rest),
+            "position" => self.set_position(rest),
+            "newgame" => {
+                self.game = Game::with_rules(self.rules);
+                Ok(Reply::one("ok"))
+            }
+            "moves" | "play" => self
+                .play_moves(rest.split_whitespace())
+                .map(|()| Reply::one("ok")),
+            "undo" => self.undo(rest),
+            "go" => self.go(rest),
+            "eval" => self.eval(),
+            "show" | "d" => Ok(self.show()),
+            "legal" => Ok(Reply::one(format!("legal {}", self.legal_list()))),
+            _ => Err(Error::Input(format!(
+                "unknown command `{cmd}` (commands: {COMMANDS})"
+            ))),
+        };
+        result.unwrap_or_else(|e| Reply::one(format!("error {}", one_line(&e.to_string()))))
+    }
+
+    fn hello(&self) -> Reply {
+        let mut lines = vec![format!(
+            "id dama-bot {} protocol {PROTOCOL_VERSION}",
+            env!("CARGO_PKG_VERSION")
+        )];
+        lines.push(format!("id bot {}", self.bot.name()));
+        if let Some(m) = self.bot.bundle() {
+            lines.push(format!(
+                "id encoding {} step {}",
+                m.encoding_version, m.step
+            ));
+        }
+        lines.push(format!("id limit {}", limit_text(self.bot.default_limit())));
+        lines.push(format!("rules {}", rules_to_string(&self.rules)));
+        lines.push("ok".into());
+        Reply { lines, quit: false }
+    }
+
+    fn set_rules(&mut self, rest: &str) -> Result<Reply, Error> {
+        if rest.is_empty() {
+            return Ok(Reply::one(format!(
+                "rules {}",
+                rules_to_string(&self.rules)
+            )));
+        }
+        let rules = parse_rules(rest)?;
+        // Replay the current game under the new rules.
+        let moves: Vec<String> = self.game.moves().iter().map(ToString::to_string).collect();
+        let start = self.game.start_position().with_rules(rules);
+        let mut game = Game::from_position(start);
+        for m in &moves {
+            let mv = game.position().parse_move(m).map_err(|e| {
+                Error::Input(format!(
+                    "the game's move {m} is not legal under these rules ({e}); use `position` first"
+                ))
+            })?;
+            game.play(&mv)
+                .map_err(|e| Error::Input(format!("move {m}: {e}")))?;
+        }
+        self.rules = rules;
+        self.game = game;
+        let mut r = Reply::default();
+        if let Some(trained) = self.bot.trained_rules().filter(|t| *t != rules) {
+            r.lines.push(format!(
+                "info warning the network was trained under rules {}",
+                rules_to_string(&trained)
+            ));
+        }
+        r.lines.push("ok".into());
+        Ok(r)
+    }
+
+    fn set_position(&mut self, rest: &str) -> Result<Reply, Error> {
+        let (pos_text, moves) = match rest.find(" moves") {
+            Some(i) => (&rest[..i], rest[i + " moves".len()..].trim()),
+            None => match rest.strip_prefix("moves") {
+                Some(m) => ("", m.trim()),
+                None => (rest, ""),
+            },
+        };
+        let pos_text = pos_text.trim();
+        let pos_text = pos_text.strip_prefix("fen ").unwrap_or(pos_text).trim();
+        if pos_text.is_empty() {
+            return Err(Error::Input(
+                "position needs `startpos` or a position like W:Wa2,b2:Ba7,Kh8".into(),
+            ));
+        }
+        let pos: Position = pos_text
+            .parse()
+            .map_err(|e| Error::Input(format!("bad position `{pos_text}`: {e}")))?;
+        let previous = std::mem::replace(
+            &mut self.game,
+            Game::from_position(pos.with_rules(self.rules)),
+        );
+        if let Err(e) = self.play_moves(moves.split_whitespace()) {
+            self.game = previous;
+            return Err(e);
+        }
+        Ok(Reply::one("ok"))
+    }
+
+    /// Plays moves in order; all or none.
+    fn play_moves<'a>(&mut self, moves: impl Iterator<Item = &'a str>) -> Result<(), Error> {
+        let mut game = self.game.clone();
+        for text in moves {
+            if let Some((o, t)) = game.termination() {
+                return Err(Error::GameOver(format!(
+                    "cannot play {text}: the game is over ({o}, {t:?})"
+                )));
+            }
+            let mv = game.position().parse_move(text).map_err(|e| {
+                Error::Input(format!(
+                    "illegal move `{text}`: {e}; legal: {}",
+                    legal_list(&game)
+                ))
+            })?;
+            game.play(&mv)
+                .map_err(|e| Error::Input(format!("illegal move `{text}`: {e}")))?;
+        }
+        self.game = game;
+        Ok(())
+    }
+
+    fn undo(&mut self, rest: &str) -> Result<Reply, Error> {
+        let n: usize = if rest.is_empty() {
+            1
+        } else {
+            rest.parse()
+                .map_err(|_| Error::Input(format!("undo takes a number of moves, got `{rest}`")))?
+        };
+        if n > self.game.moves().len() {
+            return Err(Error::Input(format!(
+                "cannot undo {n} moves: the game has {}",
+                self.game.moves().len()
+            )));
+        }
+        for _ in 0..n {
+            self.game.undo();
+        }
+        Ok(Reply::one("ok"))
+    }
+
+    fn go(&mut self, rest: &str) -> Result<Reply, Error> {
+        let mut limit = None;
+        let mut words = rest.split_whitespace();
+        while let Some(w) = words.next() {
+            let mut value = |name: &str| -> Result<u64, Error> {
+                let v = words
+                    .next()
+                    .ok_or_else(|| Error::Input(format!("go: `{name}` needs a number")))?;
+                v.parse::<u64>().ok().filter(|&n| n > 0).ok_or_else(|| {
+                    Error::Input(format!("go: `{name} {v}` is not a positive number"))
+                })
+            };
+            limit = Some(match w {
+                "sims" | "nodes" => Limit::Sims(u32::try_from(value(w)?).unwrap_or(u32::MAX)),
+                "time" | "movetime" => Limit::Time(Duration::from_millis(value(w)?)),
+                _ => {
+                    return Err(Error::Input(format!(
+                        "go: unknown option `{w}` (go [sims N | time MS])"
+                    )))
+                }
+            });
+        }
+        let t = self.bot.think(&self.game, limit)?;
+        Ok(Reply {
+            lines: vec![info_line(&t), format!("bestmove {}", t.best)],
+            quit: false,
+        })
+    }
+
+    fn eval(&mut self) -> Result<Reply, Error> {
+        let raw = self.bot.network_eval(&self.game)?.ok_or_else(|| {
+            Error::Input(format!(
+                "`{}` has no network to evaluate with",
+                self.bot.name()
+            ))
+        })?;
+        let mut priors = raw.priors.clone();
+        priors.sort_by(|a, b| b.2.total_cmp(&a.2));
+        let top: Vec<String> = priors
+            .iter()
+            .take(8)
+            .map(|(s, _, p)| format!("{s} {p:.4}"))
+            .collect();
+        Ok(Reply {
+            lines: vec![
+                format!(
+                    "info value {:.4} wdl {:.4} {:.4} {:.4} priors {}",
+                    raw.wdl[0] - raw.wdl[2],
+                    raw.wdl[0],
+                    raw.wdl[1],
+                    raw.wdl[2],
+                    top.join(" ")
+                ),
+                "ok".into(),
+            ],
+            quit: false,
+        })
+    }
+
+    fn show(&self) -> Reply {
+        let pos = self.game.position();
+        let mut lines: Vec<String> = crate::draw_board(pos, dama_engine::Color::White)
+            .lines()
+            .map(|l| format!("board {l}"))
+            .collect();
+        lines.push(format!("position {pos}"));
+        lines.push(format!("turn {}", pos.turn()));
+        let moves: Vec<String> = self.game.moves().iter().map(ToString::to_string).collect();
+        lines.push(format!("moves {}", moves.join(" ")).trim_end().to_owned());
+        lines.push(match self.game.termination() {
+            Some((o, t)) => format!("status over {o} {t:?}"),
+            None => "status playing".into(),
+        });
+        lines.push(format!("legal {}", self.legal_list()));
+        lines.push("ok".into());
+        Reply { lines, quit: false }
+    }
+
+    fn legal_list(&self) -> String {
+        legal_list(&self.game)
+    }
+}
+
+fn legal_list(game: &Game) -> String {
+    game.legal_moves()
+        .iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+fn limit_text(l: Limit) -> String {
+    match l {
+        Limit::Sims(n) => format!("sims {n}"),
+        Limit::Time(d) => format!("time {}", d.as_millis()),
+    }
+}
+
+fn one_line(s: &str) -> String {
+    s.lines().collect::<Vec<_>>().join(" ")
+}
+
+/// `info …` for a thought: `time_ms`, `nodes`, `value`, `wdl`, `score_cm`,
+/// `depth`, then `pv` last (it runs to the end of the line).
+fn info_line(t: &Thought) -> String {
+    let mut s = format!("info time_ms {} nodes {}", t.elapsed.as_millis(), t.nodes);
+    if let Some(e) = &t.eval {
+        s.push_str(&format!(
+            " value {:.4} wdl {:.4} {:.4} {:.4}",
+            e.value, e.wdl[0], e.wdl[1], e.wdl[2]
+        ));
+    }
+    if let Some((score, depth)) = t.score_cm {
+        s.push_str(&format!(" score_cm {score} depth {depth}"));
+    }
+    let pv: Vec<String> = t.pv.iter().map(ToString::to_string).collect();
+    s.push_str(&format!(" pv {}", pv.join(" ")));
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::BotOptions;
+
+    fn session() -> Session {
+        Session::new(Bot::from_spec("mcts:sims=20", &BotOptions::default()).unwrap())
+    }
+
+    fn last(r: &Reply) -> &str {
+        r.lines.last().map_or("", String::as_str)
+    }
+
+    #[test]
+    fn a_short_session() {
+        let mut s = session();
+        assert_eq!(last(&s.handle("isready")), "readyok");
+        assert_eq!(last(&s.handle("hello")), "ok");
+        assert!(s.handle("").lines.is_empty());
+        assert_eq!(last(&s.handle("position startpos moves d3-d4 d6-d5")), "ok");
+        assert_eq!(s.game().moves().len(), 2);
+        let r = s.handle("go sims 16");
+        assert!(r.lines[0].starts_with("info "), "{r:?}");
+        assert!(r.lines[0].contains(" pv "), "{r:?}");
+        assert!(last(&r).starts_with("bestmove "), "{r:?}");
+        assert_eq!(last(&s.handle("undo 2")), "ok");
+        assert_eq!(s.game().moves().len(), 0);
+        assert!(s.handle("quit").quit);
+    }
+
+    #[test]
+    fn bad_input_is_an_error_and_the_session_goes_on() {
+        let mut s = session();
+        for bad in [
+            "fly",
+            "position",
+            "position W:Wz9:B",
+            "position startpos moves d3-d5",
+            "moves e3xe5",
+            "moves d3-d4 d3-d4",
+            "undo 5",
+            "undo x",
+            "go sims",
+            "go sims -1",
+            "go depth 3",
+            "rules promotion=never",
+            "eval",
+        ] {
+            let r = s.handle(bad);
+            assert!(last(&r).starts_with("error "), "{bad}: {r:?}");
+            assert_eq!(r.lines.len(), 1, "{bad}: {r:?}");
+        }
+        assert_eq!(s.game().moves().len(), 0, "no partial move list was kept");
+        let r = s.handle("moves d3-d5");
+        assert!(last(&r).contains("legal: "), "{r:?}");
+        assert_eq!(last(&s.handle("rules no_capture_limit=off")), "ok");
+        assert_eq!(s.game().rules().no_capture_limit, None);
+        // A finished game: Black to move without pieces.
+        assert_eq!(last(&s.handle("position B:Wa2:B")), "ok");
+        assert!(last(&s.handle("go")).starts_with("error "));
+        assert!(last(&s.handle("show")) == "ok");
+    }
+}

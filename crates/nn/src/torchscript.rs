@@ -1,0 +1,178 @@
+//! Running an exported TorchScript network (`model.ts` of a bundle written
+//! by `dama export`) behind [`dama_mcts::Evaluator`].
+//!
+//! The module's `forward` takes planes `[B, C, 8, 8]` (f32, the layout of
+//! [`encode`](crate::encode)) and returns the tuple `(policy_logits [B,
+//! 1792], wdl_logits [B, 3])`, exactly what [`Network::forward_t`](crate::Network::forward_t)
+//! computes in evaluation mode. Checking that the module was exported for
+//! this build's encoding is the job of whoever reads the bundle's metadata
+//! (`dama-bot`); this module checks the shapes it gets back.
+
+use std::path::Path;
+
+use dama_mcts::{Evaluation, Evaluator, Game as SearchGame, Leaf, Pov, Wdl};
+use tch::{CModule, Device, IValue, Kind, Tensor};
+
+use crate::encode::{NUM_PLANES, PLANES_LEN, POLICY_SIZE};
+use crate::error::{Error, Result};
+use crate::evaluator::{masked_softmax, NnInput, RawOutput};
+
+/// A TorchScript policy/value network on a device, in evaluation mode.
+#[derive(Debug)]
+pub struct TorchScriptEvaluator {
+    module: CModule,
+    device: Device,
+    planes: Vec<f32>,
+}
+
+impl TorchScriptEvaluator {
+    /// Loads the TorchScript module at `path` onto `device` and runs it once
+    /// on an empty position to check its output shapes.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Corrupt`] if libtorch cannot load the file or the module
+    /// does not answer with `(policy [B, 1792], wdl [B, 3])`.
+    pub fn load(path: &Path, device: Device) -> Result<TorchScriptEvaluator> {
+        let mut module = CModule::load_on_device(path, device).map_err(|e| Error::Corrupt {
+            path: path.to_path_buf(),
+            reason: format!("not a loadable TorchScript module: {e}"),
+        })?;
+        module.set_eval();
+        let eval = TorchScriptEvaluator {
+            module,
+            device,
+            planes: Vec::new(),
+        };
+        eval.infer(&vec![0.0; PLANES_LEN], 1)
+            .map_err(|e| Error::Corrupt {
+                path: path.to_path_buf(),
+                reason: format!("the module does not behave like a dama network: {e}"),
+            })?;
+        Ok(eval)
+    }
+
+    /// The device the module runs on.
+    pub fn device(&self) -> Device {
+        self.device
+    }
+
+    /// Runs the module on `n` encoded positions (`planes`: `n · PLANES_LEN`
+    /// values, `[n, C, 8, 8]` row-major): policy logits `[n, 1792]` and
+    /// softmaxed WDL `[n, 3]`, as [`NnEvaluator::infer`](crate::NnEvaluator::infer).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Shape`] for a wrong input length or output shape; libtorch
+    /// errors.
+    pub fn infer(&self, planes: &[f32], n: usize) -> Result<RawOutput> {
+        if planes.len() != n * PLANES_LEN {
+            return Err(Error::Shape(format!(
+                "infer: {} plane values for {n} positions of {PLANES_LEN}",
+                planes.len()
+            )));
+        }
+        if n == 0 {
+            return Ok(RawOutput {
+                policy_logits: Vec::new(),
+                wdl: Vec::new(),
+            });
+        }
+        tch::no_grad(|| {
+            let xs = Tensor::f_from_slice(planes)?
+                .f_view([n as i64, NUM_PLANES as i64, 8, 8])?
+                .f_to_device(self.device)?;
+            let out = self.module.forward_is(&[IValue::Tensor(xs)])?;
+            let (policy, wdl) = match out {
+                IValue::Tuple(mut v) if v.len() == 2 => {
+                    let w = v.pop();
+                    let p = v.pop();
+                    match (p, w) {
+                        (Some(IValue::Tensor(p)), Some(IValue::Tensor(w))) => (p, w),
+                        _ => {
+                            return Err(Error::Shape(
+                                "the module must return a tuple of two tensors".into(),
+                            ))
+                        }
+                    }
+                }
+                _ => {
+                    return Err(Error::Shape(
+                        "the module must return a tuple (policy_logits, wdl_logits)".into(),
+                    ))
+                }
+            };
+            if policy.size() != [n as i64, POLICY_SIZE as i64] || wdl.size() != [n as i64, 3] {
+                return Err(Error::Shape(format!(
+                    "the module returned policy {:?} and wdl {:?}, expected [{n}, {POLICY_SIZE}] and [{n}, 3]",
+                    policy.size(),
+                    wdl.size()
+                )));
+            }
+            let policy = policy
+                .f_to_kind(Kind::Float)?
+                .f_to_device(Device::Cpu)?
+                .f_contiguous()?;
+            let wdl = wdl
+                .f_to_kind(Kind::Float)?
+                .f_softmax(1, Kind::Float)?
+                .f_to_device(Device::Cpu)?
+                .f_contiguous()?;
+            let mut policy_logits = vec![0f32; n * POLICY_SIZE];
+            policy.f_copy_data(&mut policy_logits, n * POLICY_SIZE)?;
+            let mut wdl_v = vec![0f32; n * 3];
+            wdl.f_copy_data(&mut wdl_v, n * 3)?;
+            Ok(RawOutput {
+                policy_logits,
+                wdl: wdl_v,
+            })
+        })
+    }
+
+    /// Evaluates states with explicit action lists, as
+    /// [`NnEvaluator::evaluate_states`](crate::NnEvaluator::evaluate_states).
+    ///
+    /// # Errors
+    ///
+    /// As [`TorchScriptEvaluator::infer`].
+    pub fn evaluate_states<S: NnInput>(
+        &mut self,
+        batch: &[(&S, &[S::Action])],
+    ) -> Result<Vec<Evaluation>> {
+        let n = batch.len();
+        let mut planes = std::mem::take(&mut self.planes);
+        planes.clear();
+        planes.resize(n * PLANES_LEN, 0.0);
+        for ((state, _), chunk) in batch.iter().zip(planes.chunks_exact_mut(PLANES_LEN)) {
+            state.encode_planes(chunk);
+        }
+        let raw = self.infer(&planes, n);
+        self.planes = planes;
+        let raw = raw?;
+        Ok(batch
+            .iter()
+            .enumerate()
+            .map(|(i, (state, actions))| {
+                let logits = &raw.policy_logits[i * POLICY_SIZE..(i + 1) * POLICY_SIZE];
+                let w = &raw.wdl[i * 3..i * 3 + 3];
+                Evaluation {
+                    policy: masked_softmax(logits, actions.iter().map(|&a| state.policy_index(a))),
+                    value: Wdl::<Pov>::new(w[0], w[1], w[2]),
+                }
+            })
+            .collect())
+    }
+}
+
+impl<G> Evaluator<G> for TorchScriptEvaluator
+where
+    G: SearchGame + NnInput<Action = <G as SearchGame>::Action>,
+{
+    type Error = Error;
+
+    fn evaluate(&mut self, batch: &[Leaf<'_, G>]) -> Result<Vec<Evaluation>> {
+        let pairs: Vec<(&G, &[<G as SearchGame>::Action])> =
+            batch.iter().map(|l| (l.state, l.actions)).collect();
+        self.evaluate_states(&pairs)
+    }
+}
