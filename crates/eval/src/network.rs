@@ -144,9 +144,10 @@ impl NetworkPlayer {
                         .evaluator
                         .evaluate_states::<Game>(&[(&state, steps.as_slice())])
                         .map_err(|e| nn_error(&self.name, e))?;
-                    let policy = &eval[0].policy;
+                    let policy = eval.first().map(|e| e.policy.as_slice()).unwrap_or(&[]);
+                    let p = |i: usize| policy.get(i).copied().unwrap_or(0.0);
                     let best = (0..steps.len())
-                        .max_by(|&a, &b| policy[a].total_cmp(&policy[b]))
+                        .max_by(|&a, &b| p(a).total_cmp(&p(b)))
                         .unwrap_or(0);
                     steps[best]
                 }
