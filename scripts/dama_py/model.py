@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from .encode import ENCODING_VERSION, NUM_PLANES, encode_planes, policy_index
+from .encode import ENCODING_VERSION, NUM_PLANES, POLICY_SIZE, encode_planes, policy_index
 from .movegen import legal_steps
 from .position import Position
 
@@ -55,7 +55,10 @@ def load_bundle(directory) -> Loaded:
     d = Path(directory)
     meta = json.loads((d / "bundle.json").read_text(encoding="utf-8"))
     _check_encoding(meta, d / "bundle.json")
-    module = torch.jit.load(str(d / "model.ts"), map_location="cpu").eval()
+    if meta.get("input_planes", NUM_PLANES) != NUM_PLANES or meta.get("policy_size", POLICY_SIZE) != POLICY_SIZE:
+        raise ValueError(f"{d / 'bundle.json'}: input planes {meta.get('input_planes')}, policy size "
+                         f"{meta.get('policy_size')}; the encoder writes {NUM_PLANES} and {POLICY_SIZE}")
+    module = torch.jit.load(str(d / meta.get("model_file", "model.ts")), map_location="cpu").eval()
     return Loaded(module, "bundle", d, meta)
 
 
