@@ -15,12 +15,12 @@ const CASES: &[(&str, &str, u32)] = &[
     (
         "midgame",
         "W:Wa2,b2,c2,e2,f2,g2,h2,a3,c3,d3,f3,h3,e4:Ba5,d5,a6,b6,c6,e6,g6,h6,a7,c7,d7,e7,f7,h7",
-        8,
+        7,
     ),
     (
         "kings-and-men",
         "B:Wa2,c3,d3,f2,g3,Kh1,Kb6:Bb7,c6,e6,f7,g6,Ka8,Kd4",
-        7,
+        8,
     ),
 ];
 

@@ -343,7 +343,9 @@ impl Game {
     /// capture. Empty when the side to move is blocked or has no pieces.
     ///
     /// Playing any sequence of these steps to completion plays a legal move,
-    /// and every legal move (every path of it) can be played this way.
+    /// and every legal move (every path of it) can be played this way. This
+    /// does not look at draws: check [`Game::outcome`] first (after the end,
+    /// [`Game::play_step`] refuses to start a new move).
     pub fn legal_steps(&self) -> StepList {
         let mut out = StepList::new();
         if let Some(p) = &self.pending {
@@ -454,25 +456,15 @@ impl Game {
             pending.role,
             promotes,
         );
-        // Use the listed move (its representative path) so that moves()
-        // and policies agree with legal_moves().
-        let listed = built.and_then(|b| {
-            self.position
-                .legal_moves()
-                .into_iter()
-                .find(|m| *m == b)
-                .map(|m| (m, b))
-        });
-        match listed {
-            Some((_, b)) => {
+        // Every maximal sequence is a legal move; check it all the same so
+        // that a bug can never play an illegal move.
+        match built {
+            Some(m) if self.position.legal_moves().contains(&m) => {
                 // Record the path actually played.
-                self.play_unchecked(&b);
-                Ok(StepResult::Completed(b))
+                self.play_unchecked(&m);
+                Ok(StepResult::Completed(m))
             }
-            None => {
-                // Cannot happen: every maximal sequence is a legal move.
-                Err(illegal())
-            }
+            _ => Err(illegal()),
         }
     }
 }

@@ -670,21 +670,29 @@ pub(crate) fn count<S: Side>(
         gen_captures::<S, CompactList>(capturers, occ, them, kings, continue_as_king, scratch);
         return scratch.len() as u64;
     }
-    // Three target sets added with a carry-save adder: two popcounts, not
-    // three (this matters without a hardware popcount).
+    // The target sets of the men (three directions) and of each king are
+    // added square by square in a 3-bit bit-sliced counter (a square is the
+    // target of at most 3 men and 4 kings), so that only three popcounts are
+    // needed however many kings there are (popcount is slow without the
+    // hardware instruction).
     let a = fwd::<S>(men) & empty;
     let b = ((men & !FILE_H) << 1) & empty;
     let c = ((men & !FILE_A) >> 1) & empty;
-    let ones = a ^ b ^ c;
-    let twos = (a & b) | (c & (a ^ b));
-    let mut n = ones.count_ones() + 2 * twos.count_ones();
+    let mut ones = a ^ b ^ c;
+    let mut twos = (a & b) | (c & (a ^ b));
+    let mut fours = 0u64;
     let mut k = our_kings;
     while k != 0 {
         let from = k.trailing_zeros() as usize;
         k &= k - 1;
-        n += king_slides(from, occ).count_ones();
+        let x = king_slides(from, occ);
+        let carry1 = ones & x;
+        ones ^= x;
+        let carry2 = twos & carry1;
+        twos ^= carry1;
+        fours |= carry2;
     }
-    u64::from(n)
+    u64::from(ones.count_ones() + 2 * twos.count_ones() + 4 * fours.count_ones())
 }
 
 /// Calls `visit(us, kings)` with the position after each quiet move (the
