@@ -194,3 +194,92 @@ fn timed_search_respects_its_budget() {
     assert!(r.best.is_some());
     assert!(!r.pv.is_empty());
 }
+
+/// Plain negamax with the same rules, extensions and evaluation as the
+/// engine but no pruning, no table and no move ordering.
+fn reference(pos: &Position, depth: i32, ply: i32, path: &mut Vec<u64>) -> i32 {
+    use dama_eval::alphabeta::{evaluate, MATE};
+    if let Some(limit) = pos.rules().no_capture_limit {
+        if pos.plies_since_capture() >= limit {
+            return 0;
+        }
+    }
+    if pos.us().count() == 1 && pos.them().count() == 1 {
+        return 0;
+    }
+    let reversible = usize::from(pos.plies_since_capture());
+    if reversible >= 4
+        && path
+            .iter()
+            .rev()
+            .take(reversible)
+            .skip(1)
+            .step_by(2)
+            .any(|&h| h == pos.hash())
+    {
+        return 0;
+    }
+    if ply >= 127 {
+        return evaluate(pos);
+    }
+    let moves = pos.legal_moves();
+    if moves.is_empty() {
+        return match pos.outcome().and_then(|o| o.winner()) {
+            None if pos.outcome().is_some() => 0,
+            Some(w) if w == pos.turn() => MATE - ply,
+            _ => -MATE + ply,
+        };
+    }
+    if depth <= 0 && !moves[0].is_capture() {
+        return evaluate(pos);
+    }
+    let child_depth = if moves.len() == 1 { depth } else { depth - 1 }.max(0);
+    path.push(pos.hash());
+    let best = moves
+        .iter()
+        .map(|m| {
+            let mut p = *pos;
+            p.play_unchecked(m);
+            -reference(&p, child_depth, ply + 1, path)
+        })
+        .max()
+        .expect("at least one move");
+    path.pop();
+    best
+}
+
+/// Pruning, the table, ordering and the null-window re-searches change
+/// nothing: the engine's score equals plain negamax on random positions.
+#[test]
+fn alphabeta_score_equals_plain_negamax() {
+    use rand::Rng;
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(42);
+    let mut checked = 0;
+    while checked < 40 {
+        let mut game = Game::new();
+        let plies = rng.gen_range(4..60);
+        for _ in 0..plies {
+            if game.outcome().is_some() {
+                break;
+            }
+            let moves = game.legal_moves();
+            let m = moves[rng.gen_range(0..moves.len())];
+            game.play_unchecked(&m);
+        }
+        if game.outcome().is_some() {
+            continue;
+        }
+        // The engine only sees the position, so start the counters afresh.
+        let pos = game.position().with_counters(0, 0);
+        if pos.legal_moves().len() < 2 {
+            continue;
+        }
+        for depth in 1..=4 {
+            let mut engine = AlphaBeta::new(1);
+            let r = engine.search(&pos, &[], SearchLimits::depth(depth));
+            let want = reference(&pos, depth as i32, 0, &mut Vec::new());
+            assert_eq!(r.score, want, "{pos} depth {depth}");
+        }
+        checked += 1;
+    }
+}
