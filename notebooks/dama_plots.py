@@ -141,8 +141,8 @@ def load_run(run_dir: str | os.PathLike) -> Run:
 # Helpers
 
 
-def _empty(ax, what: str):
-    ax.text(0.5, 0.5, f"no {what} yet", ha="center", va="center", transform=ax.transAxes, color="gray")
+def _empty(ax, what: str, hint: str = ""):
+    ax.text(0.5, 0.5, f"no {what} yet" + (f"\n{hint}" if hint else ""), ha="center", va="center", transform=ax.transAxes, color="gray")
     ax.set_xticks([])
     ax.set_yticks([])
 
@@ -317,7 +317,7 @@ def plot_ladder(run: Run, ax=None):
     ax = ax or plt.figure(figsize=(7, 4.5)).gca()
     lad = run.ladder
     if lad is None or lad.empty:
-        _empty(ax, "ladder (run `dama ladder --run NAME`)")
+        _empty(ax, "ladder", "(run `dama ladder --run NAME`)")
         return ax
     lad = lad.copy()
     lad["gen"] = lad["name"].map(ladder_generation)
