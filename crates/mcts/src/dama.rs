@@ -1,1 +1,177 @@
-//! Turkish draughts adapter (pending the engine API).
+//! The Turkish draughts adapter: [`DamaState`] implements [`Game`] for
+//! [`dama_engine::Game`], one [`Step`] (a quiet move or a single jump) per
+//! action, so a multi-capture is decided jump by jump by the same player.
+//!
+//! Also [`MaterialEvaluator`], a network-free evaluator that counts pieces.
+
+use std::convert::Infallible;
+
+use dama_engine::{Color, Position, Role, Step};
+
+use crate::evaluator::{uniform, Evaluation, Evaluator, Leaf};
+use crate::game::Game;
+use crate::value::{Outcome, Player, Wdl};
+
+/// The engine's colour as a search player: White moves first.
+#[inline]
+#[must_use]
+pub fn player(color: Color) -> Player {
+    match color {
+        Color::White => Player::First,
+        Color::Black => Player::Second,
+    }
+}
+
+/// The search player as the engine's colour.
+#[inline]
+#[must_use]
+pub fn color(player: Player) -> Color {
+    match player {
+        Player::First => Color::White,
+        Player::Second => Color::Black,
+    }
+}
+
+/// A Turkish draughts game as the search sees it: a [`dama_engine::Game`]
+/// (position, repetition history, capture in progress), played step by
+/// step. Its hash is [`dama_engine::Game::hash`], which includes the
+/// capture in progress.
+#[derive(Clone, Debug)]
+pub struct DamaState {
+    game: dama_engine::Game,
+}
+
+impl DamaState {
+    /// Wraps a game (its history counts for threefold repetition).
+    #[must_use]
+    pub fn new(game: dama_engine::Game) -> Self {
+        DamaState { game }
+    }
+
+    /// A game starting at `position`.
+    #[must_use]
+    pub fn from_position(position: Position) -> Self {
+        DamaState::new(dama_engine::Game::from_position(position))
+    }
+
+    /// The wrapped game.
+    #[must_use]
+    pub fn game(&self) -> &dama_engine::Game {
+        &self.game
+    }
+
+    /// Unwraps the game.
+    #[must_use]
+    pub fn into_game(self) -> dama_engine::Game {
+        self.game
+    }
+
+    /// Material balance for the player to act, counting the capture in
+    /// progress: men count 1, kings `king_value`.
+    #[must_use]
+    pub fn material(&self, king_value: f32) -> f32 {
+        let pos = self.game.position();
+        let us = self.game.turn();
+        let them = us.other();
+        let value = |men: u32, kings: u32| men as f32 + king_value * kings as f32;
+        match self.game.pending_capture() {
+            None => {
+                let side = |c: Color| {
+                    let kings = (pos.pieces(c) & pos.kings()).count();
+                    value(pos.pieces(c).count() - kings, kings)
+                };
+                side(us) - side(them)
+            }
+            Some(p) => {
+                // Ours: the moving piece counted by its role, the rest as
+                // they stood at the start of the turn.
+                let rest = pos.pieces(us).without(p.origin());
+                let rest_kings = (rest & pos.kings()).count();
+                let moving_king = p.role() == Role::King || p.captures_as_king();
+                let ours = value(rest.count() - rest_kings, rest_kings)
+                    + if moving_king { king_value } else { 1.0 };
+                let theirs_bb = p.pieces(pos, them);
+                let their_kings = (theirs_bb & pos.kings()).count();
+                ours - value(theirs_bb.count() - their_kings, their_kings)
+            }
+        }
+    }
+}
+
+impl From<dama_engine::Game> for DamaState {
+    fn from(game: dama_engine::Game) -> Self {
+        DamaState::new(game)
+    }
+}
+
+impl Game for DamaState {
+    type Action = Step;
+
+    #[inline]
+    fn to_play(&self) -> Player {
+        // During a capture the position (and its side to move) is the one
+        // at the start of the turn: the capturing side.
+        player(self.game.turn())
+    }
+
+    fn legal_actions(&self, out: &mut Vec<Step>) {
+        out.extend(self.game.legal_steps());
+    }
+
+    fn apply(&mut self, action: Step) {
+        let played = self.game.play_step(action);
+        debug_assert!(played.is_ok(), "illegal step {action:?}: {played:?}");
+    }
+
+    fn outcome(&self) -> Option<Outcome> {
+        if self.game.pending_capture().is_some() {
+            return None;
+        }
+        self.game.outcome().map(|o| match o.winner() {
+            Some(c) => Outcome::Win(player(c)),
+            None => Outcome::Draw,
+        })
+    }
+
+    #[inline]
+    fn hash(&self) -> u64 {
+        self.game.hash()
+    }
+}
+
+/// Uniform priors and a value from the material balance:
+/// `tanh(scale · (ours − theirs))` with men 1 and kings `king_value`.
+/// A network-free baseline and the evaluator of the tactical tests.
+#[derive(Clone, Copy, Debug)]
+pub struct MaterialEvaluator {
+    /// Value of a king in men (default 3).
+    pub king_value: f32,
+    /// Steepness of the value (default 0.5: one man up is worth ≈ 0.46).
+    pub scale: f32,
+}
+
+impl Default for MaterialEvaluator {
+    fn default() -> Self {
+        MaterialEvaluator {
+            king_value: 3.0,
+            scale: 0.5,
+        }
+    }
+}
+
+impl Evaluator<DamaState> for MaterialEvaluator {
+    type Error = Infallible;
+
+    fn evaluate(&mut self, batch: &[Leaf<'_, DamaState>]) -> Result<Vec<Evaluation>, Infallible> {
+        Ok(batch
+            .iter()
+            .map(|leaf| Evaluation {
+                policy: uniform(leaf.actions.len()),
+                value: Wdl::from_scalar(
+                    (self.scale * leaf.state.material(self.king_value)).tanh(),
+                    0.0,
+                ),
+            })
+            .collect())
+    }
+}
