@@ -5,7 +5,9 @@
 # and notebooks/bot.ipynb with nbclient (any cell error fails), the bot
 # notebook on the run's checkpoint and, when `dama export` exists, on an
 # exported bundle too. Also checks scripts/dama_py (the notebooks' encoder
-# and move generator) against the engine's perft data.
+# and move generator) against the engine's perft data and, when `dama
+# analyse` exists, the network's output through dama_py and the PyTorch twin
+# against the Rust encoder and network on the same positions.
 #
 # Usage: scripts/test-notebooks.sh    (called at the end of scripts/test.sh)
 # Env:   DAMA_NOTEBOOK_OUT  keep the executed notebooks and the run here
@@ -29,6 +31,12 @@ echo "== dama_py: move generator vs the engine's perft data, encoding layout"
 
 echo "== tiny run (configs/smoke.toml)"
 "$dama" train --config configs/smoke.toml --checkpoints "$tmp" --run smoke --quiet
+
+latest="$(ls "$run"/models/gen-*.safetensors | grep -v '\.optim\.' | sort | tail -n 1)"
+if "$dama" analyse --help >/dev/null 2>&1; then
+  echo "== dama_py + PyTorch twin vs dama analyse (encoding, legal steps, priors, WDL)"
+  (cd scripts && "$PY" -m dama_py.check --depth 1 --analyse "$dama" --checkpoint "$latest")
+fi
 
 echo "== dama ladder (2 games a pairing)"
 ladder=("--games" 2 "--sims" 2 "--baselines" random,greedy)
@@ -65,7 +73,6 @@ done
 bundle=""
 if "$dama" export --help >/dev/null 2>&1; then
   echo "== dama export (a bundle for the bot notebook)"
-  latest="$(ls "$run"/models/gen-*.safetensors | grep -v '\.optim\.' | sort | tail -n 1)"
   "$dama" export --checkpoint "$latest" --out "$tmp/bundle"
   bundle="$tmp/bundle"
 fi

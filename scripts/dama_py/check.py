@@ -1,8 +1,11 @@
 """Self-check of dama_py against the engine: perft counts of the engine's
-perft data files (default-rules positions, depth <= MAX_DEPTH) and the
-encoder's layout on known positions. Run from scripts/:
+perft data files (default-rules positions, depth <= --depth) and the
+encoder's layout on known positions; with --analyse, the network's output on
+positions through dama_py (encoder, legal steps, policy indices, the PyTorch
+twin) against `dama analyse --json` (the Rust encoder and network). Run from
+scripts/:
 
-    python -m dama_py.check [--depth N]
+    python -m dama_py.check [--depth N] [--analyse path/to/dama --checkpoint gen-NNNN.safetensors]
 
 Exits non-zero on any difference."""
 
@@ -78,9 +81,89 @@ def check_encoding() -> list:
     return errors
 
 
+def sample_positions(n: int, seed: int = 7) -> list:
+    """Positions of seeded random games (whole moves), with both sides still
+    having two or more pieces and a legal move."""
+    import random
+
+    from .movegen import legal_moves, play
+
+    rng = random.Random(seed)
+    out = []
+    while len(out) < n:
+        pos = Position.startpos()
+        for ply in range(rng.randrange(4, 90)):
+            moves = legal_moves(pos)
+            if not moves:
+                break
+            pos = play(pos, rng.choice(moves))
+        pos = Position.parse(str(pos))  # zeroed counters, as `dama analyse` parses it
+        counts = [sum(c == side for c, _ in pos.pieces.values()) for side in "WB"]
+        if min(counts) >= 2 and legal_moves(pos):
+            out.append(str(pos))
+    return out
+
+
+ANALYSE_POSITIONS = [
+    "startpos",
+    "B:Wa2,b2,c3,d3,Kd4:Ba7,b6,c6,Kh8",
+    "W:Wb3,Kh1:Bc3,d4,e6,Ka8",
+    "B:Wc4,Kf5:Bc5,d7,Kb8",
+    "W:Wa2,b2,d3,g3:Bd4,d6,g4,a6,b7",
+    "W:WKd4,a2:Bd6,f7,a7",
+    # The bot notebook's positions.
+    "B:Wa2,b2,c2,d2,e2,f2,g2,h2,a3,b3,c3,d4,e3,f3,g3,h3:Ba6,b6,c6,d6,e6,f6,g6,h6,a7,b7,c7,d7,e7,f7,g7,h7",
+    "W:Wd3,g3,a2,b2:Bd4,d6,g4,a6,b7",
+    "W:WKd4:Bd6,f7,a7",
+    "W:Wc6,e2,f2:Bb4,h4,g5",
+    "B:WKa1,c3:BKh8,f6",
+]
+
+
+def check_against_dama(dama: str, checkpoint: str, n_random: int, tol: float = 1e-4) -> tuple[list, int]:
+    """Compares dama_py + the PyTorch twin with `dama analyse --json` on the
+    fixed positions and n_random random ones."""
+    import json
+    import subprocess
+
+    from .model import evaluate, load_checkpoint
+
+    net = load_checkpoint(checkpoint)
+    positions = ANALYSE_POSITIONS + sample_positions(n_random)
+    ours = evaluate(net, positions)
+    errors = []
+    for text, ev in zip(positions, ours):
+        r = subprocess.run(
+            [dama, "analyse", "--checkpoint", checkpoint, "--position", text, "--json", "--sims", "1"],
+            capture_output=True, text=True,
+        )
+        if r.returncode != 0:
+            errors.append(f"dama analyse {text}: {r.stderr.strip()}")
+            continue
+        rust = json.loads(r.stdout)["network"]
+        dw = float(np.abs(np.array(rust["wdl"]) - ev.wdl).max())
+        if dw > tol:
+            errors.append(f"{text}: WDL differs by {dw:.2e} (rust {rust['wdl']}, dama_py {ev.wdl.tolist()})")
+        theirs = {p["index"]: (p["step"], p["prior"]) for p in rust["priors"]}
+        mine = {policy_index(s, ev.position.turn): (str(s), p) for s, p in ev.steps}
+        if set(theirs) != set(mine):
+            errors.append(f"{text}: legal steps differ: rust {sorted(v[0] for v in theirs.values())}, "
+                          f"dama_py {sorted(v[0] for v in mine.values())}")
+            continue
+        for i, (step, prior) in theirs.items():
+            if step != mine[i][0] or abs(prior - mine[i][1]) > tol:
+                errors.append(f"{text}: step {step} (index {i}): rust prior {prior:.6f}, "
+                              f"dama_py {mine[i][0]} {mine[i][1]:.6f}")
+                break
+    return errors, len(positions)
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--depth", type=int, default=3)
+    ap.add_argument("--analyse", metavar="DAMA", help="the dama binary to compare the network output with")
+    ap.add_argument("--checkpoint", help="a gen-NNNN.safetensors for --analyse")
+    ap.add_argument("--random", type=int, default=8, help="random positions for --analyse")
     args = ap.parse_args()
     errors = check_encoding()
     n = 0
@@ -94,7 +177,16 @@ def main() -> int:
     if n == 0:
         errors.append("no perft data found")
         print(f"dama_py check: no perft data under {DATA}", file=sys.stderr)
-    print(f"dama_py check: {n} perft counts and the encoding layout, {len(errors)} problems")
+    what = f"{n} perft counts and the encoding layout"
+    if args.analyse:
+        if not args.checkpoint:
+            ap.error("--analyse needs --checkpoint")
+        more, m = check_against_dama(args.analyse, args.checkpoint, args.random)
+        for e in more:
+            print("dama_py check:", e, file=sys.stderr)
+        errors += more
+        what += f", network output on {m} positions vs dama analyse"
+    print(f"dama_py check: {what}, {len(errors)} problems")
     return 1 if errors else 0
 
 
