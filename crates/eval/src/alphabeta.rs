@@ -399,17 +399,20 @@ impl AlphaBeta {
         if ply >= MAX_PLY - 1 {
             return evaluate(pos);
         }
+        // Quiescence: at depth 0 a side that must capture has no stand-pat,
+        // so every capture is searched (depth stays at 0); otherwise the
+        // static evaluation stands. Leaves are told apart without
+        // generating moves.
+        if depth <= 0 && !pos.has_capture() {
+            if !has_quiet_move(pos) {
+                return no_move_score(pos, ply);
+            }
+            return evaluate(pos);
+        }
         let mut moves = MoveList::new();
         pos.legal_moves_into(&mut moves);
         if moves.is_empty() {
             return no_move_score(pos, ply);
-        }
-        let forced_capture = moves[0].is_capture();
-        // Quiescence: at depth 0 a side that must capture has no stand-pat,
-        // so every capture is searched (depth stays at 0); otherwise the
-        // static evaluation stands.
-        if depth <= 0 && !forced_capture {
-            return evaluate(pos);
         }
 
         // Mate-distance pruning.
@@ -606,6 +609,19 @@ fn man_mobility(men: u64, empty: u64, color: Color) -> i32 {
     let l = ((men & !FILE_A) >> 1) & empty;
     let r = ((men & !FILE_H) << 1) & empty;
     (f.count_ones() + l.count_ones() + r.count_ones()) as i32
+}
+
+/// Whether the side to move has a quiet move (a man step or a king slide).
+fn has_quiet_move(pos: &Position) -> bool {
+    let empty = !pos.occupied().0;
+    let us = pos.us().0;
+    let kings = us & pos.kings().0;
+    let men = us & !kings;
+    if man_mobility(men, empty, pos.turn()) > 0 {
+        return true;
+    }
+    let near = (kings << 8) | (kings >> 8) | ((kings & !FILE_H) << 1) | ((kings & !FILE_A) >> 1);
+    near & empty != 0
 }
 
 /// Squares a king on `sq` can slide to.
