@@ -90,7 +90,10 @@ impl Session {
             "go" => self.go(rest),
             "eval" => self.eval(),
             "show" | "d" => Ok(self.show()),
-            "legal" => Ok(Reply::one(format!("legal {}", self.legal_list()))),
+            "legal" => Ok(Reply {
+                lines: vec![format!("legal {}", self.legal_list()), "ok".into()],
+                quit: false,
+            }),
             _ => Err(Error::Input(format!(
                 "unknown command `{cmd}` (commands: {COMMANDS})"
             ))),
@@ -118,10 +121,13 @@ impl Session {
 
     fn set_rules(&mut self, rest: &str) -> Result<Reply, Error> {
         if rest.is_empty() {
-            return Ok(Reply::one(format!(
-                "rules {}",
-                rules_to_string(&self.rules)
-            )));
+            return Ok(Reply {
+                lines: vec![
+                    format!("rules {}", rules_to_string(&self.rules)),
+                    "ok".into(),
+                ],
+                quit: false,
+            });
         }
         let rules = parse_rules(rest)?;
         // Replay the current game under the new rules.

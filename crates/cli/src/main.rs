@@ -4,11 +4,15 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+mod analyse;
 mod bench;
+mod bot;
 mod device;
 mod eval;
+mod export;
 mod games;
 mod perft;
+mod play;
 mod report;
 mod train;
 
@@ -38,12 +42,24 @@ enum Command {
     Bench(bench::BenchArgs),
     /// Plot a run (PNG files) and summarise it (report.md) in its directory.
     Report(report::ReportArgs),
+    /// Export a checkpoint as a bundle: TorchScript, weights, metadata, README.
+    Export(export::ExportArgs),
+    /// Play against the bot in the terminal.
+    Play(play::PlayArgs),
+    /// The bot on a line protocol over stdin/stdout (docs/protocol.md).
+    Bot(bot::BotCmdArgs),
+    /// The bot's evaluation of a position and its top moves.
+    Analyse(analyse::AnalyseArgs),
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Train(args) => train::run(&args),
+        Command::Export(args) => export::run(&args),
+        Command::Play(args) => play::run(&args),
+        Command::Bot(args) => bot::run(&args),
+        Command::Analyse(args) => analyse::run(&args),
         Command::Games(args) => games::run(&args),
         Command::Eval(args) => eval::run_eval(&args),
         Command::Ladder(args) => eval::run_ladder(&args),

@@ -34,6 +34,11 @@ impl TorchScriptEvaluator {
     /// [`Error::Corrupt`] if libtorch cannot load the file or the module
     /// does not answer with `(policy [B, 1792], wdl [B, 3])`.
     pub fn load(path: &Path, device: Device) -> Result<TorchScriptEvaluator> {
+        // The profiling executor and the tensor-expression fuser re-optimize
+        // the graph during the first calls with each new batch shape, which
+        // costs seconds on a CPU; a search calls with many small batches.
+        tch::jit::set_profiling_mode(false);
+        tch::jit::set_tensor_expr_fuser_enabled(false);
         let mut module = CModule::load_on_device(path, device).map_err(|e| Error::Corrupt {
             path: path.to_path_buf(),
             reason: format!("not a loadable TorchScript module: {e}"),

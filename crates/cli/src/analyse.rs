@@ -1,0 +1,126 @@
+//! `dama analyse`: the bot's evaluation of a position and its top moves
+//! with their visit shares.
+
+use anyhow::{bail, Context, Result};
+use clap::Args;
+use dama_engine::{Color, Game, Position};
+use serde_json::json;
+
+use crate::bot::{rules_for, BotArgs};
+
+/// Arguments of `dama analyse`.
+#[derive(Args, Debug)]
+pub struct AnalyseArgs {
+    /// The position: `startpos` or `W:Wa2,b2,Kd4:Ba7,Kh8`.
+    #[arg(long, default_value = "startpos")]
+    position: String,
+    /// Moves to play from the position first, separated by spaces.
+    #[arg(long)]
+    moves: Option<String>,
+    /// Rules (`default` or key=value pairs); default: the network's.
+    #[arg(long)]
+    rules: Option<String>,
+    /// Top moves to show.
+    #[arg(long, default_value_t = 8)]
+    top: usize,
+    /// Print JSON (with the network's raw output: WDL and the prior and
+    /// policy index of every legal step).
+    #[arg(long)]
+    json: bool,
+    #[command(flatten)]
+    bot: BotArgs,
+}
+
+fn pct(x: f32) -> String {
+    format!("{:.1}%", 100.0 * x)
+}
+
+/// Runs `dama analyse`.
+pub fn run(args: &AnalyseArgs) -> Result<()> {
+    let mut bot = args.bot.build()?;
+    let rules = rules_for(args.rules.as_deref(), &bot)?;
+    let pos: Position = args
+        .position
+        .parse()
+        .with_context(|| format!("bad position `{}`", args.position))?;
+    let mut game = Game::from_position(pos.with_rules(rules));
+    for m in args.moves.as_deref().unwrap_or("").split_whitespace() {
+        let mv = game.position().parse_move(m).with_context(|| {
+            let legal: Vec<String> = game.legal_moves().iter().map(ToString::to_string).collect();
+            format!("move `{m}` (legal: {})", legal.join(" "))
+        })?;
+        game.play(&mv).with_context(|| format!("move `{m}`"))?;
+    }
+    if let Some((o, t)) = game.termination() {
+        bail!("the game is over in this position: {o} ({t:?})");
+    }
+    let raw = bot.network_eval(&game)?;
+    let thought = bot.think(&game, None)?;
+    let turn = game.turn();
+    if args.json {
+        let mut top = thought.to_json();
+        if let Some(list) = top.get_mut("top").and_then(|t| t.as_array_mut()) {
+            list.truncate(args.top);
+        }
+        let out = json!({
+            "position": game.position().to_string(),
+            "turn": turn.to_string(),
+            "rules": dama_bot::rules_to_string(&rules),
+            "bot": bot.name(),
+            "analysis": top,
+            "network": raw.as_ref().map(|r| json!({
+                "wdl": r.wdl,
+                "value": r.wdl[0] - r.wdl[2],
+                "priors": r.priors.iter().map(|(s, i, p)| json!({
+                    "step": s.to_string(), "index": i, "prior": p,
+                })).collect::<Vec<_>>(),
+            })),
+        });
+        println!("{}", serde_json::to_string_pretty(&out)?);
+        return Ok(());
+    }
+    println!(
+        "{}",
+        dama_bot::draw_board(game.position(), Color::White).trim_end()
+    );
+    println!("position  {}  ({turn} to move)", game.position());
+    println!(
+        "bot       {}  ({} nodes, {:.0} ms)",
+        bot.name(),
+        thought.nodes,
+        thought.elapsed.as_secs_f64() * 1e3
+    );
+    let wdl = |w: [f32; 3]| format!("W {} D {} L {}", pct(w[0]), pct(w[1]), pct(w[2]));
+    if let Some(e) = &thought.eval {
+        println!("eval      {:+.3} for {turn}  ({})", e.value, wdl(e.wdl));
+    }
+    if let Some(e) = &thought.network {
+        println!("network   {:+.3} for {turn}  ({})", e.value, wdl(e.wdl));
+    }
+    if let Some((s, d)) = thought.score_cm {
+        println!(
+            "score     {:+.2} men for {turn} (depth {d})",
+            f64::from(s) / 100.0
+        );
+    }
+    println!("best      {}", thought.best);
+    let pv: Vec<String> = thought.pv.iter().map(ToString::to_string).collect();
+    println!("pv        {}", pv.join(" "));
+    if !thought.top.is_empty() {
+        println!(
+            "\n  {:<14} {:>7} {:>7} {:>7} {:>7}",
+            "move", "visits", "share", "prior", "value"
+        );
+        for t in thought.top.iter().take(args.top) {
+            println!(
+                "  {:<14} {:>7} {:>7} {:>7} {:>7}",
+                t.mv.to_string(),
+                t.visits,
+                pct(t.share),
+                pct(t.prior),
+                t.value.map_or("-".to_owned(), |v| format!("{v:+.3}"))
+            );
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,147 @@
+//! `dama bot`: the line protocol on stdin/stdout (`docs/protocol.md`), and
+//! the bot options shared by `dama play` and `dama analyse`.
+
+use std::io::{BufRead, Write};
+use std::path::PathBuf;
+use std::time::Duration;
+
+use anyhow::{bail, Context, Result};
+use clap::{Args, ValueEnum};
+use dama_bot::{Bot, BotOptions, Limit, Session};
+use dama_engine::Rules;
+use dama_mcts::Algorithm;
+
+/// Root search of network bots.
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum SearchArg {
+    /// AlphaZero PUCT.
+    Puct,
+    /// Gumbel AlphaZero (simulation budgets only).
+    Gumbel,
+}
+
+/// Which bot, and how strong.
+#[derive(Args, Debug, Clone)]
+pub struct BotArgs {
+    /// The bot: `bundle:DIR`, a bundle directory, a `.safetensors`
+    /// checkpoint, or a player spec (`ckpt:PATH[,sims=N]`, `mcts:sims=N`,
+    /// `alphabeta:depth=N|time=MS`, `greedy`, `random`, `policy:PATH`).
+    /// Default: `alphabeta:depth=4`, or the --checkpoint/--bundle given.
+    #[arg(long, conflicts_with_all = ["checkpoint", "bundle"])]
+    pub bot: Option<String>,
+    /// A checkpoint (`.safetensors`) to play with search.
+    #[arg(long, conflicts_with = "bundle")]
+    pub checkpoint: Option<PathBuf>,
+    /// A bundle directory written by `dama export`.
+    #[arg(long)]
+    pub bundle: Option<PathBuf>,
+    /// Simulations per move (network and MCTS bots).
+    #[arg(long, conflicts_with = "time")]
+    pub sims: Option<u32>,
+    /// Thinking time per move in milliseconds.
+    #[arg(long)]
+    pub time: Option<u64>,
+    /// Root search of network bots (default: the bundle's, else PUCT).
+    #[arg(long, value_enum)]
+    pub search: Option<SearchArg>,
+    /// auto, cpu, cuda or cuda:N.
+    #[arg(long, default_value = "cpu")]
+    pub device: String,
+    /// libtorch threads for network inference (0: libtorch's default).
+    #[arg(long, default_value_t = 1)]
+    pub threads: usize,
+    /// Seed of the bot's random choices.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+}
+
+impl BotArgs {
+    /// The spec string of the bot asked for.
+    pub fn spec(&self) -> String {
+        if let Some(s) = &self.bot {
+            s.clone()
+        } else if let Some(p) = &self.checkpoint {
+            format!("ckpt:{}", p.display())
+        } else if let Some(d) = &self.bundle {
+            format!("bundle:{}", d.display())
+        } else {
+            "alphabeta:depth=4".to_owned()
+        }
+    }
+
+    /// The limit asked for on the command line, if any.
+    pub fn limit(&self) -> Result<Option<Limit>> {
+        match (self.sims, self.time) {
+            (Some(0), _) => bail!("--sims must be positive"),
+            (_, Some(0)) => bail!("--time must be positive"),
+            (Some(n), _) => Ok(Some(Limit::Sims(n))),
+            (_, Some(ms)) => Ok(Some(Limit::Time(Duration::from_millis(ms)))),
+            (None, None) => Ok(None),
+        }
+    }
+
+    /// Builds the bot, its default limit set from --sims/--time.
+    pub fn build(&self) -> Result<Bot> {
+        let spec = self.spec();
+        dama_nn::device::set_torch_threads(self.threads);
+        let options = BotOptions {
+            device: self.device.clone(),
+            seed: self.seed,
+            algorithm: self.search.map(|s| match s {
+                SearchArg::Puct => Algorithm::Puct,
+                SearchArg::Gumbel => Algorithm::Gumbel,
+            }),
+        };
+        let mut bot =
+            Bot::from_spec(&spec, &options).with_context(|| format!("cannot load bot `{spec}`"))?;
+        if let Some(l) = self.limit()? {
+            bot.set_default_limit(l);
+        }
+        Ok(bot)
+    }
+}
+
+/// Parses `--rules`, defaulting to the rules the bot was trained under.
+pub fn rules_for(text: Option<&str>, bot: &Bot) -> Result<Rules> {
+    match text {
+        Some(t) => Ok(dama_bot::parse_rules(t)?),
+        None => Ok(bot.trained_rules().unwrap_or_default()),
+    }
+}
+
+/// Arguments of `dama bot`.
+#[derive(Args, Debug)]
+pub struct BotCmdArgs {
+    #[command(flatten)]
+    bot: BotArgs,
+    /// Rules (`default` or key=value pairs, e.g. `no_capture_limit=off`);
+    /// default: the network's training rules.
+    #[arg(long)]
+    rules: Option<String>,
+}
+
+/// Runs `dama bot`: reads commands from stdin until `quit` or end of input.
+pub fn run(args: &BotCmdArgs) -> Result<()> {
+    let bot = args.bot.build()?;
+    let mut session = Session::new(bot);
+    if let Some(r) = &args.rules {
+        let reply = session.handle(&format!("rules {r}"));
+        if let Some(err) = reply.lines.iter().find(|l| l.starts_with("error")) {
+            bail!("--rules: {}", err.trim_start_matches("error "));
+        }
+    }
+    let stdin = std::io::stdin();
+    let mut out = std::io::stdout().lock();
+    for line in stdin.lock().lines() {
+        let line = line.context("reading stdin")?;
+        let reply = session.handle(&line);
+        for l in &reply.lines {
+            writeln!(out, "{l}")?;
+        }
+        out.flush()?;
+        if reply.quit {
+            break;
+        }
+    }
+    Ok(())
+}

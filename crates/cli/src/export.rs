@@ -1,0 +1,75 @@
+//! `dama export`: a checkpoint → a bundle (TorchScript, weights, metadata,
+//! README).
+
+use std::path::PathBuf;
+
+use anyhow::{Context, Result};
+use clap::Args;
+use dama_bot::{export, ExportOptions};
+
+/// Arguments of `dama export`.
+#[derive(Args, Debug)]
+pub struct ExportArgs {
+    /// The checkpoint's weights (`.safetensors`, with its `.json` sidecar).
+    #[arg(long)]
+    checkpoint: PathBuf,
+    /// The bundle directory to write.
+    #[arg(long)]
+    out: PathBuf,
+    /// Python with PyTorch (default: $DAMA_VENV, the venv of
+    /// scripts/setup-torch.sh, then python3 on PATH).
+    #[arg(long)]
+    python: Option<PathBuf>,
+    /// Simulations per move recorded as the bundle's default strength.
+    #[arg(long, default_value_t = 200)]
+    sims: u32,
+    /// Print the bundle's metadata as JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+/// Runs `dama export`.
+pub fn run(args: &ExportArgs) -> Result<()> {
+    let report = export(&ExportOptions {
+        checkpoint: args.checkpoint.clone(),
+        out: args.out.clone(),
+        python: args.python.clone(),
+        sims: args.sims,
+    })
+    .with_context(|| format!("cannot export {}", args.checkpoint.display()))?;
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&report.meta)?);
+        return Ok(());
+    }
+    let m = &report.meta;
+    println!("bundle written to {}", report.dir.display());
+    println!(
+        "  model.ts (TorchScript), {} + weights.json, bundle.json, README.md",
+        m.weights_file
+    );
+    println!(
+        "  encoding version {}, model {} blocks x {} channels, step {}, {} sims by default",
+        m.encoding_version, m.model.blocks, m.model.channels, m.step, m.search.simulations
+    );
+    if let Some(c) = &m.check {
+        println!(
+            "  check on {} positions: torch.jit.load vs Rust max |diff| {:.1e} (policy logits), {:.1e} (wdl); \
+             libtorch from Rust {:.1e}, {:.1e} (tolerance {:.0e}, torch {})",
+            c.positions,
+            c.python_max_policy_logit_diff,
+            c.python_max_wdl_diff,
+            c.libtorch_max_policy_logit_diff,
+            c.libtorch_max_wdl_diff,
+            c.tolerance,
+            c.torch
+        );
+    }
+    for e in &m.elo {
+        println!(
+            "  Elo vs {}: {:+.0} [{:+.0}, {:+.0}] ({} games)",
+            e.opponent, e.elo, e.elo_lo, e.elo_hi, e.games
+        );
+    }
+    println!("  python: {}", report.python.display());
+    Ok(())
+}
