@@ -26,6 +26,9 @@ fn nn_error(name: &str, e: dama_nn::Error) -> Error {
     }
 }
 
+/// Leaves one checkpoint search gathers per network call on a GPU.
+const CUDA_LEAF_BATCH: u32 = 8;
+
 pub(crate) fn factory(
     spec: &PlayerSpec,
     name: String,
@@ -41,6 +44,14 @@ pub(crate) fn factory(
                     SearchKind::Puct => Algorithm::Puct,
                 },
                 simulations: *sims,
+                // On a GPU one search gathers several leaves per network call
+                // (kept apart by virtual loss); on a CPU parallel games keep
+                // the cores busy and batch 1 is exact.
+                batch_size: if matches!(device, dama_nn::device::Device::Cuda(_)) {
+                    CUDA_LEAF_BATCH.min(*sims)
+                } else {
+                    1
+                },
                 reuse_tree: false,
                 temperature: 0.0,
                 dirichlet_epsilon: 0.0,
