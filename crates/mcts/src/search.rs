@@ -378,13 +378,10 @@ impl<G: Game> Search<G> {
     fn gumbel_root_argmax(&mut self, considered: Option<u32>) -> usize {
         let root = &self.tree.nodes[0];
         let children = &self.tree.nodes[root.children()];
-        self.scratch.sigma_completed_q(
-            root,
-            children,
-            self.root_raw_prior.iter().copied(),
-            &self.config,
-            false,
-        );
+        // Gumbel roots get no Dirichlet noise: the children's priors are
+        // the evaluator's.
+        self.scratch
+            .sigma_completed_q(root, children, &self.config, false);
         let mut best = None;
         let mut best_score = f32::NEG_INFINITY;
         for i in 0..children.len() {
@@ -492,7 +489,10 @@ impl<G: Game> Search<G> {
             let uniform = !(sum.is_finite() && sum > 0.0);
             let k = range.len() as f32;
             for (c, p) in range.zip(&ev.policy) {
-                self.tree.nodes[c].prior = if uniform { 1.0 / k } else { p.max(0.0) / sum };
+                let prior = if uniform { 1.0 / k } else { p.max(0.0) / sum };
+                let node = &mut self.tree.nodes[c];
+                node.prior = prior;
+                node.logit = prior.max(select::TINY).ln();
             }
             let value = ev.value.normalized();
             let node = &mut self.tree.nodes[id.idx()];
@@ -511,6 +511,46 @@ impl<G: Game> Search<G> {
             self.remove_virtual(c);
         }
         Ok(())
+    }
+
+    /// Drops the leaves in flight without evaluating them (for example after
+    /// the evaluator failed): their virtual loss is removed and they become
+    /// unvisited again, so the search can go on.
+    pub fn abandon_pending(&mut self) {
+        for id in std::mem::take(&mut self.pending) {
+            self.remove_virtual(id);
+            if id != NodeId::ROOT {
+                let node = &mut self.tree.nodes[id.idx()];
+                // The children and state stay in the arena as garbage until
+                // the next re-rooting compacts it.
+                node.status = Status::Unvisited;
+                node.num_children = 0;
+                node.state = crate::tree::NO_STATE;
+                self.started = self.started.saturating_sub(1);
+                if let Some(slot) = self.root_child_of(id) {
+                    self.root_search_visits[slot] = self.root_search_visits[slot].saturating_sub(1);
+                }
+            }
+        }
+        for c in std::mem::take(&mut self.collisions) {
+            self.remove_virtual(c);
+        }
+    }
+
+    /// The index among the root's children of the ancestor of `id`.
+    fn root_child_of(&self, id: NodeId) -> Option<usize> {
+        let mut id = id;
+        loop {
+            let parent = self.tree.nodes.get(id.idx())?.parent;
+            if parent == NodeId::ROOT {
+                let first = self.tree.nodes[0].first_child;
+                return Some((id.0 - first) as usize);
+            }
+            if parent == NodeId::NONE {
+                return None;
+            }
+            id = parent;
+        }
     }
 
     /// Ends the search: chooses the action and returns the targets.
@@ -731,8 +771,8 @@ impl<G: Game> Search<G> {
 /// # Errors
 ///
 /// As [`Search::gather`] and [`Search::apply`]; [`Error::Evaluator`] if the
-/// evaluator fails (the searches then hold pending leaves: drop them, or
-/// [`Search::reset`] them).
+/// evaluator fails: the searches then hold pending leaves; call
+/// [`Search::abandon_pending`] on each to go on.
 pub fn step<'s, G, E>(
     searches: impl IntoIterator<Item = &'s mut Search<G>>,
     evaluator: &mut E,

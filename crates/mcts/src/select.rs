@@ -8,7 +8,7 @@ use crate::config::SearchConfig;
 use crate::tree::Node;
 
 /// Smallest prior used when taking logarithms.
-const TINY: f32 = 1e-30;
+pub(crate) const TINY: f32 = 1e-30;
 
 /// Visits of a child including virtual ones, and its Q for the chooser with
 /// virtual loss counted as losses; `None` if it has no visit at all.
@@ -79,7 +79,6 @@ impl GumbelScratch {
         &mut self,
         parent: &Node,
         children: &[Node],
-        priors: impl Iterator<Item = f32>,
         cfg: &SearchConfig,
         virtual_loss: bool,
     ) {
@@ -89,7 +88,8 @@ impl GumbelScratch {
         self.n.clear();
         self.logits.clear();
         let (mut sum_n, mut max_n, mut sum_p, mut sum_pq) = (0.0f32, 0.0f32, 0.0f32, 0.0f32);
-        for (ch, p) in children.iter().zip(priors) {
+        for ch in children {
+            let p = ch.prior;
             let (n, q) = if virtual_loss {
                 q_with_virtual(ch, sign, vl)
             } else if ch.visits > 0 {
@@ -98,7 +98,7 @@ impl GumbelScratch {
             } else {
                 (0.0, None)
             };
-            self.logits.push(p.max(TINY).ln());
+            self.logits.push(ch.logit);
             self.n.push(n);
             sum_n += n;
             max_n = max_n.max(n);
@@ -146,13 +146,7 @@ pub(crate) fn gumbel_interior(
     cfg: &SearchConfig,
     scratch: &mut GumbelScratch,
 ) -> usize {
-    scratch.sigma_completed_q(
-        parent,
-        children,
-        children.iter().map(|c| c.prior),
-        cfg,
-        true,
-    );
+    scratch.sigma_completed_q(parent, children, cfg, true);
     let mut max = f32::NEG_INFINITY;
     for (l, q) in scratch.logits.iter().zip(&scratch.q) {
         max = max.max(l + q);

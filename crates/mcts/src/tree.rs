@@ -54,6 +54,8 @@ pub(crate) struct Node {
     pub(crate) d_sum: f32,
     /// Prior of the action leading here (normalized over its siblings).
     pub(crate) prior: f32,
+    /// `ln(prior)` of the evaluator's prior (Gumbel), cached.
+    pub(crate) logit: f32,
     /// The evaluator's (or terminal) scalar value for `to_play`.
     pub(crate) raw_value: f32,
     /// The evaluator's (or terminal) draw probability.
@@ -75,6 +77,7 @@ impl Node {
             w_abs: 0.0,
             d_sum: 0.0,
             prior: 0.0,
+            logit: 0.0,
             raw_value: 0.0,
             raw_draw: 0.0,
             to_play: Player::First,

@@ -654,3 +654,54 @@ fn config_serde_round_trip_and_rejects_unknown_keys() {
     assert_eq!(back, SearchConfig::default());
     assert!(toml::from_str::<SearchConfig>("simulation = 3\n").is_err());
 }
+
+/// An evaluator that fails on demand.
+struct Flaky {
+    fail: bool,
+}
+
+#[derive(Debug, thiserror::Error)]
+#[error("flaky evaluator failed")]
+struct FlakyError;
+
+impl<G: Game> Evaluator<G> for Flaky {
+    type Error = FlakyError;
+    fn evaluate(&mut self, batch: &[Leaf<'_, G>]) -> Result<Vec<Evaluation>, FlakyError> {
+        if self.fail {
+            return Err(FlakyError);
+        }
+        HashEval.evaluate(batch).map_err(|e| match e {})
+    }
+}
+
+/// After an evaluator error, `abandon_pending` lets the search go on, and
+/// it ends exactly as if the failed round had never happened.
+#[test]
+fn evaluator_errors_can_be_recovered() {
+    let cfg = SearchConfig {
+        batch_size: 4,
+        ..config(Algorithm::Gumbel, 200)
+    };
+    let game = TicTacToe::default();
+    let mut clean = Search::new(cfg.clone(), game).expect("valid");
+    let expected = clean.run(&mut HashEval, &mut rng(1)).expect("runs");
+    let mut s = Search::new(cfg, game).expect("valid");
+    let mut r = rng(1);
+    s.begin(&mut r).expect("begins");
+    let mut flaky = Flaky { fail: false };
+    for round in 0.. {
+        flaky.fail = round == 5;
+        match step([&mut s], &mut flaky) {
+            Ok(0) => break,
+            Ok(_) => {}
+            Err(Error::Evaluator(e)) => {
+                assert_eq!(e.to_string(), "flaky evaluator failed");
+                assert!(s.num_pending() > 0);
+                s.abandon_pending();
+            }
+            Err(e) => panic!("{e}"),
+        }
+    }
+    let got = s.result(&mut r).expect("result");
+    assert_eq!(got, expected);
+}
