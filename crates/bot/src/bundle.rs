@@ -211,3 +211,63 @@ impl Bundle {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn meta() -> BundleMeta {
+        BundleMeta {
+            format: BUNDLE_FORMAT,
+            encoding_version: ENCODING_VERSION,
+            input_planes: NUM_PLANES,
+            policy_size: POLICY_SIZE,
+            rules: Rules::default(),
+            model: ModelConfig::quick(),
+            search: SearchConfig::default(),
+            step: 1,
+            generation: None,
+            elo: Vec::new(),
+            source: "x.safetensors".into(),
+            model_file: "model.ts".into(),
+            weights_file: "weights.safetensors".into(),
+            check: None,
+            dama_version: "0".into(),
+        }
+    }
+
+    #[test]
+    fn load_names_every_mismatch() {
+        let dir = tempfile::tempdir().unwrap();
+        let err = Bundle::load(dir.path()).unwrap_err().to_string();
+        assert!(err.contains("cannot read"), "{err}");
+        let mut v = serde_json::to_value(meta()).unwrap();
+        v["encoding_version"] = 7.into();
+        v["input_planes"] = 13.into();
+        std::fs::write(dir.path().join("bundle.json"), v.to_string()).unwrap();
+        let err = Bundle::load(dir.path()).unwrap_err().to_string();
+        assert!(
+            err.contains("encoding version mismatch") && err.contains("version 7"),
+            "{err}"
+        );
+        assert!(err.contains("13 input planes"), "{err}");
+        std::fs::write(
+            dir.path().join("bundle.json"),
+            serde_json::to_string(&meta()).unwrap(),
+        )
+        .unwrap();
+        let err = Bundle::load(dir.path()).unwrap_err().to_string();
+        assert!(err.contains("model file model.ts is missing"), "{err}");
+        std::fs::write(dir.path().join("model.ts"), b"junk").unwrap();
+        let b = Bundle::load(&dir.path().join("bundle.json")).unwrap();
+        assert_eq!(b.meta, meta());
+        let err = b
+            .evaluator(dama_nn::device::Device::Cpu)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("TorchScript"), "{err}");
+        std::fs::write(dir.path().join("bundle.json"), "[1, 2").unwrap();
+        let err = Bundle::load(dir.path()).unwrap_err().to_string();
+        assert!(err.contains("does not parse"), "{err}");
+    }
+}
