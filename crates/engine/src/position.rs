@@ -440,7 +440,7 @@ impl Position {
                 Some((Outcome::Draw, Termination::MutualBlock))
             };
         }
-        if let Some(limit) = self.rules.no_capture_limit {
+        if let Some(limit) = self.rules.no_capture_limit.filter(|&l| l > 0) {
             if self.plies_since_capture >= limit {
                 return Some((Outcome::Draw, Termination::NoCaptureLimit));
             }

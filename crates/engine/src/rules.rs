@@ -52,8 +52,25 @@ pub struct Rules {
     /// One piece each (default: draw).
     pub one_piece_each: OnePieceEachRule,
     /// Draw after this many consecutive plies without a capture (default
-    /// `Some(50)`, the tournament rule; `None` switches the rule off).
+    /// `Some(50)`, the tournament rule; `None` or `Some(0)` switches the rule
+    /// off). With serde it is written as a number, `0` for off (TOML has no
+    /// null), and read from a number or null.
+    #[cfg_attr(feature = "serde", serde(with = "limit_serde"))]
     pub no_capture_limit: Option<u16>,
+}
+
+/// Serde for [`Rules::no_capture_limit`]: `0` means off.
+#[cfg(feature = "serde")]
+mod limit_serde {
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(v: &Option<u16>, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_u16(v.unwrap_or(0))
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u16>, D::Error> {
+        Ok(Option::<u16>::deserialize(d)?.filter(|&n| n != 0))
+    }
 }
 
 impl Default for Rules {

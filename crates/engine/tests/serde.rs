@@ -1,0 +1,43 @@
+//! Rules through serde (run with `--features serde`).
+
+#![cfg(feature = "serde")]
+#![allow(clippy::unwrap_used, missing_docs)]
+
+use dama_engine::{MidCapturePromotion, OnePieceEachRule, Rules};
+
+#[test]
+fn rules_round_trip_through_toml_and_json() {
+    let variants = [
+        Rules::default(),
+        Rules {
+            promotion_mid_capture: MidCapturePromotion::ContinueAsKing,
+            one_piece_each: OnePieceEachRule::KingBeatsMan,
+            no_capture_limit: None,
+        },
+        Rules {
+            no_capture_limit: Some(80),
+            ..Rules::default()
+        },
+    ];
+    for rules in variants {
+        let t = toml::to_string(&rules).unwrap();
+        assert_eq!(toml::from_str::<Rules>(&t).unwrap(), rules, "{t}");
+        let j = serde_json::to_string(&rules).unwrap();
+        assert_eq!(serde_json::from_str::<Rules>(&j).unwrap(), rules, "{j}");
+    }
+}
+
+#[test]
+fn rules_text_format() {
+    let r: Rules =
+        toml::from_str("promotion_mid_capture = \"continue_as_king\"\nno_capture_limit = 0\n")
+            .unwrap();
+    assert_eq!(r.promotion_mid_capture, MidCapturePromotion::ContinueAsKing);
+    assert_eq!(r.no_capture_limit, None);
+    assert_eq!(r.one_piece_each, OnePieceEachRule::Draw);
+    assert_eq!(toml::from_str::<Rules>("").unwrap(), Rules::default());
+    // Old JSON with null still reads as off.
+    let r: Rules = serde_json::from_str("{\"no_capture_limit\": null}").unwrap();
+    assert_eq!(r.no_capture_limit, None);
+    assert!(toml::from_str::<Rules>("bogus = 1").is_err());
+}
