@@ -15,6 +15,11 @@ use crate::Error;
 /// Version of the protocol, announced by `hello`.
 pub const PROTOCOL_VERSION: u32 = 1;
 
+/// Largest `go sims` accepted (a search tree grows with it).
+const MAX_SIMS: u64 = 10_000_000;
+/// Largest `go time` accepted, in milliseconds (one day).
+const MAX_TIME_MS: u64 = 86_400_000;
+
 const COMMANDS: &str =
     "hello, isready, rules, position, moves, undo, go, eval, show, legal, newgame, quit";
 
@@ -239,8 +244,20 @@ impl Session {
                 })
             };
             limit = Some(match w {
-                "sims" | "nodes" => Limit::Sims(u32::try_from(value(w)?).unwrap_or(u32::MAX)),
-                "time" | "movetime" => Limit::Time(Duration::from_millis(value(w)?)),
+                "sims" | "nodes" => {
+                    let n = value(w)?;
+                    if n > MAX_SIMS {
+                        return Err(Error::Input(format!("go: at most {MAX_SIMS} sims")));
+                    }
+                    Limit::Sims(n as u32)
+                }
+                "time" | "movetime" => {
+                    let ms = value(w)?;
+                    if ms > MAX_TIME_MS {
+                        return Err(Error::Input(format!("go: at most {MAX_TIME_MS} ms")));
+                    }
+                    Limit::Time(Duration::from_millis(ms))
+                }
                 _ => {
                     return Err(Error::Input(format!(
                         "go: unknown option `{w}` (go [sims N | time MS])"
@@ -390,6 +407,7 @@ mod tests {
             "undo x",
             "go sims",
             "go sims -1",
+            "go sims 99999999999",
             "go depth 3",
             "rules promotion=never",
             "eval",
