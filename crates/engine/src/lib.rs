@@ -57,6 +57,21 @@
 //!   [`Rules::no_capture_limit`] plies without a capture (default 50, `None`
 //!   for off).
 //!
+//! # Text formats
+//!
+//! * Positions ([`Position`]'s `FromStr`/`Display`): `W:Wa2,b2,Kd4:Ba7,Kh8`
+//!   — the side to move, then each side's squares after its letter, `K`
+//!   before a king; `startpos` for the initial position. Counters and rules
+//!   are not part of the text.
+//! * Moves ([`Move`]'s `Display`, [`Position::parse_move`], [`MoveText`]):
+//!   `d3-d4` (quiet), `d4xd6` (one jump), `b3xd3xd5` (every landing square in
+//!   order). On input a trailing `=K` is accepted (and must agree with the
+//!   move), `X` and `:` read as `x`, and the short form `fromxto` is accepted
+//!   for a longer capture when exactly one legal move matches it.
+//! * Game records ([`GameRecord`]): optional `[Tag "value"]` lines (a
+//!   `[Position "…"]` tag gives a non-standard start), then numbered moves and
+//!   a result: `1. d3-d4 d6-d5 2. d4xd6xd8 c7-d7 1-0`.
+//!
 //! # Moves with the same effect
 //!
 //! Capture sequences of one piece with the same start, end and captured set
@@ -75,7 +90,7 @@ mod error;
 mod game;
 mod movegen;
 mod mv;
-pub mod notation;
+mod notation;
 mod outcome;
 mod perft;
 mod position;

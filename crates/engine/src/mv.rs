@@ -236,8 +236,10 @@ impl Hash for Move {
 
 impl fmt::Display for Move {
     /// Writes `d3-d4` for a quiet move and `b3xd3xd5` (every landing square)
-    /// for a capture. Crowning is not marked; see [`crate::notation`] for the
-    /// accepted `=K` suffix on input.
+    /// for a capture. Crowning is not marked; [`Position::parse_move`]
+    /// accepts a `=K` suffix on input.
+    ///
+    /// [`Position::parse_move`]: crate::Position::parse_move
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}", self.from)?;
         if self.is_capture() {

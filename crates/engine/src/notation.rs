@@ -44,9 +44,10 @@ impl fmt::Display for Position {
 impl FromStr for Position {
     type Err = ParsePositionError;
 
-    /// Parses `startpos` or `W:Wa2,b2,Kd4:Ba7,Kh8` (see the [module
-    /// docs](crate::notation)); default rules, zeroed counters. Spaces around
-    /// fields and squares are ignored.
+    /// Parses `startpos` or `W:Wa2,b2,Kd4:Ba7,Kh8` (the side to move, then
+    /// each side's squares after its letter, `K` before a king; either side
+    /// may come first and a side may have no squares); default rules, zeroed
+    /// counters. Spaces around fields and squares are ignored.
     fn from_str(s: &str) -> Result<Position, ParsePositionError> {
         let trimmed = s.trim();
         if trimmed.is_empty() {
