@@ -197,7 +197,11 @@ pub fn run_ladder(args: &LadderArgs) -> Result<()> {
     }
     for c in &ckpts {
         let spec = format!("ckpt:{},sims={}", c.display(), args.sims);
-        players.push(parse_player(&spec, &opts)?);
+        let label = c
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_else(|| spec.clone());
+        players.push(dama_eval::named(parse_player(&spec, &opts)?, &label));
     }
     let pairing = match args.pairing.as_str() {
         "round-robin" => Pairing::RoundRobin,

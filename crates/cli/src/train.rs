@@ -139,13 +139,13 @@ pub fn run(args: &TrainArgs) -> Result<()> {
     }
     if !summary.last_eval.is_empty() {
         println!(
-            "\n{:<40} {:>6} {:>12} {:>7} {:>22}",
+            "\n{:<24} {:>6} {:>12} {:>7} {:>22}",
             "opponent", "games", "W/D/L", "score", "Elo (95% CI)"
         );
         for e in &summary.last_eval {
             println!(
-                "{:<40} {:>6} {:>12} {:>6.1}% {:>+7.0} [{:+.0}, {:+.0}]",
-                e.opponent,
+                "{:<24} {:>6} {:>12} {:>6.1}% {:>+7.0} [{:+.0}, {:+.0}]",
+                e.label,
                 e.games,
                 format!("{}/{}/{}", e.wdl[0], e.wdl[1], e.wdl[2]),
                 100.0 * e.score,

@@ -147,6 +147,8 @@ pub struct RunSummary {
 pub struct EvalLine {
     /// The opponent's spec.
     pub opponent: String,
+    /// A short name of the opponent for tables (`previous (gen-0002)`, `greedy`).
+    pub label: String,
     /// Games played.
     pub games: u32,
     /// Wins, draws, losses of the network.
@@ -612,6 +614,7 @@ fn eval_match(
     pb.finish_and_clear();
     Ok(EvalLine {
         opponent: opponent.to_string(),
+        label: short_name(opponent),
         games: r.games,
         wdl: [r.wdl.wins, r.wdl.draws, r.wdl.losses],
         score: r.score(),
@@ -666,7 +669,7 @@ fn generation_line(
     for e in evals {
         s.push_str(&format!(
             ", vs {} {:.0}% (Elo {:+.0} [{:+.0}, {:+.0}])",
-            short_name(&e.opponent),
+            e.label,
             100.0 * e.score,
             e.elo,
             e.elo_lo,
