@@ -868,3 +868,37 @@ fn sample_tempered(rng: &mut impl Rng, visits: &[u32], temperature: f32) -> usiz
     }
     weights.iter().rposition(|&w| w > 0.0).unwrap_or(0)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::toy::TicTacToe;
+    use crate::UniformEvaluator;
+    use rand::SeedableRng;
+
+    /// Virtual visits (leaves and collisions) are all removed by `apply`,
+    /// and visits add up: each node's visits are its own evaluation plus
+    /// its children's visits.
+    #[test]
+    fn virtual_loss_is_balanced_and_visits_add_up() {
+        for algorithm in [Algorithm::Puct, Algorithm::Gumbel] {
+            let cfg = SearchConfig {
+                algorithm,
+                simulations: 300,
+                batch_size: 8,
+                ..SearchConfig::default()
+            };
+            let mut s = Search::new(cfg, TicTacToe::default()).expect("valid");
+            let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(0);
+            s.run(&mut UniformEvaluator::default(), &mut rng)
+                .expect("runs");
+            for (i, n) in s.tree.nodes.iter().enumerate() {
+                assert_eq!(n.virtual_visits, 0, "node {i}");
+                if n.status == Status::Expanded {
+                    let children: u32 = n.children().map(|c| s.tree.nodes[c].visits).sum();
+                    assert_eq!(n.visits, children + 1, "node {i}");
+                }
+            }
+        }
+    }
+}

@@ -260,3 +260,26 @@ fn self_play_with_tree_reuse() {
         }
     }
 }
+
+/// Self-play runs searches on rayon workers: the search must be `Send`.
+#[test]
+fn search_is_send_and_sync() {
+    fn assert_send_sync<T: Send + Sync>() {}
+    assert_send_sync::<Search<DamaState>>();
+    assert_send_sync::<dama_mcts::SearchResult<dama_engine::Step>>();
+    assert_send_sync::<MaterialEvaluator>();
+}
+
+/// A forced step (one legal action) is searched like any other and gets
+/// the whole policy.
+#[test]
+fn forced_step_gets_the_whole_policy() {
+    // After b5-b6 Black's only legal step is h6xf6.
+    let fen = "B:Wb2,b6,f5,g6:Bh3,c6,h6,d7";
+    for algorithm in [Algorithm::Puct, Algorithm::Gumbel] {
+        let r = search(fen, algorithm, 50, 0);
+        assert_eq!(r.actions.len(), 1);
+        assert_eq!(r.policy, vec![1.0]);
+        assert_eq!(r.action.to_string(), "h6xf6");
+    }
+}
