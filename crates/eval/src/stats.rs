@@ -119,6 +119,11 @@ impl Wdl {
     }
 
     /// Elo difference with its 95% interval.
+    ///
+    /// A clean sweep (score 0 or 1) has no sample variance: its point
+    /// estimate is infinite, and the finite end of its interval comes from
+    /// the Wilson score interval, `n / (n + z²)` (so 20–0 is at least
+    /// +287 Elo, not "+∞ to +∞").
     pub fn elo(&self) -> EloEstimate {
         let n = self.games();
         let s = self.score();
@@ -127,7 +132,17 @@ impl Wdl {
         } else {
             (self.per_game_variance() / f64::from(n)).sqrt()
         };
-        EloEstimate::from_score_and_se(s, se)
+        let mut est = EloEstimate::from_score_and_se(s, se);
+        if n > 0 && (s == 0.0 || s == 1.0) {
+            let n = f64::from(n);
+            let bound = n / (n + Z95 * Z95);
+            if s == 1.0 {
+                est.lo = elo_from_score(bound);
+            } else {
+                est.hi = elo_from_score(1.0 - bound);
+            }
+        }
+        est
     }
 
     /// Log-likelihood ratio of the trinomial GSPRT of `elo1` against `elo0`.
@@ -426,6 +441,18 @@ mod tests {
 
     fn close(a: f64, b: f64, tol: f64) -> bool {
         (a - b).abs() <= tol
+    }
+
+    #[test]
+    fn clean_sweeps_have_a_finite_wilson_bound() {
+        // 20-0: lower end at score 20 / (20 + 1.96^2) = 0.8389 -> +286.8 Elo.
+        let e = Wdl::new(20, 0, 0).elo();
+        assert!(e.elo.is_infinite() && e.elo > 0.0 && e.hi.is_infinite());
+        let expected = elo_from_score(20.0 / (20.0 + Z95 * Z95));
+        assert!(close(e.lo, expected, 1e-9), "{}", e.lo);
+        assert!(close(e.lo, 286.8, 0.5), "{}", e.lo);
+        let e = Wdl::new(0, 0, 20).elo();
+        assert!(close(e.hi, -expected, 1e-9) && e.lo.is_infinite());
     }
 
     #[test]
