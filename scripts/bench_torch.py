@@ -110,15 +110,26 @@ class Net(nn.Module):
         return p, v
 
 
+def cpu_seconds():
+    """User + system CPU time from /proc/self/stat, like the Rust bench."""
+    with open("/proc/self/stat") as f:
+        fields = f.read().rsplit(") ", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / 100.0
+
+
 def throughput(seconds, per_call, f):
+    """Items per wall second and per CPU second, after a warm-up, running
+    until `seconds` of CPU time are used (and at least 3 calls)."""
     f()
     f()
     start = time.perf_counter()
+    cpu0 = cpu_seconds()
     calls = 0
-    while calls < 3 or time.perf_counter() - start < seconds:
+    while calls < 3 or cpu_seconds() - cpu0 < seconds:
         f()
         calls += 1
-    return calls * per_call / (time.perf_counter() - start)
+    items = calls * per_call
+    return items / (time.perf_counter() - start), items / max(cpu_seconds() - cpu0, 0.01)
 
 
 def random_planes(rng, n):
@@ -230,9 +241,11 @@ def main():
     print(f"python/torch {torch.__version__}: model {args.model}, {nparams} parameters, {torch.get_num_threads()} torch threads", file=sys.stderr)
     rows = []
 
-    def record(kind, precision, batch, per_sec):
-        print(f"torch {kind:<6} {precision:<5} batch {batch:>4}  {per_sec:>10.1f} /s")
-        rows.append(dict(impl="python", kind=kind, precision=precision, batch=batch, per_sec=round(per_sec, 3)))
+    def record(kind, precision, batch, rates):
+        per_sec, per_cpu = rates
+        print(f"torch {kind:<6} {precision:<5} batch {batch:>4}  {per_sec:>10.1f} /s  {per_cpu:>10.1f} /cpu-s")
+        rows.append(dict(impl="python", kind=kind, precision=precision, batch=batch,
+                         per_sec=round(per_sec, 3), per_cpu_sec=round(per_cpu, 3)))
 
     for precision, dtype in [("fp32", torch.float32), ("bf16", torch.bfloat16)]:
         inet = Net(**MODELS[args.model])

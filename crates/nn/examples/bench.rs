@@ -3,7 +3,10 @@
 //! ```text
 //! cargo run --release -p dama-nn --example bench -- [--threads N] [--model default|quick]
 //!     [--batches 1,2,4,...] [--train-batches 64,256] [--seconds S] [--json FILE] [--export DIR]
+//!     [--closeness N]
 //! ```
+//!
+//! `--closeness N` compares bf16 with fp32 evaluations on N positions.
 //!
 //! Prints one line per measurement and, with `--json`, writes them as JSON
 //! lines for `scripts/bench-nn.sh`, which runs `scripts/bench_torch.py` on the
@@ -27,6 +30,7 @@ struct Args {
     seconds: f64,
     json: Option<String>,
     export: Option<String>,
+    closeness: usize,
 }
 
 fn parse_args() -> Result<Args, String> {
@@ -38,6 +42,7 @@ fn parse_args() -> Result<Args, String> {
         seconds: 1.0,
         json: None,
         export: None,
+        closeness: 0,
     };
     let mut it = std::env::args().skip(1);
     let list = |s: String| -> Result<Vec<usize>, String> {
@@ -55,6 +60,7 @@ fn parse_args() -> Result<Args, String> {
             "--seconds" => a.seconds = val()?.parse().map_err(|e| format!("{e}"))?,
             "--json" => a.json = Some(val()?),
             "--export" => a.export = Some(val()?),
+            "--closeness" => a.closeness = val()?.parse().map_err(|e| format!("{e}"))?,
             "--bench" => {} // passed by `cargo bench`
             other => return Err(format!("unknown argument {other}")),
         }
@@ -62,18 +68,40 @@ fn parse_args() -> Result<Args, String> {
     Ok(a)
 }
 
-/// Runs `f` (which processes `per_call` items) for about `seconds` after a
-/// warm-up and returns items per second.
-fn throughput(seconds: f64, per_call: usize, mut f: impl FnMut()) -> f64 {
+/// CPU time (user + system) of this process so far, in seconds, from
+/// `/proc/self/stat` (clock ticks of 10 ms; `scripts/bench_torch.py` reads
+/// the same counters).
+fn cpu_seconds() -> f64 {
+    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+    let after = stat.rsplit_once(") ").map_or("", |(_, r)| r);
+    let f: Vec<f64> = after
+        .split_whitespace()
+        .skip(11)
+        .take(2)
+        .filter_map(|x| x.parse().ok())
+        .collect();
+    f.iter().sum::<f64>() / 100.0
+}
+
+/// Runs `f` (which processes `per_call` items) after a warm-up until it has
+/// used `seconds` of CPU time (and at least 3 calls), and returns items per
+/// wall-clock second and items per CPU second. On a loaded machine the
+/// second figure is the steadier one.
+fn throughput(seconds: f64, per_call: usize, mut f: impl FnMut()) -> (f64, f64) {
     f();
     f();
     let start = Instant::now();
+    let cpu0 = cpu_seconds();
     let mut calls = 0usize;
-    while calls < 3 || start.elapsed().as_secs_f64() < seconds {
+    while calls < 3 || cpu_seconds() - cpu0 < seconds {
         f();
         calls += 1;
     }
-    (calls * per_call) as f64 / start.elapsed().as_secs_f64()
+    let items = (calls * per_call) as f64;
+    (
+        items / start.elapsed().as_secs_f64(),
+        items / (cpu_seconds() - cpu0).max(0.01),
+    )
 }
 
 fn random_planes(rng: &mut StdRng, n: usize) -> Vec<f32> {
@@ -123,10 +151,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         tch::get_num_threads()
     );
     let mut rows = Vec::new();
-    let mut record = |kind: &str, precision: &str, batch: usize, per_sec: f64| {
-        println!("rust  {kind:<6} {precision:<5} batch {batch:>4}  {per_sec:>10.1} /s");
+    let mut record = |kind: &str, precision: &str, batch: usize, (per_sec, per_cpu): (f64, f64)| {
+        println!(
+            "rust  {kind:<6} {precision:<5} batch {batch:>4}  {per_sec:>10.1} /s  {per_cpu:>10.1} /cpu-s"
+        );
         rows.push(format!(
-            r#"{{"impl":"rust","kind":"{kind}","precision":"{precision}","batch":{batch},"per_sec":{per_sec:.3}}}"#
+            r#"{{"impl":"rust","kind":"{kind}","precision":"{precision}","batch":{batch},"per_sec":{per_sec:.3},"per_cpu_sec":{per_cpu:.3}}}"#
         ));
     };
 
@@ -178,6 +208,94 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     if let Some(dir) = &args.export {
         export(&net, dir, &mut rng)?;
     }
+    if args.closeness > 0 {
+        closeness(&net, args.closeness, &mut rng)?;
+    }
+    Ok(())
+}
+
+/// Compares bf16 with fp32 evaluations (priors over legal steps and WDL) on
+/// `n` positions from random playouts, after briefly fitting the network to
+/// random targets on those positions so that its outputs are far from
+/// uniform.
+fn closeness(net: &Network, n: usize, rng: &mut StdRng) -> Result<(), Box<dyn std::error::Error>> {
+    let mut states = Vec::with_capacity(n);
+    let mut game = dama_engine::Game::new();
+    while states.len() < n {
+        let steps = game.legal_steps();
+        if steps.is_empty() || (game.pending_capture().is_none() && game.outcome().is_some()) {
+            game = dama_engine::Game::new();
+            continue;
+        }
+        if rng.gen_bool(0.1) {
+            states.push(game.clone());
+        }
+        game.play_step(steps[rng.gen_range(0..steps.len())])?;
+    }
+    let mut planes = vec![0.0; n * encode::PLANES_LEN];
+    let mut policy = vec![0.0; n * encode::POLICY_SIZE];
+    let mut mask = vec![false; n * encode::POLICY_SIZE];
+    let mut wdl = vec![0.0; n * 3];
+    for (i, g) in states.iter().enumerate() {
+        encode::encode_planes(
+            g,
+            &mut planes[i * encode::PLANES_LEN..(i + 1) * encode::PLANES_LEN],
+        );
+        let steps = g.legal_steps();
+        for s in &steps {
+            mask[i * encode::POLICY_SIZE + encode::policy_index(*s, g.turn())] = true;
+        }
+        let t = steps[rng.gen_range(0..steps.len())];
+        policy[i * encode::POLICY_SIZE + encode::policy_index(t, g.turn())] = 1.0;
+        wdl[i * 3 + rng.gen_range(0..3)] = 1.0;
+    }
+    let batch = Batch::from_slices(n, &planes, &policy, &wdl, &mask, Device::Cpu)?;
+    let cfg = TrainConfig {
+        optimizer: dama_nn::OptimizerConfig::adamw(),
+        lr: 2e-3,
+        warmup_steps: 0,
+        ..TrainConfig::default()
+    };
+    let mut trainer = Trainer::new(net.copy_to(Device::Cpu, Kind::Float)?, cfg)?;
+    let mut last = None;
+    for _ in 0..40 {
+        last = Some(trainer.train_step(&batch)?);
+    }
+    let mut f32e = NnEvaluator::new(trainer.network(), Device::Cpu, Precision::F32)?;
+    let mut bf16 = NnEvaluator::new(trainer.network(), Device::Cpu, Precision::Bf16)?;
+    let actions: Vec<Vec<_>> = states.iter().map(|g| g.legal_steps().to_vec()).collect();
+    let pairs: Vec<_> = states
+        .iter()
+        .zip(&actions)
+        .map(|(g, a)| (g, a.as_slice()))
+        .collect();
+    let a = f32e.evaluate_states(&pairs)?;
+    let b = bf16.evaluate_states(&pairs)?;
+    let (mut max_p, mut sum_p, mut count, mut max_v, mut same_best) =
+        (0f32, 0f64, 0usize, 0f32, 0usize);
+    let argmax = |v: &[f32]| {
+        v.iter()
+            .enumerate()
+            .fold((0, f32::MIN), |m, (i, &x)| if x > m.1 { (i, x) } else { m })
+            .0
+    };
+    for (x, y) in a.iter().zip(&b) {
+        for (p, q) in x.policy.iter().zip(&y.policy) {
+            max_p = max_p.max((p - q).abs());
+            sum_p += f64::from((p - q).abs());
+            count += 1;
+        }
+        max_v = max_v.max((x.value.scalar() - y.value.scalar()).abs());
+        same_best += usize::from(argmax(&x.policy) == argmax(&y.policy));
+    }
+    println!(
+        "bf16 vs fp32 on {n} random-playout positions (network fitted 40 steps, loss {:.2}): \
+         max |prior diff| {max_p:.4}, mean |prior diff| {:.5}, max |value diff| {max_v:.4} \
+         (value = win - loss), same best step {:.1}%",
+        last.map_or(f64::NAN, |m| m.loss),
+        sum_p / count.max(1) as f64,
+        100.0 * same_best as f64 / n as f64
+    );
     Ok(())
 }
 
