@@ -288,3 +288,46 @@ fn batch_shapes_are_checked() {
     let bad = Tensor::zeros([2, 3, 8, 8], (Kind::Float, Device::Cpu));
     assert!(net.f_forward_t(&bad, false).is_err());
 }
+
+/// The evaluator behind the search's trait, on the search's state type.
+#[test]
+fn evaluator_implements_the_search_trait_for_dama_state() {
+    use dama_mcts::dama::DamaState;
+    use dama_mcts::{Evaluator, Game as _, Leaf};
+    let net = Network::new(&ModelConfig::quick(), Device::Cpu).unwrap();
+    let mut eval = NnEvaluator::new(&net, Device::Cpu, Precision::F32).unwrap();
+    let states: Vec<DamaState> = common::random_states(16, 8, 10)
+        .into_iter()
+        .map(DamaState::new)
+        .collect();
+    let actions: Vec<Vec<_>> = states
+        .iter()
+        .map(|s| {
+            let mut v = Vec::new();
+            s.legal_actions(&mut v);
+            v
+        })
+        .collect();
+    let leaves: Vec<Leaf<'_, DamaState>> = states
+        .iter()
+        .zip(&actions)
+        .map(|(state, a)| Leaf { state, actions: a })
+        .collect();
+    let out = eval.evaluate(&leaves).unwrap();
+    assert_eq!(out.len(), leaves.len());
+    // Same numbers as the engine-level path.
+    let games: Vec<_> = states.iter().map(|s| s.game().clone()).collect();
+    let pairs: Vec<_> = games
+        .iter()
+        .zip(&actions)
+        .map(|(g, a)| (g, a.as_slice()))
+        .collect();
+    let direct = eval.evaluate_states(&pairs).unwrap();
+    for ((e, d), a) in out.iter().zip(&direct).zip(&actions) {
+        assert_eq!(e.policy.len(), a.len());
+        assert_eq!(e.policy, d.policy);
+        assert_eq!(e.value, d.value);
+    }
+    let none: &[Leaf<'_, DamaState>] = &[];
+    assert!(eval.evaluate(none).unwrap().is_empty());
+}
