@@ -1,15 +1,22 @@
 #!/usr/bin/env bash
-# The whole test suite: formatting, lints, and every test of every crate.
+# The whole test suite: formatting, lints, every test of every crate, and the
+# notebooks executed headless against a real (tiny) training run.
 # Installs what it needs first (libtorch into ~/.cache/dama, once per machine).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/env.sh
 export CARGO_TERM_COLOR=${CARGO_TERM_COLOR:-never}
+log="$(mktemp)"
+trap 'rm -f "$log"' EXIT
 
 echo "== cargo fmt --check"
 cargo fmt --all -- --check
 echo "== cargo clippy"
 cargo clippy --workspace --all-targets --locked -- -D warnings
 echo "== cargo test"
-cargo test --workspace --locked
+cargo test --workspace --locked 2>&1 | tee "$log"
+echo "== notebooks"
 scripts/test-notebooks.sh
+
+# One closing line for the whole suite (cargo prints one per test binary).
+awk '/^test result:/ { p += $4; f += $6 } END { printf "tests: %d passed, %d failed\n", p, f }' "$log"

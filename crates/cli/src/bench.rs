@@ -27,8 +27,8 @@ pub struct BenchArgs {
 
 #[derive(Subcommand, Debug)]
 enum BenchKind {
-    /// Network evaluations per second in self-play ÷ pure inference at the
-    /// same batch size.
+    /// Network evaluations per second in self-play ÷ pure inference over
+    /// the same batch sizes.
     Selfplay(SelfplayBenchArgs),
 }
 
@@ -90,8 +90,8 @@ fn selfplay(args: &SelfplayBenchArgs) -> Result<()> {
         dama_nn::device::describe(device)
     );
     println!(
-        "{:>6} {:>6} {:>10} {:>12} {:>10} {:>14} {:>7}",
-        "rayon", "torch", "games/h", "evals/s", "avg batch", "inference/s", "ratio"
+        "{:>6} {:>6} {:>10} {:>12} {:>10} {:>14} {:>7} {:>10}",
+        "rayon", "torch", "games/h", "evals/s", "avg batch", "inference/s", "ratio", "net share"
     );
     for (rayon_threads, torch_threads) in settings {
         let pool = rayon::ThreadPoolBuilder::new()
@@ -120,27 +120,30 @@ fn selfplay(args: &SelfplayBenchArgs) -> Result<()> {
                 || stop.load(std::sync::atomic::Ordering::Relaxed),
             )
         })?;
-        let batch = stats.avg_batch().round().max(1.0) as usize;
-        let pure = pure_inference(&evaluator, batch, cfg.run.seed)?;
+        let pure = pure_inference(&evaluator, &stats.batch_histogram, cfg.run.seed)?;
         println!(
-            "{:>6} {:>6} {:>10.0} {:>12.0} {:>10.1} {:>14.0} {:>7.3}",
+            "{:>6} {:>6} {:>10.0} {:>12.0} {:>10.1} {:>14.0} {:>7.3} {:>10.3}",
             pool.current_num_threads(),
             torch_threads.max(1),
             stats.games_per_hour(),
             stats.evals_per_sec(),
             stats.avg_batch(),
             pure,
-            stats.evals_per_sec() / pure
+            stats.evals_per_sec() / pure,
+            stats.net_time.as_secs_f64() / stats.elapsed.as_secs_f64().max(1e-9)
         );
     }
     Ok(())
 }
 
-/// Positions per second of the bare network at batch size `batch`, on
-/// positions from random games, for about two seconds.
-fn pure_inference(evaluator: &NnEvaluator, batch: usize, seed: u64) -> Result<f64> {
+/// Positions per second of the bare network over the same mix of batch
+/// sizes as self-play had (`histogram[b]` calls of `b` positions), on
+/// positions from random games: each size is timed on its own, and the rate
+/// is Σ calls·b / Σ calls·time(b).
+fn pure_inference(evaluator: &NnEvaluator, histogram: &[u64], seed: u64) -> Result<f64> {
+    let max = histogram.len().saturating_sub(1).max(1);
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
-    let mut planes = vec![0.0f32; batch * PLANES_LEN];
+    let mut planes = vec![0.0f32; max * PLANES_LEN];
     for chunk in planes.chunks_exact_mut(PLANES_LEN) {
         let mut game = Game::new();
         for _ in 0..20 {
@@ -154,12 +157,21 @@ fn pure_inference(evaluator: &NnEvaluator, batch: usize, seed: u64) -> Result<f6
         }
         encode::encode_planes(&game, chunk);
     }
-    evaluator.infer(&planes, batch)?; // warm-up
-    let start = Instant::now();
-    let mut n = 0usize;
-    while start.elapsed().as_secs_f64() < 2.0 {
-        evaluator.infer(&planes, batch)?;
-        n += batch;
+    let (mut positions, mut seconds) = (0.0f64, 0.0f64);
+    for (b, &calls) in histogram.iter().enumerate() {
+        if b == 0 || calls == 0 {
+            continue;
+        }
+        let input = &planes[..b * PLANES_LEN];
+        evaluator.infer(input, b)?; // warm-up
+        let reps = calls.clamp(3, 30);
+        let start = Instant::now();
+        for _ in 0..reps {
+            evaluator.infer(input, b)?;
+        }
+        let per_call = start.elapsed().as_secs_f64() / reps as f64;
+        positions += (calls * b as u64) as f64;
+        seconds += calls as f64 * per_call;
     }
-    Ok(n as f64 / start.elapsed().as_secs_f64())
+    Ok(positions / seconds.max(1e-12))
 }

@@ -94,20 +94,12 @@ pub fn run(args: &TrainArgs) -> Result<()> {
     };
     let run_dir = args.checkpoints.join(&run_name);
 
-    if config.run.threads > 0 {
-        rayon::ThreadPoolBuilder::new()
-            .num_threads(config.run.threads)
-            .build_global()
-            .context("cannot size the rayon thread pool")?;
-    }
-    dama_nn::device::set_torch_threads(config.run.torch_threads);
     let device = dama_nn::device::parse_device(&config.run.device)?;
     eprintln!(
-        "dama train: run {} ({}), device {}, {} rayon threads",
+        "dama train: run {} ({}), device {}",
         run_name,
         run_dir.display(),
         dama_nn::device::describe(device),
-        rayon::current_num_threads()
     );
 
     let stop = Arc::new(AtomicBool::new(false));

@@ -55,6 +55,10 @@ pub(crate) fn factory(
                 reuse_tree: false,
                 temperature: 0.0,
                 dirichlet_epsilon: 0.0,
+                // Evaluation plays the search's best move: no Gumbel noise
+                // (with a flat prior and few simulations the noise would
+                // choose the move; games still differ by their openings).
+                gumbel_scale: 0.0,
                 ..SearchConfig::default()
             };
             (path, Some(config))

@@ -186,25 +186,7 @@ impl NnEvaluator {
                 .f_to_device(device)?
                 .f_to_kind(kind)?;
             let out = self.net.f_forward_t(&xs, false)?;
-            let policy = out
-                .policy
-                .f_to_kind(Kind::Float)?
-                .f_to_device(Device::Cpu)?
-                .f_contiguous()?;
-            let wdl = out
-                .wdl
-                .f_to_kind(Kind::Float)?
-                .f_softmax(1, Kind::Float)?
-                .f_to_device(Device::Cpu)?
-                .f_contiguous()?;
-            let mut policy_logits = vec![0f32; n * POLICY_SIZE];
-            policy.f_copy_data(&mut policy_logits, n * POLICY_SIZE)?;
-            let mut wdl_v = vec![0f32; n * 3];
-            wdl.f_copy_data(&mut wdl_v, n * 3)?;
-            Ok(RawOutput {
-                policy_logits,
-                wdl: wdl_v,
-            })
+            raw_output(&out.policy, &out.wdl, n)
         })
     }
 
@@ -219,28 +201,62 @@ impl NnEvaluator {
         &mut self,
         batch: &[(&S, &[S::Action])],
     ) -> Result<Vec<Evaluation>> {
-        let n = batch.len();
         let mut planes = std::mem::take(&mut self.planes);
-        planes.clear();
-        planes.resize(n * PLANES_LEN, 0.0);
-        for ((state, _), chunk) in batch.iter().zip(planes.chunks_exact_mut(PLANES_LEN)) {
-            state.encode_planes(chunk);
-        }
-        let raw = self.infer(&planes, n);
+        let out = evaluate_with(&mut planes, batch, |p, n| self.infer(p, n));
         self.planes = planes;
-        let raw = raw?;
-        let mut out = Vec::with_capacity(n);
-        for (i, (state, actions)) in batch.iter().enumerate() {
-            let logits = &raw.policy_logits[i * POLICY_SIZE..(i + 1) * POLICY_SIZE];
-            let policy = masked_softmax(logits, actions.iter().map(|&a| state.policy_index(a)));
-            let w = &raw.wdl[i * 3..i * 3 + 3];
-            out.push(Evaluation {
-                policy,
-                value: Wdl::<Pov>::new(w[0], w[1], w[2]),
-            });
-        }
-        Ok(out)
+        out
     }
+}
+
+/// Copies a forward pass's outputs to the CPU: policy logits as they are
+/// (`[n, 1792]`), the WDL logits (`[n, 3]`) softmaxed.
+pub(crate) fn raw_output(policy: &Tensor, wdl_logits: &Tensor, n: usize) -> Result<RawOutput> {
+    let policy = policy
+        .f_to_kind(Kind::Float)?
+        .f_to_device(Device::Cpu)?
+        .f_contiguous()?;
+    let wdl = wdl_logits
+        .f_to_kind(Kind::Float)?
+        .f_softmax(1, Kind::Float)?
+        .f_to_device(Device::Cpu)?
+        .f_contiguous()?;
+    let mut policy_logits = vec![0f32; n * POLICY_SIZE];
+    policy.f_copy_data(&mut policy_logits, n * POLICY_SIZE)?;
+    let mut wdl_v = vec![0f32; n * 3];
+    wdl.f_copy_data(&mut wdl_v, n * 3)?;
+    Ok(RawOutput {
+        policy_logits,
+        wdl: wdl_v,
+    })
+}
+
+/// Encodes `batch` into `planes` (reused between calls), runs `infer` once
+/// and turns its raw outputs into evaluations: a softmax over each state's
+/// legal actions, in the order given, and its WDL.
+pub(crate) fn evaluate_with<S: NnInput>(
+    planes: &mut Vec<f32>,
+    batch: &[(&S, &[S::Action])],
+    infer: impl FnOnce(&[f32], usize) -> Result<RawOutput>,
+) -> Result<Vec<Evaluation>> {
+    let n = batch.len();
+    planes.clear();
+    planes.resize(n * PLANES_LEN, 0.0);
+    for ((state, _), chunk) in batch.iter().zip(planes.chunks_exact_mut(PLANES_LEN)) {
+        state.encode_planes(chunk);
+    }
+    let raw = infer(planes, n)?;
+    Ok(batch
+        .iter()
+        .enumerate()
+        .map(|(i, (state, actions))| {
+            let logits = &raw.policy_logits[i * POLICY_SIZE..(i + 1) * POLICY_SIZE];
+            let w = &raw.wdl[i * 3..i * 3 + 3];
+            Evaluation {
+                policy: masked_softmax(logits, actions.iter().map(|&a| state.policy_index(a))),
+                value: Wdl::<Pov>::new(w[0], w[1], w[2]),
+            }
+        })
+        .collect())
 }
 
 /// Softmax over the logits at `indices` (the legal actions), in that order.

@@ -10,12 +10,12 @@
 
 use std::path::Path;
 
-use dama_mcts::{Evaluation, Evaluator, Game as SearchGame, Leaf, Pov, Wdl};
-use tch::{CModule, Device, IValue, Kind, Tensor};
+use dama_mcts::{Evaluation, Evaluator, Game as SearchGame, Leaf};
+use tch::{CModule, Device, IValue, Tensor};
 
 use crate::encode::{NUM_PLANES, PLANES_LEN, POLICY_SIZE};
 use crate::error::{Error, Result};
-use crate::evaluator::{masked_softmax, NnInput, RawOutput};
+use crate::evaluator::{evaluate_with, raw_output, NnInput, RawOutput};
 
 /// A TorchScript policy/value network on a device, in evaluation mode.
 #[derive(Debug)]
@@ -114,23 +114,7 @@ impl TorchScriptEvaluator {
                     wdl.size()
                 )));
             }
-            let policy = policy
-                .f_to_kind(Kind::Float)?
-                .f_to_device(Device::Cpu)?
-                .f_contiguous()?;
-            let wdl = wdl
-                .f_to_kind(Kind::Float)?
-                .f_softmax(1, Kind::Float)?
-                .f_to_device(Device::Cpu)?
-                .f_contiguous()?;
-            let mut policy_logits = vec![0f32; n * POLICY_SIZE];
-            policy.f_copy_data(&mut policy_logits, n * POLICY_SIZE)?;
-            let mut wdl_v = vec![0f32; n * 3];
-            wdl.f_copy_data(&mut wdl_v, n * 3)?;
-            Ok(RawOutput {
-                policy_logits,
-                wdl: wdl_v,
-            })
+            raw_output(&policy, &wdl, n)
         })
     }
 
@@ -144,28 +128,10 @@ impl TorchScriptEvaluator {
         &mut self,
         batch: &[(&S, &[S::Action])],
     ) -> Result<Vec<Evaluation>> {
-        let n = batch.len();
         let mut planes = std::mem::take(&mut self.planes);
-        planes.clear();
-        planes.resize(n * PLANES_LEN, 0.0);
-        for ((state, _), chunk) in batch.iter().zip(planes.chunks_exact_mut(PLANES_LEN)) {
-            state.encode_planes(chunk);
-        }
-        let raw = self.infer(&planes, n);
+        let out = evaluate_with(&mut planes, batch, |p, n| self.infer(p, n));
         self.planes = planes;
-        let raw = raw?;
-        Ok(batch
-            .iter()
-            .enumerate()
-            .map(|(i, (state, actions))| {
-                let logits = &raw.policy_logits[i * POLICY_SIZE..(i + 1) * POLICY_SIZE];
-                let w = &raw.wdl[i * 3..i * 3 + 3];
-                Evaluation {
-                    policy: masked_softmax(logits, actions.iter().map(|&a| state.policy_index(a))),
-                    value: Wdl::<Pov>::new(w[0], w[1], w[2]),
-                }
-            })
-            .collect())
+        out
     }
 }
 

@@ -50,11 +50,17 @@ pub struct RunSection {
     /// `"auto"` (CUDA when present, else CPU), `"cpu"` or `"cuda"`.
     /// Default `"auto"`.
     pub device: String,
-    /// Rayon worker threads for search and move generation; 0 = one per
-    /// core. Default 0.
+    /// Rayon workers for self-play's search (gather/apply); 0 = one per
+    /// core. Default 1: on 2 cores with a small network the search is under
+    /// a tenth of self-play time, and a second worker only competes with
+    /// libtorch's threads (measured with `dama bench selfplay`).
     pub threads: usize,
-    /// libtorch intra-op threads; 0 = one per core. Default 0.
+    /// libtorch intra-op threads for self-play and training; 0 = one per
+    /// core. Default 0.
     pub torch_threads: usize,
+    /// Evaluation games played in parallel, each with one libtorch thread;
+    /// 0 = one per core. Default 0.
+    pub eval_threads: usize,
 }
 
 impl Default for RunSection {
@@ -63,8 +69,9 @@ impl Default for RunSection {
             generations: 10,
             seed: 1,
             device: "auto".into(),
-            threads: 0,
+            threads: 1,
             torch_threads: 0,
+            eval_threads: 0,
         }
     }
 }

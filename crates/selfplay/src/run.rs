@@ -171,6 +171,7 @@ fn differs_only_in_session_settings(a: &RunConfig, b: &RunConfig) -> bool {
         c.run.device.clear();
         c.run.threads = 0;
         c.run.torch_threads = 0;
+        c.run.eval_threads = 0;
     }
     a == b
 }
@@ -284,7 +285,17 @@ pub fn train(opts: &TrainOptions, stop: &AtomicBool) -> Result<RunSummary, Error
     let cfg = &opts.config;
     cfg.validate()?;
     let device = device::parse_device(&cfg.run.device).map_err(nn_err)?;
-    device::set_torch_threads(cfg.run.torch_threads);
+    let torch_threads = or_cores(cfg.run.torch_threads);
+    device::set_torch_threads(torch_threads);
+    let search_pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(or_cores(cfg.run.threads))
+        .build()
+        .map_err(|e| {
+            Error::Config(format!(
+                "cannot start {} search threads: {e}",
+                cfg.run.threads
+            ))
+        })?;
     let rules: Rules = cfg.rules;
 
     let exists = paths.state().exists();
@@ -416,22 +427,24 @@ pub fn train(opts: &TrainOptions, stop: &AtomicBool) -> Result<RunSummary, Error
             pending: Vec::new(),
             next: 0,
         };
-        let (games, sp) = selfplay::play_games(
-            &job,
-            &mut evaluator,
-            &mut cache,
-            |g, s| {
-                pb.inc(1);
-                pb.set_message(format!(
-                    "{:.0} games/h, {:.0} evals/s, batch {:.1}",
-                    s.games_per_hour(),
-                    s.evals_per_sec(),
-                    s.avg_batch()
-                ));
-                writer.push(g.clone())
-            },
-            || stop.load(Ordering::SeqCst),
-        )?;
+        let (games, sp) = search_pool.install(|| {
+            selfplay::play_games(
+                &job,
+                &mut evaluator,
+                &mut cache,
+                |g, s| {
+                    pb.inc(1);
+                    pb.set_message(format!(
+                        "{:.0} games/h, {:.0} evals/s, batch {:.1}",
+                        s.games_per_hour(),
+                        s.evals_per_sec(),
+                        s.avg_batch()
+                    ));
+                    writer.push(g.clone())
+                },
+                || stop.load(Ordering::SeqCst),
+            )
+        })?;
         pb.finish_and_clear();
         if stop.load(Ordering::SeqCst) {
             stopped = true;
@@ -497,6 +510,8 @@ pub fn train(opts: &TrainOptions, stop: &AtomicBool) -> Result<RunSummary, Error
         let eval_due =
             cfg.eval.games > 0 && (gen % cfg.eval.every == 0 || gen == cfg.run.generations);
         if eval_due {
+            // Evaluation games run in parallel, one libtorch thread each.
+            device::set_torch_threads(1);
             let me = format!("ckpt:{},sims={}", ckpt.display(), cfg.eval.sims);
             let mut opponents: Vec<String> = cfg.eval.baselines.clone();
             if cfg.eval.against_previous {
@@ -513,8 +528,11 @@ pub fn train(opts: &TrainOptions, stop: &AtomicBool) -> Result<RunSummary, Error
                 if stop.load(Ordering::SeqCst) {
                     break;
                 }
-                let line =
+                let mut line =
                     eval_match(&me, opp, cfg, gen, k as u64, opts.progress, &cfg.run.device)?;
+                if k == 0 && cfg.eval.against_previous {
+                    line.label = format!("previous ({})", line.label);
+                }
                 metrics.write(&json!({
                     "kind": "eval", "generation": gen, "step": trainer.step(),
                     "opponent": if k == 0 && cfg.eval.against_previous { "previous".to_string() } else { opp.clone() },
@@ -524,6 +542,7 @@ pub fn train(opts: &TrainOptions, stop: &AtomicBool) -> Result<RunSummary, Error
                 }))?;
                 evals.push(line);
             }
+            device::set_torch_threads(torch_threads);
             if stop.load(Ordering::SeqCst) {
                 stopped = true;
                 break;
@@ -595,6 +614,7 @@ fn eval_match(
     let b = dama_eval::parse_player(opponent, &options).map_err(|e| Error::Eval(e.to_string()))?;
     let config = dama_eval::MatchConfig {
         games: cfg.eval.games as u32,
+        threads: Some(or_cores(cfg.run.eval_threads)),
         seed: cfg.run.seed ^ (u64::from(gen) << 16) ^ k,
         ..dama_eval::MatchConfig::default()
     };
@@ -622,6 +642,15 @@ fn eval_match(
         elo_lo: r.elo.lo,
         elo_hi: r.elo.hi,
     })
+}
+
+/// `n`, or the number of cores when `n` is 0.
+fn or_cores(n: usize) -> usize {
+    if n > 0 {
+        n
+    } else {
+        std::thread::available_parallelism().map_or(1, |n| n.get())
+    }
 }
 
 fn short_name(spec: &str) -> String {

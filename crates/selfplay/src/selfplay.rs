@@ -44,6 +44,9 @@ pub struct SelfplayStats {
     pub cache_hits: u64,
     /// Network calls.
     pub batches: u64,
+    /// Network calls by batch size: `batch_histogram[b]` calls of `b`
+    /// positions.
+    pub batch_histogram: Vec<u64>,
     /// Wall time of the session.
     pub elapsed: Duration,
     /// Wall time spent inside the network's evaluate calls.
@@ -180,6 +183,10 @@ pub fn evaluate_cached<E: Evaluator<State>>(
         stats.net_time += t.elapsed();
         stats.batches += 1;
         stats.net_evals += batch.len() as u64;
+        if stats.batch_histogram.len() <= batch.len() {
+            stats.batch_histogram.resize(batch.len() + 1, 0);
+        }
+        stats.batch_histogram[batch.len()] += 1;
         if evals.len() != batch.len() {
             return Err(Error::Network(format!(
                 "{} evaluations for {} positions",
