@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use clap::Args;
 use dama_selfplay::record;
 
@@ -33,8 +33,8 @@ pub fn run(args: &GamesArgs) -> Result<()> {
     }
     let mut printed = 0;
     for file in files {
-        let games =
-            record::read_chunk(&file).with_context(|| format!("cannot read {}", file.display()))?;
+        // The error names the file already.
+        let games = record::read_chunk(&file)?;
         for g in games {
             if args.limit.is_some_and(|l| printed >= l) {
                 return Ok(());

@@ -147,14 +147,15 @@ pub enum ParseGameError {
     #[error("bad starting position: {0}")]
     Position(#[from] ParsePositionError),
     /// A move that does not parse or is illegal.
-    #[error("move {ply} ({text:?}): {source}")]
+    #[error("move {ply} ({text:?}): {reason}")]
     Move {
         /// 1-based ply number.
         ply: usize,
         /// The move text.
         text: String,
-        /// Why.
-        source: ParseMoveError,
+        /// Why (in the message, so not also a `source`: a chain printer
+        /// would say it twice).
+        reason: ParseMoveError,
     },
     /// A move number that does not match the move it numbers.
     #[error("unexpected move number {text:?} before ply {ply}")]

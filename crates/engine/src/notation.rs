@@ -600,10 +600,10 @@ impl FromStr for GameRecord {
             let m = game
                 .position()
                 .parse_move(token)
-                .map_err(|source| ParseGameError::Move {
+                .map_err(|reason| ParseGameError::Move {
                     ply,
                     text: token.to_owned(),
-                    source,
+                    reason,
                 })?;
             game.play_unchecked(&m);
         }

@@ -20,8 +20,8 @@ pub use run::{train, RunPaths, RunState, RunSummary, TrainOptions};
 /// Errors of the self-play and training library.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
-    /// An I/O error on a named file.
-    #[error("{path}: {source}")]
+    /// An I/O error on a named file (the cause is the error's `source`).
+    #[error("{path}")]
     Io {
         /// The file or directory.
         path: PathBuf,
