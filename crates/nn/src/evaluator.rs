@@ -73,7 +73,7 @@ impl Precision {
 }
 
 /// Raw network outputs for a batch of `n` positions.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct RawOutput {
     /// Unmasked policy logits, `n · 1792` values, row-major `[n, 1792]`.
     pub policy_logits: Vec<f32>,
@@ -166,25 +166,11 @@ impl NnEvaluator {
     ///
     /// [`Error::Shape`] if `planes` has the wrong length; libtorch errors.
     pub fn infer(&self, planes: &[f32], n: usize) -> Result<RawOutput> {
-        if planes.len() != n * PLANES_LEN {
-            return Err(Error::Shape(format!(
-                "infer: {} plane values for {n} positions of {PLANES_LEN}",
-                planes.len()
-            )));
-        }
-        if n == 0 {
-            return Ok(RawOutput {
-                policy_logits: Vec::new(),
-                wdl: Vec::new(),
-            });
-        }
-        let device = self.net.device();
-        let kind = self.precision.kind();
+        let Some(xs) = input_tensor(planes, n, self.net.device())? else {
+            return Ok(RawOutput::default());
+        };
         tch::no_grad(|| {
-            let xs = Tensor::f_from_slice(planes)?
-                .f_view([n as i64, NUM_PLANES as i64, 8, 8])?
-                .f_to_device(device)?
-                .f_to_kind(kind)?;
+            let xs = xs.f_to_kind(self.precision.kind())?;
             let out = self.net.f_forward_t(&xs, false)?;
             raw_output(&out.policy, &out.wdl, n)
         })
@@ -206,6 +192,25 @@ impl NnEvaluator {
         self.planes = planes;
         out
     }
+}
+
+/// Checks that `planes` holds `n` encoded positions and makes the network
+/// input `[n, C, 8, 8]` on `device`; `None` for an empty batch.
+pub(crate) fn input_tensor(planes: &[f32], n: usize, device: Device) -> Result<Option<Tensor>> {
+    if planes.len() != n * PLANES_LEN {
+        return Err(Error::Shape(format!(
+            "infer: {} plane values for {n} positions of {PLANES_LEN}",
+            planes.len()
+        )));
+    }
+    if n == 0 {
+        return Ok(None);
+    }
+    Ok(Some(
+        Tensor::f_from_slice(planes)?
+            .f_view([n as i64, NUM_PLANES as i64, 8, 8])?
+            .f_to_device(device)?,
+    ))
 }
 
 /// Copies a forward pass's outputs to the CPU: policy logits as they are

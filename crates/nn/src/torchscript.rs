@@ -11,11 +11,11 @@
 use std::path::Path;
 
 use dama_mcts::{Evaluation, Evaluator, Game as SearchGame, Leaf};
-use tch::{CModule, Device, IValue, Tensor};
+use tch::{CModule, Device, IValue};
 
-use crate::encode::{NUM_PLANES, PLANES_LEN, POLICY_SIZE};
+use crate::encode::{PLANES_LEN, POLICY_SIZE};
 use crate::error::{Error, Result};
-use crate::evaluator::{evaluate_with, raw_output, NnInput, RawOutput};
+use crate::evaluator::{evaluate_with, input_tensor, raw_output, NnInput, RawOutput};
 
 /// A TorchScript policy/value network on a device, in evaluation mode.
 #[derive(Debug)]
@@ -71,22 +71,10 @@ impl TorchScriptEvaluator {
     /// [`Error::Shape`] for a wrong input length or output shape; libtorch
     /// errors.
     pub fn infer(&self, planes: &[f32], n: usize) -> Result<RawOutput> {
-        if planes.len() != n * PLANES_LEN {
-            return Err(Error::Shape(format!(
-                "infer: {} plane values for {n} positions of {PLANES_LEN}",
-                planes.len()
-            )));
-        }
-        if n == 0 {
-            return Ok(RawOutput {
-                policy_logits: Vec::new(),
-                wdl: Vec::new(),
-            });
-        }
+        let Some(xs) = input_tensor(planes, n, self.device)? else {
+            return Ok(RawOutput::default());
+        };
         tch::no_grad(|| {
-            let xs = Tensor::f_from_slice(planes)?
-                .f_view([n as i64, NUM_PLANES as i64, 8, 8])?
-                .f_to_device(self.device)?;
             let out = self.module.forward_is(&[IValue::Tensor(xs)])?;
             let (policy, wdl) = match out {
                 IValue::Tuple(mut v) if v.len() == 2 => {
