@@ -10,7 +10,7 @@
 #![allow(missing_docs, clippy::unwrap_used)]
 
 use criterion::{black_box, criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use dama_engine::{perft, Color, MoveList, Position, Rules};
+use dama_engine::{perft, MoveList, Position, Rules};
 
 /// (name, position, perft depth, our node count at that depth).
 const POSITIONS: &[(&str, &str, u32, u64)] = &[
@@ -35,19 +35,9 @@ const POSITIONS: &[(&str, &str, u32, u64)] = &[
     ),
 ];
 
-fn kish_board(pos: &Position) -> kish::Board {
-    let team = match pos.turn() {
-        Color::White => kish::Team::White,
-        Color::Black => kish::Team::Black,
-    };
-    kish::Board::new(
-        team,
-        kish::State::new(
-            [pos.pieces(Color::White).0, pos.pieces(Color::Black).0],
-            pos.kings().0,
-        ),
-    )
-}
+#[path = "../tests/support/kish_board.rs"]
+mod kish_support;
+use kish_support::kish_board;
 
 fn bench_perft(c: &mut Criterion) {
     let rules = Rules::default();

@@ -7,7 +7,7 @@
 
 use std::time::Instant;
 
-use dama_engine::{perft, Color, Position, Rules};
+use dama_engine::{perft, Position, Rules};
 
 const CASES: &[(&str, &str, u32)] = &[
     ("startpos", "startpos", 8),
@@ -24,19 +24,9 @@ const CASES: &[(&str, &str, u32)] = &[
     ),
 ];
 
-fn kish_board(pos: &Position) -> kish::Board {
-    let team = match pos.turn() {
-        Color::White => kish::Team::White,
-        Color::Black => kish::Team::Black,
-    };
-    kish::Board::new(
-        team,
-        kish::State::new(
-            [pos.pieces(Color::White).0, pos.pieces(Color::Black).0],
-            pos.kings().0,
-        ),
-    )
-}
+#[path = "../tests/support/kish_board.rs"]
+mod kish_support;
+use kish_support::kish_board;
 
 fn main() {
     let rounds: usize = std::env::args()

@@ -31,19 +31,9 @@ fn ours(pos: &Position) -> BTreeSet<Key> {
         .collect()
 }
 
-fn kish_board(pos: &Position) -> kish::Board {
-    let team = match pos.turn() {
-        Color::White => kish::Team::White,
-        Color::Black => kish::Team::Black,
-    };
-    kish::Board::new(
-        team,
-        kish::State::new(
-            [pos.pieces(Color::White).0, pos.pieces(Color::Black).0],
-            pos.kings().0,
-        ),
-    )
-}
+#[path = "support/kish_board.rs"]
+mod kish_support;
+use kish_support::kish_board;
 
 fn theirs(pos: &Position) -> BTreeSet<Key> {
     let b = kish_board(pos);
