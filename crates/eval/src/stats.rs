@@ -123,7 +123,9 @@ impl Wdl {
     /// A clean sweep (score 0 or 1) has no sample variance: its point
     /// estimate is infinite, and the finite end of its interval comes from
     /// the Wilson score interval, `n / (n + z²)` (so 20–0 is at least
-    /// +287 Elo, not "+∞ to +∞").
+    /// +287 Elo, not "+∞ to +∞"). A match of draws only gets its variance
+    /// from half a game of prior per category, so 20 draws read
+    /// 0 ± 56 Elo rather than exactly 0.
     pub fn elo(&self) -> EloEstimate {
         let n = self.games();
         let s = self.score();
@@ -132,6 +134,18 @@ impl Wdl {
         } else {
             (self.per_game_variance() / f64::from(n)).sqrt()
         };
+        if n > 0 && self.draws == n {
+            // All draws: no sample variance either, but the interval is not a
+            // point. Estimate the variance with half a game of prior in each
+            // category (as the SPRT does, [`PSEUDO_COUNT`]).
+            let (w, d, l) = (
+                PSEUDO_COUNT,
+                f64::from(self.draws) + PSEUDO_COUNT,
+                PSEUDO_COUNT,
+            );
+            let var = (w * 0.25 + l * 0.25) / (w + d + l);
+            return EloEstimate::from_score_and_se(0.5, (var / f64::from(n)).sqrt());
+        }
         let mut est = EloEstimate::from_score_and_se(s, se);
         if n > 0 && (s == 0.0 || s == 1.0) {
             let n = f64::from(n);
@@ -444,6 +458,19 @@ mod tests {
     }
 
     #[test]
+    fn all_draws_have_a_real_interval() {
+        // Prior counts (0.5, 20.5, 0.5): variance = 0.25 / 21.5 per game,
+        // se = sqrt(0.01163 / 20) = 0.02411, score 0.5 ± 1.96 se = 0.54726,
+        // 400 · log10(0.54726 / 0.45274) = +32.94.
+        let e = Wdl::new(0, 20, 0).elo();
+        assert_eq!(e.elo, 0.0);
+        let se = (0.25 / 21.5 / 20.0f64).sqrt();
+        assert!(close(e.hi, elo_from_score(0.5 + Z95 * se), 1e-9));
+        assert!(close(e.lo, -e.hi, 1e-9));
+        assert!(close(e.hi, 32.94, 0.01), "{}", e.hi);
+    }
+
+    #[test]
     fn clean_sweeps_have_a_finite_wilson_bound() {
         // 20-0: lower end at score 20 / (20 + 1.96^2) = 0.8389 -> +286.8 Elo.
         let e = Wdl::new(20, 0, 0).elo();
@@ -495,11 +522,17 @@ mod tests {
         assert!(close(f.elo, -e.elo, 1e-9) && close(f.lo, -e.hi, 1e-9));
     }
 
-    /// All draws: zero variance, zero-width interval at 0.
+    /// All draws: Elo 0 with an interval from the prior counts
+    /// (0.5, 10.5, 0.5): se = sqrt(0.25 / 11.5 / 10) = 0.04663, so the upper
+    /// end is elo(0.5 + 1.96 · 0.04663) = elo(0.59139) = +64.22.
     #[test]
     fn elo_of_draws_and_sweeps() {
         let e = Wdl::new(0, 10, 0).elo();
-        assert_eq!((e.elo, e.lo, e.hi), (0.0, 0.0, 0.0));
+        assert_eq!(e.elo, 0.0);
+        assert!(
+            close(e.hi, 64.22, 0.01) && close(e.lo, -64.22, 0.01),
+            "{e:?}"
+        );
         let e = Wdl::new(10, 0, 0).elo();
         assert_eq!(e.elo, f64::INFINITY);
         // Empty record: score ½, zero interval.
