@@ -5,7 +5,6 @@
 //! the batch size self-play achieved. The ratio of the two evaluation rates
 //! says what search, move generation and batching cost on top of the network.
 
-use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
 use anyhow::{Context, Result};
@@ -110,16 +109,8 @@ fn selfplay(args: &SelfplayBenchArgs) -> Result<()> {
         // The cache is off: a hit is not a network evaluation, and the ratio
         // compares network evaluations.
         let mut cache = EvalCache::new(0);
-        let stop = AtomicBool::new(false);
-        let (_, stats) = pool.install(|| {
-            play_games(
-                &job,
-                &mut evaluator,
-                &mut cache,
-                |_, _| Ok(()),
-                || stop.load(std::sync::atomic::Ordering::Relaxed),
-            )
-        })?;
+        let (_, stats) =
+            pool.install(|| play_games(&job, &mut evaluator, &mut cache, |_, _| Ok(()), || false))?;
         let pure = pure_inference(&evaluator, &stats.batch_histogram, cfg.run.seed)?;
         println!(
             "{:>6} {:>6} {:>10.0} {:>12.0} {:>10.1} {:>14.0} {:>7.3} {:>10.3}",

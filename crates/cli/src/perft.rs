@@ -44,7 +44,12 @@ pub fn run(args: &PerftArgs) -> Result<()> {
     let start = Instant::now();
     let nodes = if args.divide {
         let mut total = 0;
-        for (mv, n) in dama_engine::perft_divide(&pos, &rules, args.depth) {
+        let divide = if args.threads == 1 {
+            dama_engine::perft_divide(&pos, &rules, args.depth)
+        } else {
+            pool.install(|| dama_engine::perft_divide_parallel(&pos, &rules, args.depth))
+        };
+        for (mv, n) in divide {
             println!("{mv}: {n}");
             total += n;
         }

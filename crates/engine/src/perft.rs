@@ -82,15 +82,9 @@ pub fn perft_parallel(pos: &Position, rules: &Rules, depth: u32) -> u64 {
     if depth <= 2 {
         return perft(pos, rules, depth);
     }
-    let pos = pos.with_rules(*rules);
-    let moves: Vec<Move> = pos.legal_moves().to_vec();
-    moves
-        .par_iter()
-        .map(|m| {
-            let mut child = pos;
-            child.play_unchecked(m);
-            perft(&child, rules, depth - 1)
-        })
+    perft_divide_parallel(pos, rules, depth)
+        .iter()
+        .map(|(_, n)| n)
         .sum()
 }
 

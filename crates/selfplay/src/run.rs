@@ -281,7 +281,6 @@ fn nn_err(e: dama_nn::Error) -> Error {
 /// with a different config), I/O, the network, the search.
 pub fn train(opts: &TrainOptions, stop: &AtomicBool) -> Result<RunSummary, Error> {
     let paths = RunPaths::new(&opts.run_dir);
-    let session_start = Instant::now();
     let cfg = &opts.config;
     cfg.validate()?;
     let device = device::parse_device(&cfg.run.device).map_err(nn_err)?;
@@ -588,7 +587,6 @@ pub fn train(opts: &TrainOptions, stop: &AtomicBool) -> Result<RunSummary, Error
         }
         last_eval = evals;
     }
-    let _ = session_start;
     Ok(RunSummary {
         generation: state.generation,
         step: state.step,
