@@ -267,11 +267,7 @@ fn write_f32(path: &Path, values: &[f32]) -> Result<(), Error> {
 }
 
 fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), Error> {
-    let mut tmp = path.as_os_str().to_owned();
-    tmp.push(".tmp");
-    let tmp = PathBuf::from(tmp);
-    fs::write(&tmp, bytes)?;
-    fs::rename(&tmp, path)?;
+    dama_nn::files::write_atomic(path, bytes)?;
     Ok(())
 }
 

@@ -249,12 +249,8 @@ fn save(
             .map_or(0, |d| d.as_secs());
         PathBuf::from(format!("dama-game-{secs}.pdn"))
     });
-    let mut tmp = path.clone().into_os_string();
-    tmp.push(".tmp");
-    let tmp = PathBuf::from(tmp);
-    std::fs::write(&tmp, record.to_string())
-        .with_context(|| format!("cannot write {}", tmp.display()))?;
-    std::fs::rename(&tmp, &path).with_context(|| format!("cannot write {}", path.display()))?;
+    dama_nn::files::write_atomic(&path, record.to_string().as_bytes())
+        .with_context(|| format!("cannot write {}", path.display()))?;
     println!("game saved to {}", path.display());
     Ok(())
 }

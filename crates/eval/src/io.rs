@@ -1,28 +1,17 @@
 //! Small file helpers.
 
-use std::fs::File;
-use std::io::{BufWriter, Write};
 use std::path::Path;
 
 use crate::Error;
 
-/// Writes `path` through `write` into `path.tmp`, then renames it into place.
+/// Renders the file through `write`, then writes it to `path` atomically
+/// ([`dama_nn::files::write_atomic`]: a temporary file and a rename).
 pub(crate) fn write_atomic(
     path: &Path,
-    write: impl FnOnce(&mut BufWriter<File>) -> Result<(), Error>,
+    write: impl FnOnce(&mut Vec<u8>) -> Result<(), Error>,
 ) -> Result<(), Error> {
-    if let Some(dir) = path.parent() {
-        if !dir.as_os_str().is_empty() {
-            std::fs::create_dir_all(dir)?;
-        }
-    }
-    let mut tmp = path.as_os_str().to_owned();
-    tmp.push(".tmp");
-    let tmp = std::path::PathBuf::from(tmp);
-    let mut w = BufWriter::new(File::create(&tmp)?);
-    write(&mut w)?;
-    w.flush()?;
-    drop(w);
-    std::fs::rename(&tmp, path)?;
+    let mut bytes = Vec::new();
+    write(&mut bytes)?;
+    dama_nn::files::write_atomic(path, &bytes)?;
     Ok(())
 }

@@ -18,7 +18,6 @@
 
 use std::collections::HashMap;
 use std::fs;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use dama_engine::Rules;
@@ -28,6 +27,7 @@ use tch::{Device, Tensor};
 use crate::config::{ModelConfig, TrainConfig};
 use crate::encode::ENCODING_VERSION;
 use crate::error::{Error, Result};
+use crate::files::{fnv1a64, tmp_path, write_atomic};
 use crate::model::Network;
 use crate::train::Trainer;
 
@@ -387,36 +387,14 @@ fn write_tensors(path: &Path, tensors: &[(String, Tensor)]) -> Result<FileEntry>
 }
 
 fn write_sidecar(path: &Path, meta: &CheckpointMeta) -> Result<()> {
-    let side = sidecar_path(path);
-    let tmp = tmp_path(&side);
-    let mut f = fs::File::create(&tmp)?;
-    f.write_all(serde_json::to_string_pretty(meta)?.as_bytes())?;
-    f.write_all(b"\n")?;
-    f.sync_all()?;
-    drop(f);
-    fs::rename(&tmp, &side)?;
+    let mut text = serde_json::to_string_pretty(meta)?;
+    text.push('\n');
+    write_atomic(&sidecar_path(path), text.as_bytes())?;
     Ok(())
-}
-
-fn tmp_path(path: &Path) -> PathBuf {
-    let mut s = path.as_os_str().to_owned();
-    s.push(".tmp");
-    PathBuf::from(s)
 }
 
 fn file_name(path: &Path) -> String {
     path.file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default()
-}
-
-/// FNV-1a, 64 bits: a cheap content hash to tell a damaged file from a
-/// whole one (not a cryptographic check).
-fn fnv1a64(bytes: &[u8]) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for &b in bytes {
-        h ^= u64::from(b);
-        h = h.wrapping_mul(0x0100_0000_01b3);
-    }
-    h
 }

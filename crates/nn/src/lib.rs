@@ -45,6 +45,7 @@ pub mod device;
 pub mod encode;
 mod error;
 mod evaluator;
+pub mod files;
 mod model;
 pub mod torchscript;
 mod train;

@@ -20,9 +20,9 @@
 //! the engine can change its internals without breaking old files.
 
 use std::fs;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
+use dama_nn::files::fnv1a64;
 use serde::{Deserialize, Serialize};
 
 use crate::Error;
@@ -179,7 +179,7 @@ pub fn write_chunk(path: &Path, games: &[GameRecord]) -> Result<(), Error> {
     bytes.extend_from_slice(MAGIC);
     bytes.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
     bytes.extend_from_slice(&(payload.len() as u64).to_le_bytes());
-    bytes.extend_from_slice(&fnv1a(&payload).to_le_bytes());
+    bytes.extend_from_slice(&fnv1a64(&payload).to_le_bytes());
     bytes.extend_from_slice(&payload);
     write_atomic(path, &bytes)
 }
@@ -222,7 +222,7 @@ fn decode_chunk(bytes: &[u8]) -> Result<Vec<GameRecord>, String> {
             payload.len()
         ));
     }
-    if fnv1a(payload) != sum {
+    if fnv1a64(payload) != sum {
         return Err("checksum mismatch (file altered or corrupted)".into());
     }
     let (games, used): (Vec<GameRecord>, usize) =
@@ -256,41 +256,14 @@ pub fn list_chunks(dir: &Path) -> Result<Vec<PathBuf>, Error> {
     Ok(out)
 }
 
-/// Writes `bytes` to `path` through a temporary file in the same directory
-/// and a rename, so `path` holds either the old or the new content.
+/// Writes `bytes` to `path` atomically ([`dama_nn::files::write_atomic`]:
+/// a temporary file and a rename, so `path` holds either the old or the new
+/// content).
 ///
 /// # Errors
 /// I/O errors, naming the path.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), Error> {
-    let dir = path.parent().unwrap_or(Path::new("."));
-    fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
-    let result = (|| {
-        let mut f = fs::File::create(&tmp)?;
-        f.write_all(bytes)?;
-        f.sync_all()?;
-        fs::rename(&tmp, path)
-    })();
-    if let Err(e) = result {
-        let _ = fs::remove_file(&tmp);
-        return Err(Error::io(path, e));
-    }
-    Ok(())
-}
-
-/// FNV-1a, 64 bits: a fast checksum against truncation and bit rot (not
-/// against tampering).
-fn fnv1a(bytes: &[u8]) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for &b in bytes {
-        h ^= u64::from(b);
-        h = h.wrapping_mul(0x0100_0000_01b3);
-    }
-    h
+    dama_nn::files::write_atomic(path, bytes).map_err(|e| Error::io(path, e))
 }
 
 #[cfg(test)]
