@@ -106,6 +106,23 @@ pub struct SearchConfig {
     /// Simulations of a fast search (symbol KataGo's "cheap" playouts).
     /// Default: 100 (KataGo: 100 against 600 full).
     pub fast_simulations: u32,
+    /// What a draw is worth to the player choosing, in value units
+    /// (win = 1, loss = −1): the search's utility is `P(win) − P(loss) +
+    /// draw_score · P(draw)` for whichever player chooses. Negative values
+    /// are "contempt" for both sides, as KataGo varies its draw utility and
+    /// komi in self-play: each side prefers a risky line to a sure draw, so
+    /// self-play makes contact instead of drifting into the no-capture draw.
+    /// It changes which moves the search prefers, not the values it reports
+    /// or the training targets. In `[-1, 1]`. Default: 0 (neutral).
+    pub draw_score: f32,
+    /// MCTS-Solver (Winands, Björnsson and Saito, 2008): proven wins and
+    /// losses are backed up through the tree. A node is proven won for its
+    /// player to move when one child is a win for that player, and lost
+    /// when every child is won by the opponent; a proven node counts as a
+    /// win or loss of exactly ±1 in selection and is not searched below
+    /// again, and a proven win at the root is always played. Draws are not
+    /// proven. Default: true.
+    pub solver: bool,
 }
 
 impl Default for SearchConfig {
@@ -130,6 +147,8 @@ impl Default for SearchConfig {
             gumbel_rescale_q: false,
             full_search_prob: 1.0,
             fast_simulations: 100,
+            draw_score: 0.0,
+            solver: true,
         }
     }
 }
@@ -192,6 +211,9 @@ impl SearchConfig {
         }
         if self.fast_simulations == 0 {
             return bad("fast_simulations", "must be at least 1");
+        }
+        if !(-1.0..=1.0).contains(&self.draw_score) {
+            return bad("draw_score", "must be in [-1, 1]");
         }
         Ok(())
     }

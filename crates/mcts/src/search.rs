@@ -302,12 +302,23 @@ impl<G: Game> Search<G> {
                 }
                 s => s,
             };
+            let proven = self.tree.nodes[leaf.idx()].proven;
             match status {
                 Status::Terminal => {
                     let n = &self.tree.nodes[leaf.idx()];
                     let v = n.to_play.sign() * n.raw_value;
                     let d = n.raw_draw;
                     self.backup(leaf, v, d, false);
+                    self.started += 1;
+                    self.root_search_visits[root_child] += 1;
+                    if self.config.solver {
+                        self.propagate_proof(leaf);
+                    }
+                }
+                Status::Expanded if proven.is_some() => {
+                    // A proven node: its exact value, no search below.
+                    let winner = proven.unwrap_or(Player::First);
+                    self.backup(leaf, winner.sign(), 0.0, false);
                     self.started += 1;
                     self.root_search_visits[root_child] += 1;
                 }
@@ -338,7 +349,7 @@ impl<G: Game> Search<G> {
         let mut node = NodeId(self.tree.nodes[0].first_child + root_child as u32);
         loop {
             let n = &self.tree.nodes[node.idx()];
-            if n.status != Status::Expanded {
+            if n.status != Status::Expanded || (n.proven.is_some() && self.config.solver) {
                 return (node, root_child);
             }
             let range = n.children();
@@ -437,6 +448,30 @@ impl<G: Game> Search<G> {
                 n.virtual_visits = n.virtual_visits.saturating_sub(1);
             }
             id = n.parent;
+        }
+    }
+
+    /// MCTS-Solver: after `id` was proven, proves its ancestors where the
+    /// proof decides them (a child won by the parent's player to move wins
+    /// the parent; a parent all of whose children are won by the opponent
+    /// is lost), and stops at the first ancestor it does not decide.
+    fn propagate_proof(&mut self, id: NodeId) {
+        let mut id = id;
+        while let Some(winner) = self.tree.nodes[id.idx()].proven {
+            let parent = self.tree.nodes[id.idx()].parent;
+            if parent == NodeId::NONE || self.tree.nodes[parent.idx()].proven.is_some() {
+                return;
+            }
+            let mover = self.tree.nodes[parent.idx()].to_play;
+            let decided = winner == mover
+                || self.tree.nodes[self.tree.nodes[parent.idx()].children()]
+                    .iter()
+                    .all(|c| c.proven == Some(winner));
+            if !decided {
+                return;
+            }
+            self.tree.nodes[parent.idx()].proven = Some(winner);
+            id = parent;
         }
     }
 
@@ -623,8 +658,19 @@ impl<G: Game> Search<G> {
                 (policy, index)
             }
         };
+        // A proven win at the root is played, whatever the visits say (the
+        // most visited of the winning actions).
         let root = &self.tree.nodes[0];
         let to_play = root.to_play;
+        let action_index = if self.config.solver {
+            root.children()
+                .enumerate()
+                .filter(|&(_, c)| self.tree.nodes[c].proven == Some(to_play))
+                .max_by_key(|&(i, _)| visits[i])
+                .map_or(action_index, |(i, _)| i)
+        } else {
+            action_index
+        };
         let value = match self.config.algorithm {
             Algorithm::Puct => mean_value(root).map(|v| v.to_pov(to_play)),
             Algorithm::Gumbel => {
@@ -641,6 +687,11 @@ impl<G: Game> Search<G> {
             }
         }
         .unwrap_or_else(|| Wdl::from_scalar(root.raw_value, root.raw_draw));
+        let value = match root.proven {
+            Some(w) if self.config.solver && w == to_play => Wdl::WIN,
+            Some(_) if self.config.solver => Wdl::LOSS,
+            _ => value,
+        };
         let raw_value = Wdl::<Pov>::from_scalar(root.raw_value, root.raw_draw);
         let actions = self.tree.child_actions(NodeId::ROOT).to_vec();
         Ok(SearchResult {

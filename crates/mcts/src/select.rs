@@ -12,11 +12,19 @@ pub(crate) const TINY: f32 = 1e-30;
 
 /// Visits of a child including virtual ones, and its Q for the chooser with
 /// virtual loss counted as losses; `None` if it has no visit at all.
+/// A draw is worth `draw_score` to the chooser (0: neutral; see
+/// [`SearchConfig::draw_score`]).
 #[inline]
-fn q_with_virtual(c: &Node, sign: f32, vl: f32) -> (f32, Option<f32>) {
+fn q_with_virtual(c: &Node, sign: f32, vl: f32, draw_score: f32) -> (f32, Option<f32>) {
     let n = (c.visits + c.virtual_visits) as f32;
+    if let Some(winner) = c.proven {
+        return (n, Some(sign * winner.sign()));
+    }
     if n > 0.0 {
-        (n, Some((sign * c.w_abs - vl * c.virtual_visits as f32) / n))
+        (
+            n,
+            Some((sign * c.w_abs + draw_score * c.d_sum - vl * c.virtual_visits as f32) / n),
+        )
     } else {
         (0.0, None)
     }
@@ -33,8 +41,9 @@ pub(crate) fn puct(parent: &Node, children: &[Node], cfg: &SearchConfig, fpu: f3
     let parent_n = (parent.visits + parent.virtual_visits) as f32;
     let c = ((1.0 + parent_n + cfg.c_puct_base) / cfg.c_puct_base).ln() + cfg.c_puct_init;
     let explore = c * parent_n.sqrt();
+    let ds = cfg.draw_score;
     let parent_q = if parent.visits > 0 {
-        sign * parent.w_abs / parent.visits as f32
+        (sign * parent.w_abs + ds * parent.d_sum) / parent.visits as f32
     } else {
         0.0
     };
@@ -48,7 +57,7 @@ pub(crate) fn puct(parent: &Node, children: &[Node], cfg: &SearchConfig, fpu: f3
     let mut best = 0;
     let mut best_score = f32::NEG_INFINITY;
     for (i, ch) in children.iter().enumerate() {
-        let (n, q) = q_with_virtual(ch, sign, vl);
+        let (n, q) = q_with_virtual(ch, sign, vl, ds);
         let score = q.unwrap_or(fpu_q) + explore * ch.prior / (1.0 + n);
         if score > best_score {
             best_score = score;
@@ -84,6 +93,7 @@ impl GumbelScratch {
     ) {
         let sign = parent.to_play.sign();
         let vl = if virtual_loss { cfg.virtual_loss } else { 0.0 };
+        let ds = cfg.draw_score;
         self.q.clear();
         self.n.clear();
         self.logits.clear();
@@ -91,10 +101,12 @@ impl GumbelScratch {
         for ch in children {
             let p = ch.prior;
             let (n, q) = if virtual_loss {
-                q_with_virtual(ch, sign, vl)
+                q_with_virtual(ch, sign, vl, ds)
+            } else if let Some(winner) = ch.proven {
+                (ch.visits as f32, Some(sign * winner.sign()))
             } else if ch.visits > 0 {
                 let n = ch.visits as f32;
-                (n, Some(sign * ch.w_abs / n))
+                (n, Some((sign * ch.w_abs + ds * ch.d_sum) / n))
             } else {
                 (0.0, None)
             };
@@ -111,7 +123,7 @@ impl GumbelScratch {
             }
         }
         // The parent's own raw value is for its player to move: the chooser.
-        let raw = parent.raw_value;
+        let raw = parent.raw_value + ds * parent.raw_draw;
         let mixed = if sum_p > 0.0 {
             (raw + sum_n * (sum_pq / sum_p)) / (1.0 + sum_n)
         } else {

@@ -1,7 +1,7 @@
 //! The arena search tree.
 
 use crate::game::Game;
-use crate::value::{Abs, Player, Wdl};
+use crate::value::{Abs, Outcome, Player, Wdl};
 
 /// Index of a node in a [`Tree`]'s arena.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -63,6 +63,10 @@ pub(crate) struct Node {
     /// The player to move here (meaningless while `Unvisited`).
     pub(crate) to_play: Player,
     pub(crate) status: Status,
+    /// The winner with best play from here, once the search has proven it
+    /// (MCTS-Solver: a terminal win, a child the player to move wins, or
+    /// every child won by the opponent). `None`: not proven.
+    pub(crate) proven: Option<Player>,
 }
 
 impl Node {
@@ -82,6 +86,7 @@ impl Node {
             raw_draw: 0.0,
             to_play: Player::First,
             status: Status::Unvisited,
+            proven: None,
         }
     }
 
@@ -152,6 +157,10 @@ impl<G: Game> Tree<G> {
                 node.raw_value = v.scalar();
                 node.raw_draw = v.draw;
                 node.status = Status::Terminal;
+                node.proven = match o {
+                    Outcome::Win(p) => Some(p),
+                    Outcome::Draw => None,
+                };
             }
             None if num_children == 0 => {
                 // A game breaking the contract (no actions, not over): treat
@@ -270,6 +279,13 @@ impl<G: Game> Tree<G> {
     pub fn to_play(&self, id: NodeId) -> Option<Player> {
         let n = &self.nodes[id.idx()];
         (n.status != Status::Unvisited).then_some(n.to_play)
+    }
+
+    /// The winner with best play from `id`, if the search has proven it
+    /// (see [`SearchConfig::solver`](crate::SearchConfig::solver)).
+    #[must_use]
+    pub fn proven(&self, id: NodeId) -> Option<Player> {
+        self.nodes[id.idx()].proven
     }
 
     /// The mean backed-up value of `id` (`None` before its first visit).
