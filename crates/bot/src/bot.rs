@@ -104,7 +104,9 @@ impl FromStr for BotSpec {
         }
         let spec: PlayerSpec = s.parse()?;
         Ok(match spec {
-            PlayerSpec::Checkpoint { path, sims, search } => BotSpec::Checkpoint {
+            PlayerSpec::Checkpoint {
+                path, sims, search, ..
+            } => BotSpec::Checkpoint {
                 path,
                 sims,
                 algorithm: match search {

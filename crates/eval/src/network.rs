@@ -37,7 +37,12 @@ pub(crate) fn factory(
     let device_name = options.device.as_deref().unwrap_or("auto");
     let device = dama_nn::device::parse_device(device_name).map_err(|e| nn_error(&name, e))?;
     let (path, search) = match spec {
-        PlayerSpec::Checkpoint { path, sims, search } => {
+        PlayerSpec::Checkpoint {
+            path,
+            sims,
+            search,
+            draw_score,
+        } => {
             let config = SearchConfig {
                 algorithm: match search {
                     SearchKind::Gumbel => Algorithm::Gumbel,
@@ -59,6 +64,7 @@ pub(crate) fn factory(
                 // (with a flat prior and few simulations the noise would
                 // choose the move; games still differ by their openings).
                 gumbel_scale: 0.0,
+                draw_score: *draw_score,
                 ..SearchConfig::default()
             };
             (path, Some(config))

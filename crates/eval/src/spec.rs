@@ -71,6 +71,10 @@ pub enum PlayerSpec {
         sims: u32,
         /// Root search (default Gumbel).
         search: SearchKind,
+        /// What a draw is worth to the player in its search
+        /// ([`dama_mcts::SearchConfig::draw_score`]; default 0, neutral;
+        /// negative values are contempt for draws).
+        draw_score: f32,
     },
     /// A checkpoint's raw policy (the most probable move).
     Policy {
@@ -189,6 +193,7 @@ impl FromStr for PlayerSpec {
                 }
                 let mut sims = DEFAULT_CKPT_SIMS;
                 let mut search = SearchKind::Gumbel;
+                let mut draw_score = 0.0f32;
                 for (k, v) in opts {
                     match k.as_str() {
                         "sims" => {
@@ -208,18 +213,27 @@ impl FromStr for PlayerSpec {
                                 }
                             }
                         }
-                        _ => return Err(unknown(kind, &k, "sims, search")),
+                        "draw" => {
+                            draw_score = number(kind, &k, &v)?;
+                            if !(-1.0..=1.0).contains(&draw_score) {
+                                return Err(Error::Spec(format!(
+                                    "`ckpt`: draw must be in [-1, 1], got {v}"
+                                )));
+                            }
+                        }
+                        _ => return Err(unknown(kind, &k, "sims, search, draw")),
                     }
                 }
                 Ok(PlayerSpec::Checkpoint {
                     path: path.into(),
                     sims,
                     search,
+                    draw_score,
                 })
             }
             _ => Err(Error::Spec(format!(
                 "unknown player `{s}` (random, greedy, alphabeta:depth=N|time=MS, mcts:sims=N, \
-                 ckpt:PATH[,sims=N][,search=gumbel|puct], policy:PATH)"
+                 ckpt:PATH[,sims=N][,search=gumbel|puct][,draw=D], policy:PATH)"
             ))),
         }
     }
@@ -241,13 +255,21 @@ impl fmt::Display for PlayerSpec {
                 Ok(())
             }
             PlayerSpec::Mcts { sims } => write!(f, "mcts:sims={sims}"),
-            PlayerSpec::Checkpoint { path, sims, search } => {
+            PlayerSpec::Checkpoint {
+                path,
+                sims,
+                search,
+                draw_score,
+            } => {
                 write!(f, "ckpt:{}", path.display())?;
                 if *sims != DEFAULT_CKPT_SIMS {
                     write!(f, ",sims={sims}")?;
                 }
                 if *search != SearchKind::Gumbel {
                     f.write_str(",search=puct")?;
+                }
+                if *draw_score != 0.0 {
+                    write!(f, ",draw={draw_score}")?;
                 }
                 Ok(())
             }
@@ -271,6 +293,7 @@ mod tests {
             "mcts:sims=800",
             "ckpt:runs/a/models/x.safetensors",
             "ckpt:x.safetensors,sims=64,search=puct",
+            "ckpt:x.safetensors,sims=64,draw=-0.25",
             "policy:x.safetensors",
         ] {
             let spec: PlayerSpec = s.parse().unwrap();
@@ -308,6 +331,8 @@ mod tests {
             "ckpt:",
             "ckpt:x,sims=0",
             "ckpt:x,search=alphazero",
+            "ckpt:x,draw=-2",
+            "ckpt:x,draw=nan",
             "policy:x,sims=3",
         ] {
             assert!(s.parse::<PlayerSpec>().is_err(), "{s:?} parsed");

@@ -193,6 +193,9 @@ pub struct EvalConfig {
     /// Gate: keep the new network only if it scores at least this against
     /// the previous one; 0 disables gating. Default 0.
     pub gate_score: f64,
+    /// What a draw is worth to the network players of evaluation games
+    /// (`ckpt:…,draw=D`; see the search's `draw_score`). Default 0 (neutral).
+    pub draw_score: f32,
 }
 
 impl Default for EvalConfig {
@@ -204,6 +207,7 @@ impl Default for EvalConfig {
             every: 1,
             sims: 32,
             gate_score: 0.0,
+            draw_score: 0.0,
         }
     }
 }
@@ -304,6 +308,9 @@ impl RunConfig {
         }
         if e.every == 0 {
             return Err(invalid("eval.every", "must be at least 1"));
+        }
+        if !(-1.0..=1.0).contains(&e.draw_score) {
+            return Err(invalid("eval.draw_score", "must be in [-1, 1]"));
         }
         if !(0.0..=1.0).contains(&e.gate_score) {
             return Err(invalid("eval.gate_score", "must be in [0, 1]"));

@@ -511,13 +511,18 @@ pub fn train(opts: &TrainOptions, stop: &AtomicBool) -> Result<RunSummary, Error
         if eval_due {
             // Evaluation games run in parallel, one libtorch thread each.
             device::set_torch_threads(1);
-            let me = format!("ckpt:{},sims={}", ckpt.display(), cfg.eval.sims);
+            let draw = if cfg.eval.draw_score != 0.0 {
+                format!(",draw={}", cfg.eval.draw_score)
+            } else {
+                String::new()
+            };
+            let me = format!("ckpt:{},sims={}{draw}", ckpt.display(), cfg.eval.sims);
             let mut opponents: Vec<String> = cfg.eval.baselines.clone();
             if cfg.eval.against_previous {
                 opponents.insert(
                     0,
                     format!(
-                        "ckpt:{},sims={}",
+                        "ckpt:{},sims={}{draw}",
                         paths.model(state.best_generation).display(),
                         cfg.eval.sims
                     ),
@@ -673,6 +678,8 @@ fn selfplay_metrics(gen: u32, sp: &SelfplayStats) -> serde_json::Value {
         "white_wins": sp.white_wins, "black_wins": sp.black_wins, "draws": sp.draws,
         "resignations": sp.resignations, "playthrough_games": sp.playthrough_games,
         "false_resignations": sp.false_resignations, "false_resignation_rate": sp.false_resignation_rate(),
+        "no_capture_draws": sp.no_capture_draws, "repetition_draws": sp.repetition_draws,
+        "move_cap_draws": sp.move_cap_draws, "captures_per_game": sp.captures_per_game(),
     })
 }
 
@@ -685,12 +692,14 @@ fn generation_line(
     took: Duration,
 ) -> String {
     let mut s = format!(
-        "gen {gen:>3}: {} games ({:.0}/h, {:.0} evals/s, len {:.0}, draws {:.0}%), loss {:.3}",
+        "gen {gen:>3}: {} games ({:.0}/h, {:.0} evals/s, len {:.0}, draws {:.0}% ({:.0}% no-capture), {:.1} captures/game), loss {:.3}",
         sp.games,
         sp.games_per_hour(),
         sp.evals_per_sec(),
         sp.avg_length(),
         100.0 * sp.draw_rate(),
+        100.0 * sp.no_capture_draw_rate(),
+        sp.captures_per_game(),
         loss
     );
     for e in evals {

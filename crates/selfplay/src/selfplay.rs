@@ -24,6 +24,9 @@ use crate::config::SelfplayConfig;
 use crate::record::{GameRecord, GameResult, PackedPlane, Sample};
 use crate::Error;
 
+/// The termination recorded for a game stopped at the self-play move cap.
+const MOVE_CAP: &str = "move cap";
+
 /// The search state of a Turkish draughts game.
 pub type State = dama_mcts::dama::DamaState;
 
@@ -64,6 +67,14 @@ pub struct SelfplayStats {
     /// Of those, games where the eventual winner's value had fallen under
     /// the resignation threshold (resigning would have been a mistake).
     pub false_resignations: usize,
+    /// Draws by the no-capture rule ([`dama_engine::Rules::no_capture_limit`]).
+    pub no_capture_draws: usize,
+    /// Draws by threefold repetition.
+    pub repetition_draws: usize,
+    /// Draws at the self-play move cap (`max_plies`).
+    pub move_cap_draws: usize,
+    /// Captures made (each capturing move counts once).
+    pub captures: u64,
 }
 
 impl SelfplayStats {
@@ -100,6 +111,16 @@ impl SelfplayStats {
     /// White's score (wins + half the draws) per game.
     pub fn first_player_score(&self) -> f64 {
         (self.white_wins as f64 + 0.5 * self.draws as f64) / self.games.max(1) as f64
+    }
+
+    /// Share of games drawn by the no-capture rule.
+    pub fn no_capture_draw_rate(&self) -> f64 {
+        self.no_capture_draws as f64 / self.games.max(1) as f64
+    }
+
+    /// Average capturing moves per game.
+    pub fn captures_per_game(&self) -> f64 {
+        self.captures as f64 / self.games.max(1) as f64
     }
 
     /// Share of played-out games in which resigning would have been wrong.
@@ -389,7 +410,7 @@ impl Slot {
                 return Ok(());
             }
             if game.moves().len() as u32 >= job.selfplay.max_plies {
-                self.finish(job, GameResult::Draw, "move cap".into(), false);
+                self.finish(job, GameResult::Draw, MOVE_CAP.into(), false);
                 return Ok(());
             }
             let steps = game.legal_steps();
@@ -576,6 +597,13 @@ fn update_stats(stats: &mut SelfplayStats, record: &GameRecord, steps: u32) {
     if record.resigned {
         stats.resignations += 1;
     }
+    match record.termination.as_str() {
+        "NoCaptureLimit" => stats.no_capture_draws += 1,
+        "Repetition" => stats.repetition_draws += 1,
+        MOVE_CAP => stats.move_cap_draws += 1,
+        _ => {}
+    }
+    stats.captures += record.moves.iter().filter(|m| m.contains('x')).count() as u64;
     if record.resign_disabled {
         stats.playthrough_games += 1;
         if record.would_have_resigned_wrongly {
