@@ -106,10 +106,7 @@ impl Probe {
             (false, true) => Wdl::Loss,
             (false, false) => Wdl::BlessedLoss,
         };
-        Probe {
-            wdl,
-            dtz: raw.dist,
-        }
+        Probe { wdl, dtz: raw.dist }
     }
 }
 
@@ -191,7 +188,11 @@ impl Tablebase {
                 });
             }
         }
-        Ok(Tablebase::from_tables(dir.to_owned(), rules.unwrap_or_default(), tables))
+        Ok(Tablebase::from_tables(
+            dir.to_owned(),
+            rules.unwrap_or_default(),
+            tables,
+        ))
     }
 
     fn from_tables(dir: PathBuf, rules: Rules, tables: HashMap<Material, Table>) -> Tablebase {
@@ -373,9 +374,18 @@ impl Tablebase {
             };
             let expected = match pos.termination() {
                 Some((o, _)) => match o.winner() {
-                    None => Raw { code: DRAW, dist: None },
-                    Some(w) if w == stm => Raw { code: WIN, dist: Some(0) },
-                    Some(_) => Raw { code: LOSS, dist: Some(0) },
+                    None => Raw {
+                        code: DRAW,
+                        dist: None,
+                    },
+                    Some(w) if w == stm => Raw {
+                        code: WIN,
+                        dist: Some(0),
+                    },
+                    Some(_) => Raw {
+                        code: LOSS,
+                        dist: Some(0),
+                    },
                 },
                 None => {
                     let mut b = Backup::new(lim);
