@@ -14,6 +14,7 @@ mod games;
 mod perft;
 mod play;
 mod report;
+mod tablebase;
 mod train;
 
 /// Train, evaluate and play Turkish draughts networks.
@@ -50,6 +51,8 @@ enum Command {
     Bot(bot::BotCmdArgs),
     /// The bot's evaluation of a position and its top moves.
     Analyse(analyse::AnalyseArgs),
+    /// Endgame tablebases: generate, probe, stats, verify, bench.
+    Tablebase(tablebase::TablebaseArgs),
 }
 
 fn main() -> ExitCode {
@@ -67,6 +70,7 @@ fn main() -> ExitCode {
         Command::Device(args) => device::run(&args),
         Command::Bench(args) => bench::run(&args),
         Command::Report(args) => report::run(&args),
+        Command::Tablebase(args) => tablebase::run(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

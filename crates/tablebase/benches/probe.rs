@@ -3,6 +3,8 @@
 //! `DAMA_TB_DIR=tablebases cargo bench -p dama-tablebase` probes an existing
 //! directory; without it the bench generates the 3-piece tables first.
 
+#![allow(missing_docs)]
+
 use criterion::{black_box, criterion_group, criterion_main, Criterion, Throughput};
 use dama_engine::{Bitboard, Color, Position, Rules};
 use dama_tablebase::{Generator, Tablebase};
@@ -21,7 +23,11 @@ fn positions(tb: &Tablebase, n: usize) -> Vec<Position> {
             let mut bb = 0u64;
             for _ in 0..k {
                 loop {
-                    let sq = if men { rng.gen_range(8..56) } else { rng.gen_range(0..64) };
+                    let sq = if men {
+                        rng.gen_range(8..56)
+                    } else {
+                        rng.gen_range(0..64)
+                    };
                     if occ & (1 << sq) == 0 {
                         occ |= 1 << sq;
                         bb |= 1 << sq;
@@ -35,8 +41,17 @@ fn positions(tb: &Tablebase, n: usize) -> Vec<Position> {
         let wk = place(m.white_kings, false, &mut rng);
         let bm = place(m.black_men, true, &mut rng);
         let bk = place(m.black_kings, false, &mut rng);
-        let turn = if rng.gen() { Color::White } else { Color::Black };
-        if let Ok(p) = Position::from_bitboards(Bitboard(wm | wk), Bitboard(bm | bk), Bitboard(wk | bk), turn) {
+        let turn = if rng.gen() {
+            Color::White
+        } else {
+            Color::Black
+        };
+        if let Ok(p) = Position::from_bitboards(
+            Bitboard(wm | wk),
+            Bitboard(bm | bk),
+            Bitboard(wk | bk),
+            turn,
+        ) {
             out.push(p.with_rules(tb.rules()));
         }
     }

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
     /// Reading or writing a file or directory failed.
-    #[error("{}: {source}", path.display())]
+    #[error("cannot read or write {}", path.display())]
     Io {
         /// The file or directory.
         path: PathBuf,

@@ -192,6 +192,22 @@ impl Generator {
         max_pieces: u32,
         on_event: &(dyn Fn(Event<'_>) + Sync),
     ) -> Result<Vec<SplitReport>> {
+        self.generate_until(max_pieces, None, on_event)
+    }
+
+    /// As [`Generator::generate`], but stops after the split named `last`
+    /// (`KKKvK`) if given: the splits it depends on come before it in the
+    /// order, so this measures one split without generating all of its size.
+    ///
+    /// # Errors
+    ///
+    /// As [`Generator::generate`].
+    pub fn generate_until(
+        &self,
+        max_pieces: u32,
+        last: Option<&str>,
+        on_event: &(dyn Fn(Event<'_>) + Sync),
+    ) -> Result<Vec<SplitReport>> {
         if max_pieces > MAX_PIECES {
             return Err(Error::Unsupported {
                 material: format!("{max_pieces} pieces"),
@@ -241,11 +257,7 @@ impl Generator {
                 } else {
                     start.elapsed().as_secs_f64()
                 },
-                solved: if existed {
-                    0
-                } else {
-                    2 * table.entries()
-                },
+                solved: if existed { 0 } else { 2 * table.entries() },
                 entries: table.entries(),
                 file_len: table.file_len(),
                 memory_len: table.memory_len(),
@@ -254,6 +266,9 @@ impl Generator {
             on_event(Event::Finished(&report));
             reports.push(report);
             tables.insert(material, table);
+            if last.is_some_and(|l| l == material.to_string()) {
+                break;
+            }
         }
         Ok(reports)
     }
@@ -469,7 +484,11 @@ fn propagate(ix: &Indexer, rules: &Rules, e: &mut [Entry]) {
 }
 
 /// Solves one split; the children's tables must be in `src`.
-fn solve(ix: Indexer, src: &(impl Lookup + Sync), on_event: &(dyn Fn(Event<'_>) + Sync)) -> Result<Table> {
+fn solve(
+    ix: Indexer,
+    src: &(impl Lookup + Sync),
+    on_event: &(dyn Fn(Event<'_>) + Sync),
+) -> Result<Table> {
     let rules = *src.rules();
     let material = ix.material;
     let total = ix.full_size();
@@ -514,7 +533,10 @@ fn solve(ix: Indexer, src: &(impl Lookup + Sync), on_event: &(dyn Fn(Event<'_>) 
     }
     // The two passes are independent: run them side by side.
     if with_rule {
-        rayon::join(|| propagate(&ix, &rules, &mut a), || propagate(&ix, &rules, &mut b));
+        rayon::join(
+            || propagate(&ix, &rules, &mut a),
+            || propagate(&ix, &rules, &mut b),
+        );
     } else {
         propagate(&ix, &rules, &mut a);
     }

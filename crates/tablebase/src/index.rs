@@ -65,7 +65,9 @@ impl Group {
         // rank of each is sum C(c_j, j + 1), which walks 0, 1, 2, … here.
         let mut c: Vec<usize> = (0..k).collect();
         for set in sets.iter_mut() {
-            *set = c.iter().fold(0u64, |bb, &s| bb | 1 << (s + usize::from(base)));
+            *set = c
+                .iter()
+                .fold(0u64, |bb, &s| bb | 1 << (s + usize::from(base)));
             // Next combination in colex order.
             let mut j = 0;
             while j < k {

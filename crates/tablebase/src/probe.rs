@@ -106,10 +106,7 @@ impl Probe {
             (false, true) => Wdl::Loss,
             (false, false) => Wdl::BlessedLoss,
         };
-        Probe {
-            wdl,
-            dtz: raw.dist,
-        }
+        Probe { wdl, dtz: raw.dist }
     }
 }
 
@@ -139,18 +136,30 @@ impl fmt::Display for Probe {
 pub struct Tablebase {
     dir: PathBuf,
     rules: Rules,
-    tables: HashMap<Material, Table>,
+    /// Tables by [`slot`] of their material: a lookup without hashing.
+    slots: Vec<Option<Table>>,
     missing: Vec<Material>,
     max_pieces: u32,
 }
 
 impl Lookup for Tablebase {
+    #[inline]
     fn table(&self, m: &Material) -> Option<&Table> {
-        self.tables.get(m)
+        self.slots.get(slot(m)?)?.as_ref()
     }
     fn rules(&self) -> &Rules {
         &self.rules
     }
+}
+
+/// A dense key of materials with at most [`MAX_PIECES`] of each kind.
+#[inline]
+fn slot(m: &Material) -> Option<usize> {
+    let n = MAX_PIECES as usize + 1;
+    let k = [m.white_men, m.white_kings, m.black_men, m.black_kings];
+    k.iter().try_fold(0usize, |acc, &x| {
+        (usize::from(x) < n).then_some(acc * n + usize::from(x))
+    })
 }
 
 impl Tablebase {
@@ -191,7 +200,11 @@ impl Tablebase {
                 });
             }
         }
-        Ok(Tablebase::from_tables(dir.to_owned(), rules.unwrap_or_default(), tables))
+        Ok(Tablebase::from_tables(
+            dir.to_owned(),
+            rules.unwrap_or_default(),
+            tables,
+        ))
     }
 
     fn from_tables(dir: PathBuf, rules: Rules, tables: HashMap<Material, Table>) -> Tablebase {
@@ -209,10 +222,18 @@ impl Tablebase {
             })
             .last()
             .unwrap_or(if tables.is_empty() { 0 } else { 2 });
+        let mut slots: Vec<Option<Table>> = Vec::new();
+        slots.resize_with((MAX_PIECES as usize + 1).pow(4), || None);
+        for (m, t) in tables {
+            // Materials beyond MAX_PIECES were refused when reading.
+            if let Some(i) = slot(&m) {
+                slots[i] = Some(t);
+            }
+        }
         Tablebase {
             dir,
             rules,
-            tables,
+            slots,
             missing,
             max_pieces,
         }
@@ -242,7 +263,7 @@ impl Tablebase {
 
     /// Whether no table is loaded.
     pub fn is_empty(&self) -> bool {
-        self.tables.is_empty()
+        self.slots.iter().all(Option::is_none)
     }
 
     /// Splits up to the largest loaded piece count that have no file.
@@ -252,7 +273,7 @@ impl Tablebase {
 
     /// The loaded tables, in generation order.
     pub fn tables(&self) -> Vec<&Table> {
-        let mut t: Vec<&Table> = self.tables.values().collect();
+        let mut t: Vec<&Table> = self.slots.iter().flatten().collect();
         t.sort_by_key(|t| {
             let m = t.material();
             (m.pieces(), m.men(), m)
@@ -340,8 +361,7 @@ impl Tablebase {
             reason,
         };
         let table = self
-            .tables
-            .get(&material)
+            .table(&material)
             .ok_or_else(|| bad("not loaded".into()))?;
         let ix = &table.indexer;
         let lim = limit(&self.rules);
@@ -373,9 +393,18 @@ impl Tablebase {
             };
             let expected = match pos.termination() {
                 Some((o, _)) => match o.winner() {
-                    None => Raw { code: DRAW, dist: None },
-                    Some(w) if w == stm => Raw { code: WIN, dist: Some(0) },
-                    Some(_) => Raw { code: LOSS, dist: Some(0) },
+                    None => Raw {
+                        code: DRAW,
+                        dist: None,
+                    },
+                    Some(w) if w == stm => Raw {
+                        code: WIN,
+                        dist: Some(0),
+                    },
+                    Some(_) => Raw {
+                        code: LOSS,
+                        dist: Some(0),
+                    },
                 },
                 None => {
                     let mut b = Backup::new(lim);

@@ -2,6 +2,8 @@
 //! children, against a brute-force search straight from the engine's rules,
 //! and on hand-built positions (issue 13).
 
+#![allow(clippy::unwrap_used)]
+
 use std::collections::HashMap;
 use std::sync::{Mutex, OnceLock};
 
@@ -34,7 +36,9 @@ impl std::hash::Hasher for ZobristHasher {
         self.0 ^= n;
     }
     fn write_u32(&mut self, n: u32) {
-        self.0 = self.0.wrapping_add(u64::from(n).wrapping_mul(0x9e37_79b9_7f4a_7c15));
+        self.0 = self
+            .0
+            .wrapping_add(u64::from(n).wrapping_mul(0x9e37_79b9_7f4a_7c15));
     }
     fn write_u16(&mut self, n: u16) {
         self.write_u32(n.into());
@@ -119,7 +123,11 @@ fn random_position(rng: &mut ChaCha8Rng, rules: Rules) -> Option<Position> {
             kings |= 1 << sq;
         }
     }
-    let turn = if rng.gen() { Color::White } else { Color::Black };
+    let turn = if rng.gen() {
+        Color::White
+    } else {
+        Color::Black
+    };
     Position::from_bitboards(Bitboard(white), Bitboard(black), Bitboard(kings), turn)
         .ok()
         .map(|p| p.with_rules(rules))
@@ -205,10 +213,20 @@ fn random_positions_match_brute_force_with_the_counter() {
             let p = p.with_counters(rng.gen_range(0..=LIMIT), 0);
             let probe = tb.probe(&p).unwrap();
             let (score, dtz) = brute(&p, &mut memo);
-            assert_eq!(probe.wdl.score(), score, "{p} counter {}: {probe:?}", p.plies_since_capture());
+            assert_eq!(
+                probe.wdl.score(),
+                score,
+                "{p} counter {}: {probe:?}",
+                p.plies_since_capture()
+            );
             if score != 0 {
                 decisive += 1;
-                assert_eq!(probe.dtz, Some(dtz), "{p} counter {}", p.plies_since_capture());
+                assert_eq!(
+                    probe.dtz,
+                    Some(dtz),
+                    "{p} counter {}",
+                    p.plies_since_capture()
+                );
             }
             tested += 1;
         }
@@ -270,7 +288,11 @@ fn random_positions_match_a_bounded_search_without_the_rule() {
         // With three pieces every capture ends the game (two pieces left,
         // or one side bare): plies to zeroing are plies to the end.
         if probe.wdl != Wdl::Draw && u32::from(probe.dtz.unwrap()) < DEPTH {
-            assert_eq!(v, probe.wdl.score(), "{p}: {probe:?} not found at depth {DEPTH}");
+            assert_eq!(
+                v,
+                probe.wdl.score(),
+                "{p}: {probe:?} not found at depth {DEPTH}"
+            );
         }
     }
     assert!(found > 150, "{found}");
@@ -298,7 +320,10 @@ fn known_positions() {
     assert_eq!(probe("B:WKd4,e4:B").wdl, Wdl::Loss);
     // The counter: a capture that wins must be played before the 50th
     // quiet ply, at which the game is drawn.
-    let at = |c: u16| tb.probe(&pos("W:WKd4,Ka8:BKd6", rules).with_counters(c, 0)).unwrap();
+    let at = |c: u16| {
+        tb.probe(&pos("W:WKd4,Ka8:BKd6", rules).with_counters(c, 0))
+            .unwrap()
+    };
     assert_eq!(at(49).wdl, Wdl::Win);
     assert_eq!(at(50).wdl, Wdl::CursedWin);
     assert_eq!(at(50).wdl.score(), 0);
@@ -390,14 +415,18 @@ fn positions_under_other_rules_or_unreachable_are_not_probed() {
     // A white man on its own first row cannot occur.
     assert!(tb.probe(&pos("W:Wa1,Kd4:BKh8", Rules::default())).is_none());
     // Four pieces: no table loaded.
-    assert!(tb.probe(&pos("W:WKd4,Ke5:BKh8,Ka8", Rules::default())).is_none());
+    assert!(tb
+        .probe(&pos("W:WKd4,Ke5:BKh8,Ka8", Rules::default()))
+        .is_none());
 }
 
 #[test]
 fn generation_resumes_and_bad_files_give_typed_errors() {
     let dir = tempfile::tempdir().unwrap();
     let rules = Rules::default();
-    let first = Generator::new(dir.path(), rules).generate(3, &|_| {}).unwrap();
+    let first = Generator::new(dir.path(), rules)
+        .generate(3, &|_| {})
+        .unwrap();
     assert!(first.iter().all(|r| !r.existed));
     let victim = Material {
         white_men: 1,
@@ -410,11 +439,17 @@ fn generation_resumes_and_bad_files_give_typed_errors() {
     std::fs::remove_file(&path).unwrap();
     // A killed run leaves only temporary files behind; they are ignored.
     std::fs::write(dir.path().join("KMvK.dtb.tmp"), b"partial").unwrap();
-    let again = Generator::new(dir.path(), rules).generate(3, &|_| {}).unwrap();
+    let again = Generator::new(dir.path(), rules)
+        .generate(3, &|_| {})
+        .unwrap();
     for r in &again {
         assert_eq!(r.existed, r.material != victim, "{}", r.material);
     }
-    assert_eq!(std::fs::read(&path).unwrap(), good, "generation is deterministic");
+    assert_eq!(
+        std::fs::read(&path).unwrap(),
+        good,
+        "generation is deterministic"
+    );
 
     let check = |bytes: &[u8], want: fn(&Error) -> bool| {
         std::fs::write(&path, bytes).unwrap();
@@ -422,7 +457,9 @@ fn generation_resumes_and_bad_files_give_typed_errors() {
         assert!(want(&err), "{err}");
         assert!(err.to_string().contains("KMvK.dtb"), "{err}");
     };
-    check(&good[..good.len() - 10], |e| matches!(e, Error::Truncated { .. }));
+    check(&good[..good.len() - 10], |e| {
+        matches!(e, Error::Truncated { .. })
+    });
     check(&good[..100], |e| matches!(e, Error::Truncated { .. }));
     check(b"not a table at all, long enough to have a header ..................................................................................................................", |e| matches!(e, Error::BadMagic { .. }));
     let mut v = good.clone();
@@ -435,14 +472,18 @@ fn generation_resumes_and_bad_files_give_typed_errors() {
     let mut v = good.clone();
     v[14] = 7; // no_capture_limit 50 → 7: other rules than the other files
     v[15] = 0;
-    check(&v, |e| matches!(e, Error::WrongRules { .. } | Error::Checksum { .. }));
+    check(&v, |e| {
+        matches!(e, Error::WrongRules { .. } | Error::Checksum { .. })
+    });
     // The generator refuses to mix rules in one directory.
     std::fs::write(&path, &good).unwrap();
     let other = Rules {
         no_capture_limit: None,
         ..rules
     };
-    let err = Generator::new(dir.path(), other).generate(3, &|_| {}).unwrap_err();
+    let err = Generator::new(dir.path(), other)
+        .generate(3, &|_| {})
+        .unwrap_err();
     assert!(matches!(err, Error::WrongRules { .. }), "{err}");
     assert!(Tablebase::open(dir.path()).is_ok());
 }
