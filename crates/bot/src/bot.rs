@@ -353,6 +353,7 @@ impl Bot {
                     spec,
                     &BuildOptions {
                         device: Some(options.device.clone()),
+                        ..BuildOptions::default()
                     },
                 )?;
                 (spec.to_string(), Brain::Player(factory.build()?))

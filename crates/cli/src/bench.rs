@@ -105,6 +105,7 @@ fn selfplay(args: &SelfplayBenchArgs) -> Result<()> {
             rules: cfg.rules,
             generation: 1,
             seed: cfg.run.seed,
+            tablebase: None,
         };
         // The cache is off: a hit is not a network evaluation, and the ratio
         // compares network evaluations.

@@ -86,6 +86,7 @@ pub struct LadderArgs {
 fn options(device: &str) -> BuildOptions {
     BuildOptions {
         device: Some(device.to_string()),
+        ..BuildOptions::default()
     }
 }
 

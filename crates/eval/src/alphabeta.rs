@@ -12,9 +12,11 @@
 //! or already seen in the game since the last capture is scored as a draw,
 //! the usual engine shortcut for threefold repetition).
 
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use arrayvec::ArrayVec;
+use dama_tablebase::Tablebase;
 use dama_engine::{
     Bitboard, Color, Game, Move, MoveList, OnePieceEachRule, Outcome, Position, MAX_MOVES,
 };
@@ -156,7 +158,13 @@ pub struct AlphaBeta {
     stop: bool,
     deadline: Option<Instant>,
     node_limit: u64,
+    tablebase: Option<Arc<Tablebase>>,
 }
+
+/// Score of a tablebase win at the root; a win whose capture (or end) is
+/// `d` plies away scores `TB_WIN - d`, below every mate score, above every
+/// evaluation.
+pub const TB_WIN: i32 = 20_000;
 
 impl std::fmt::Debug for AlphaBeta {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -182,7 +190,31 @@ impl AlphaBeta {
             stop: false,
             deadline: None,
             node_limit: u64::MAX,
+            tablebase: None,
         }
+    }
+
+    /// Probes `tablebase` in the search (positions it holds are scored
+    /// exactly, and a root it holds plays its best move).
+    #[must_use]
+    pub fn with_tablebase(mut self, tablebase: Option<Arc<Tablebase>>) -> Self {
+        self.tablebase = tablebase;
+        self
+    }
+
+    /// The tables' score of `pos` for the side to move, if they hold it.
+    fn tablebase_score(&self, pos: &Position, ply: usize) -> Option<i32> {
+        let tb = self.tablebase.as_ref()?;
+        if pos.occupied().count() > tb.max_pieces() {
+            return None;
+        }
+        let probe = tb.probe(pos)?;
+        let dtz = i32::from(probe.dtz.unwrap_or(0));
+        Some(match probe.wdl.score() {
+            1 => TB_WIN - dtz - ply as i32,
+            -1 => -TB_WIN + dtz + ply as i32,
+            _ => 0,
+        })
     }
 
     /// Clears the transposition table, killers and history.
@@ -232,6 +264,22 @@ impl AlphaBeta {
         if root_moves.len() <= 1 {
             report.elapsed = start.elapsed();
             return report;
+        }
+        // A root the tables hold: their best move (fastest win, longest
+        // loss), no search.
+        if let Some(score) = self.tablebase_score(pos, 0) {
+            if let Some((best, _)) = self
+                .tablebase
+                .as_ref()
+                .and_then(|tb| tb.best_moves(pos))
+                .and_then(|m| m.first().copied())
+            {
+                report.best = Some(best);
+                report.score = score;
+                report.elapsed = start.elapsed();
+                report.pv = vec![best];
+                return report;
+            }
         }
         let max_depth = limits.depth.unwrap_or(100).clamp(1, MAX_PLY as u32 - 8);
         for depth in 1..=max_depth {
@@ -395,6 +443,11 @@ impl AlphaBeta {
         }
         if let Some(s) = self.rule_score(pos) {
             return s;
+        }
+        if ply > 0 {
+            if let Some(s) = self.tablebase_score(pos, ply) {
+                return s;
+            }
         }
         if ply >= MAX_PLY - 1 {
             return evaluate(pos);
@@ -715,6 +768,13 @@ impl AlphaBetaPlayer {
         }
     }
 
+    /// The same player probing endgame tables.
+    #[must_use]
+    pub fn with_tablebase(mut self, tablebase: Option<Arc<Tablebase>>) -> Self {
+        self.engine.tablebase = tablebase;
+        self
+    }
+
     /// The report of the last search.
     pub fn last_report(&self) -> Option<&SearchReport> {
         self.last.as_ref()
@@ -750,6 +810,7 @@ pub(crate) struct AlphaBetaFactory {
     pub(crate) name: String,
     pub(crate) limit: AlphaBetaLimit,
     pub(crate) tt_mb: usize,
+    pub(crate) tablebase: Option<Arc<Tablebase>>,
 }
 
 impl PlayerFactory for AlphaBetaFactory {
@@ -757,10 +818,9 @@ impl PlayerFactory for AlphaBetaFactory {
         &self.name
     }
     fn build(&self) -> Result<Box<dyn Player>, Error> {
-        Ok(Box::new(AlphaBetaPlayer::new(
-            self.name.clone(),
-            self.limit,
-            self.tt_mb,
-        )))
+        Ok(Box::new(
+            AlphaBetaPlayer::new(self.name.clone(), self.limit, self.tt_mb)
+                .with_tablebase(self.tablebase.clone()),
+        ))
     }
 }

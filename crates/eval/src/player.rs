@@ -51,6 +51,9 @@ pub struct BuildOptions {
     /// Device for network players: `cpu`, `cuda` or `cuda:N` (default: CUDA if
     /// available, else CPU).
     pub device: Option<String>,
+    /// Endgame tables for the players that use them (alpha-beta probes them
+    /// in its search and plays their best move at the root).
+    pub tablebase: Option<std::sync::Arc<dama_tablebase::Tablebase>>,
 }
 
 /// Builds a player factory from a spec string.
@@ -94,6 +97,7 @@ pub fn factory(spec: &PlayerSpec, options: &BuildOptions) -> Result<Arc<dyn Play
                 name,
                 limit: *limit,
                 tt_mb: *tt_mb,
+                tablebase: options.tablebase.clone(),
             }))
         }
         PlayerSpec::Mcts { sims } => Ok(Arc::new(crate::mcts_player::MctsFactory {

@@ -15,6 +15,7 @@ fn checkpoint_players_play_legal_games() {
 
     let options = BuildOptions {
         device: Some("cpu".to_owned()),
+        ..BuildOptions::default()
     };
     let policy = parse_player(&format!("policy:{}", path.display()), &options).unwrap();
     let gumbel = parse_player(&format!("ckpt:{},sims=8", path.display()), &options).unwrap();

@@ -5,8 +5,10 @@
 //! Also [`MaterialEvaluator`], a network-free evaluator that counts pieces.
 
 use std::convert::Infallible;
+use std::sync::Arc;
 
 use dama_engine::{Color, Position, Role, Step};
+use dama_tablebase::{Probe, Tablebase};
 
 use crate::evaluator::{uniform, Evaluation, Evaluator, Leaf};
 use crate::game::Game;
@@ -36,16 +38,58 @@ pub fn color(player: Player) -> Color {
 /// (position, repetition history, capture in progress), played step by
 /// step. Its hash is [`dama_engine::Game::hash`], which includes the
 /// capture in progress.
+///
+/// With an endgame tablebase ([`DamaState::with_tablebase`]), a position
+/// the tables hold (at a move boundary) is over: its
+/// [`Game::outcome`] is the tables' exact result under the no-capture rule
+/// (a cursed win or blessed loss is a draw), so the search treats it as a
+/// terminal node with its exact value and the solver proves the lines
+/// into it.
 #[derive(Clone, Debug)]
 pub struct DamaState {
     game: dama_engine::Game,
+    tablebase: Option<Arc<Tablebase>>,
 }
 
 impl DamaState {
     /// Wraps a game (its history counts for threefold repetition).
     #[must_use]
     pub fn new(game: dama_engine::Game) -> Self {
-        DamaState { game }
+        DamaState {
+            game,
+            tablebase: None,
+        }
+    }
+
+    /// The same state, probing `tablebase` for its outcome (and that of
+    /// every state the search reaches from it). Tables of other rules than
+    /// the game's are never consulted.
+    #[must_use]
+    pub fn with_tablebase(mut self, tablebase: Option<Arc<Tablebase>>) -> Self {
+        self.tablebase = tablebase;
+        self
+    }
+
+    /// The tablebase this state probes, if any.
+    #[must_use]
+    pub fn tablebase(&self) -> Option<&Arc<Tablebase>> {
+        self.tablebase.as_ref()
+    }
+
+    /// The tables' verdict on the position, for the side to move: `None`
+    /// without tables, during a capture, once the game is over by the
+    /// rules, or when the tables do not hold the position.
+    #[must_use]
+    pub fn probe(&self) -> Option<Probe> {
+        let tb = self.tablebase.as_ref()?;
+        if self.game.pending_capture().is_some() {
+            return None;
+        }
+        let pos = self.game.position();
+        if pos.occupied().count() > tb.max_pieces() || self.game.outcome().is_some() {
+            return None;
+        }
+        tb.probe(pos)
     }
 
     /// A game starting at `position`.
@@ -127,9 +171,18 @@ impl Game for DamaState {
         if self.game.pending_capture().is_some() {
             return None;
         }
-        self.game.outcome().map(|o| match o.winner() {
-            Some(c) => Outcome::Win(player(c)),
-            None => Outcome::Draw,
+        if let Some(o) = self.game.outcome() {
+            return Some(match o.winner() {
+                Some(c) => Outcome::Win(player(c)),
+                None => Outcome::Draw,
+            });
+        }
+        let probe = self.probe()?;
+        let us = player(self.game.turn());
+        Some(match probe.wdl.score() {
+            1 => Outcome::Win(us),
+            -1 => Outcome::Win(us.other()),
+            _ => Outcome::Draw,
         })
     }
 

@@ -108,6 +108,14 @@ pub struct SelfplayConfig {
     /// Entries of the network evaluation cache (keyed by position hash);
     /// 0 disables it. Default 200000.
     pub eval_cache_entries: usize,
+    /// Directory of endgame tables (`dama tablebase generate`), relative to
+    /// the working directory; empty: none. With tables, a game ends as soon
+    /// as it reaches a position they hold, scored exactly (a cursed win or
+    /// blessed loss is a draw), so the positions before it learn the exact
+    /// outcome, and the search treats such positions as terminal. A
+    /// directory without tables (or of other rules) only prints a note.
+    /// Default `""`.
+    pub tablebase: String,
 }
 
 impl Default for SelfplayConfig {
@@ -123,6 +131,7 @@ impl Default for SelfplayConfig {
             resign_consecutive: 3,
             resign_playthrough: 0.2,
             eval_cache_entries: 200_000,
+            tablebase: String::new(),
         }
     }
 }

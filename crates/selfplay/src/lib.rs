@@ -42,6 +42,9 @@ pub enum Error {
     /// An invalid configuration or run directory.
     #[error("{0}")]
     Config(String),
+    /// The endgame tables could not be read.
+    #[error("endgame tables")]
+    Tablebase(#[from] dama_tablebase::Error),
     /// The network failed (libtorch, a checkpoint).
     #[error("network: {0}")]
     Network(String),

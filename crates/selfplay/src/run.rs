@@ -390,6 +390,7 @@ pub fn train(opts: &TrainOptions, stop: &AtomicBool) -> Result<RunSummary, Error
                 .0,
         )
     };
+    let tablebase = open_tablebase(&cfg.selfplay.tablebase, &rules, opts.progress)?;
     let mut cache = EvalCache::new(cfg.selfplay.eval_cache_entries);
     let mut last_eval = Vec::new();
     let mut stopped = false;
@@ -413,6 +414,7 @@ pub fn train(opts: &TrainOptions, stop: &AtomicBool) -> Result<RunSummary, Error
             rules,
             generation: gen,
             seed: cfg.run.seed,
+            tablebase: tablebase.clone(),
         };
         let pb = bar(
             opts.progress,
@@ -601,6 +603,54 @@ pub fn train(opts: &TrainOptions, stop: &AtomicBool) -> Result<RunSummary, Error
     })
 }
 
+/// The endgame tables named by `[selfplay] tablebase`: `None` if the key is
+/// empty, or (with a note) if the directory is missing, holds no tables or
+/// tables of other rules. A damaged table file is an error.
+///
+/// # Errors
+/// [`Error::Tablebase`] for an unreadable directory or a bad table file.
+pub fn open_tablebase(
+    dir: &str,
+    rules: &Rules,
+    notes: bool,
+) -> Result<Option<std::sync::Arc<dama_tablebase::Tablebase>>, Error> {
+    if dir.is_empty() {
+        return Ok(None);
+    }
+    let path = Path::new(dir);
+    if !path.is_dir() {
+        if notes {
+            eprintln!("note: no endgame tables: {} is not a directory (run `dama tablebase generate --dir {}`)", path.display(), path.display());
+        }
+        return Ok(None);
+    }
+    let tb = dama_tablebase::Tablebase::open(path)?;
+    if tb.max_pieces() == 0 {
+        if notes {
+            eprintln!("note: no endgame tables in {}", path.display());
+        }
+        return Ok(None);
+    }
+    if tb.rules() != *rules {
+        if notes {
+            eprintln!(
+                "note: the endgame tables in {} are for other rules ({}); not used",
+                path.display(),
+                tb.rules_text()
+            );
+        }
+        return Ok(None);
+    }
+    if notes {
+        eprintln!(
+            "endgame tables: {} pieces from {}",
+            tb.max_pieces(),
+            path.display()
+        );
+    }
+    Ok(Some(std::sync::Arc::new(tb)))
+}
+
 fn eval_match(
     me: &str,
     opponent: &str,
@@ -612,6 +662,7 @@ fn eval_match(
 ) -> Result<EvalLine, Error> {
     let options = dama_eval::BuildOptions {
         device: Some(device.to_string()),
+        ..dama_eval::BuildOptions::default()
     };
     let a = dama_eval::parse_player(me, &options).map_err(|e| Error::Eval(e.to_string()))?;
     let b = dama_eval::parse_player(opponent, &options).map_err(|e| Error::Eval(e.to_string()))?;
@@ -680,6 +731,7 @@ fn selfplay_metrics(gen: u32, sp: &SelfplayStats) -> serde_json::Value {
         "false_resignations": sp.false_resignations, "false_resignation_rate": sp.false_resignation_rate(),
         "no_capture_draws": sp.no_capture_draws, "repetition_draws": sp.repetition_draws,
         "move_cap_draws": sp.move_cap_draws, "captures_per_game": sp.captures_per_game(),
+        "tablebase_endings": sp.tablebase_endings,
     })
 }
 

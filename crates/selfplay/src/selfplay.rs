@@ -26,6 +26,8 @@ use crate::Error;
 
 /// The termination recorded for a game stopped at the self-play move cap.
 const MOVE_CAP: &str = "move cap";
+/// The termination recorded for a game ended by the endgame tables.
+const TABLEBASE: &str = "tablebase";
 
 /// The search state of a Turkish draughts game.
 pub type State = dama_mcts::dama::DamaState;
@@ -73,6 +75,8 @@ pub struct SelfplayStats {
     pub repetition_draws: usize,
     /// Draws at the self-play move cap (`max_plies`).
     pub move_cap_draws: usize,
+    /// Games ended by the endgame tables.
+    pub tablebase_endings: usize,
     /// Captures made (each capturing move counts once).
     pub captures: u64,
 }
@@ -238,6 +242,8 @@ pub struct SelfplayJob<'a> {
     pub generation: u32,
     /// The run's seed.
     pub seed: u64,
+    /// Endgame tables: a game ends when it reaches a position they hold.
+    pub tablebase: Option<std::sync::Arc<dama_tablebase::Tablebase>>,
 }
 
 struct PendingSample {
@@ -304,7 +310,10 @@ impl Slot {
         let start = game.start_position().to_string();
         let resign_disabled = job.selfplay.resign_loss_threshold >= 1.0
             || rng.gen_bool(job.selfplay.resign_playthrough);
-        let search = Search::new(job.search.clone(), State::new(game))
+        let search = Search::new(
+            job.search.clone(),
+            State::new(game).with_tablebase(job.tablebase.clone()),
+        )
             .map_err(|e| Error::Search(e.to_string()))?;
         let mut slot = Slot {
             index,
@@ -407,6 +416,15 @@ impl Slot {
             if let Some((outcome, termination)) = game.termination() {
                 let text = format!("{termination:?}");
                 self.finish(job, game_result(outcome.winner()), text, false);
+                return Ok(());
+            }
+            if let Some(probe) = self.search.root_state().probe() {
+                let winner = match probe.wdl.score() {
+                    1 => Some(game.turn()),
+                    -1 => Some(game.turn().other()),
+                    _ => None,
+                };
+                self.finish(job, game_result(winner), TABLEBASE.into(), false);
                 return Ok(());
             }
             if game.moves().len() as u32 >= job.selfplay.max_plies {
@@ -601,6 +619,7 @@ fn update_stats(stats: &mut SelfplayStats, record: &GameRecord, steps: u32) {
         "NoCaptureLimit" => stats.no_capture_draws += 1,
         "Repetition" => stats.repetition_draws += 1,
         MOVE_CAP => stats.move_cap_draws += 1,
+        TABLEBASE => stats.tablebase_endings += 1,
         _ => {}
     }
     stats.captures += record.moves.iter().filter(|m| m.contains('x')).count() as u64;
