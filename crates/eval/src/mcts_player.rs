@@ -60,8 +60,9 @@ pub(crate) fn choose_by_steps<E: Evaluator<DamaState>>(
 }
 
 /// The most simulations one timed decision runs, whatever time is left: it
-/// bounds the tree's memory (2²⁰ nodes) on fast hardware and long budgets.
-pub const MAX_TIMED_SIMS: u32 = 1 << 20;
+/// bounds the tree's memory on fast hardware and long budgets (a million
+/// nodes, no more than a search config may ask for).
+pub const MAX_TIMED_SIMS: u32 = 1_000_000;
 
 /// A timed player's measured cost of one simulation, carried from decision
 /// to decision: Gumbel's sequential halving needs its simulation count up
@@ -81,7 +82,7 @@ impl SimRate {
         n.clamp(1.0, f64::from(MAX_TIMED_SIMS)) as u32
     }
 
-    fn observe(&mut self, elapsed: Duration, sims: u32) {
+    pub(crate) fn observe(&mut self, elapsed: Duration, sims: u32) {
         let x = elapsed.as_secs_f64() / f64::from(sims.max(1));
         self.secs_per_sim = Some(match self.secs_per_sim {
             None => x,

@@ -135,12 +135,30 @@ impl PlayerFactory for NetworkFactory {
     }
 
     fn build(&self) -> Result<Box<dyn Player>, Error> {
+        let mut evaluator = self.evaluator()?;
+        let mut rate = SimRate::default();
+        if self.time.is_some() {
+            // libtorch initialises lazily on the first forward passes of a
+            // network copy (hundreds of ms): pay that here, not on the
+            // first move's clock, and time one evaluation for the first
+            // timed Gumbel search.
+            let game = Game::new();
+            let steps: Vec<_> = game.legal_steps().into_iter().collect();
+            for _ in 0..2 {
+                let t = std::time::Instant::now();
+                evaluator
+                    .evaluate_states::<Game>(&[(&game, steps.as_slice())])
+                    .map_err(|e| nn_error(&self.name, e))?;
+                rate = SimRate::default();
+                rate.observe(t.elapsed(), 1);
+            }
+        }
         Ok(Box::new(NetworkPlayer {
             name: self.name.clone(),
-            evaluator: self.evaluator()?,
+            evaluator,
             search: self.search.clone(),
             time: self.time,
-            rate: SimRate::default(),
+            rate,
         }))
     }
 }
