@@ -45,8 +45,8 @@ pub struct EvalArgs {
     #[arg(long)]
     out: Option<PathBuf>,
     /// Games in flight whose checkpoint players (with a simulation budget)
-    /// share batched network calls, with libtorch on every core; 0: each
-    /// game's player evaluates alone, with one libtorch thread per game.
+    /// share batched network calls; 0: each game's player evaluates alone.
+    /// Either way libtorch runs one thread (games run in parallel).
     #[arg(long, default_value_t = 64)]
     batch_games: usize,
 }
@@ -130,6 +130,13 @@ pub struct CurveArgs {
     threads: Option<usize>,
 }
 
+/// Matches run games in parallel on rayon's workers (one per core), so
+/// libtorch gets one thread: on a loaded 2-core machine, two spinning
+/// OpenMP threads beside the workers made a batched match 48x slower.
+fn one_torch_thread() {
+    dama_nn::device::set_torch_threads(1);
+}
+
 fn options(device: &str) -> BuildOptions {
     BuildOptions {
         device: Some(device.to_string()),
@@ -161,10 +168,7 @@ pub fn run_eval(args: &EvalArgs) -> Result<()> {
         batch_games: args.batch_games,
         ..MatchConfig::default()
     };
-    if args.batch_games == 0 {
-        // Unbatched games run in parallel, one libtorch thread each.
-        dama_nn::device::set_torch_threads(1);
-    }
+    one_torch_thread();
     let (bar, on_progress) = dama_eval::progress_bar(args.games);
     let start = std::time::Instant::now();
     let result = dama_eval::play_match(a.as_ref(), b.as_ref(), &config, &on_progress)?;
@@ -315,6 +319,7 @@ pub fn run_ladder(args: &LadderArgs) -> Result<()> {
         ));
         bar.reset();
     };
+    one_torch_thread();
     let result = dama_eval::run_ladder(&players, &config, &on_progress, &mut on_match)?;
     bar.finish_and_clear();
     println!("{}", result.table);
@@ -394,6 +399,7 @@ pub fn run_curve(args: &CurveArgs) -> Result<()> {
         ));
         bar.reset();
     };
+    one_torch_thread();
     let c = curve::run_curve(&dir, &config, &on_progress, &mut on_match)
         .with_context(|| format!("curve of {}", dir.display()))?;
     bar.finish_and_clear();

@@ -533,9 +533,11 @@ pub fn train(opts: &TrainOptions, stop: &AtomicBool) -> Result<RunSummary, Error
             cfg.eval.games > 0 && (gen % cfg.eval.every == 0 || gen == cfg.run.generations);
         if eval_due {
             // The network player's searches share batched network calls
-            // across the games in flight (dama_eval's batched arena), so
-            // libtorch keeps every core; baselines move on the rayon
-            // workers between network calls.
+            // across the games in flight (dama_eval's batched arena), with
+            // one libtorch thread: the arena's rayon workers hold the other
+            // cores, and spinning OpenMP threads beside them were 48x
+            // slower on this loaded 2-core machine (issue 12).
+            device::set_torch_threads(1);
             let me = format!("ckpt:{},sims={}", ckpt.display(), cfg.eval.sims);
             let mut opponents: Vec<String> = cfg.eval.baselines.clone();
             if cfg.eval.against_previous {
@@ -566,6 +568,7 @@ pub fn train(opts: &TrainOptions, stop: &AtomicBool) -> Result<RunSummary, Error
                 }))?;
                 evals.push(line);
             }
+            device::set_torch_threads(torch_threads);
             if stop.load(Ordering::SeqCst) {
                 stopped = true;
                 break;
