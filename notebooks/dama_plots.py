@@ -5,7 +5,11 @@ A run directory (`checkpoints/<run>/`) holds `metrics.jsonl`, one JSON object
 per line with a `"kind"` (`selfplay`, `train`, `eval`, `generation`) and a
 `"generation"` (keys written by crates/selfplay/src/run.rs), and, after
 `dama ladder --run NAME`, `eval/ladder.csv` (`rank,name,elo,se,lo95,hi95,
-games,points,score`, written by crates/eval/src/rating.rs).
+games,points,score`, written by crates/eval/src/rating.rs), and after
+`dama curve --run NAME`, `curve.csv` (`generation,name,hours,positions,
+selfplay_games,elo,lo95,hi95,games,points,settings`, one line per checkpoint
+then one per anchor with an empty generation, written by
+crates/selfplay/src/curve.rs).
 
     run = load_run("checkpoints/smoke")
     figs = run_figures(run)            # {name: matplotlib Figure}
@@ -45,6 +49,8 @@ __all__ = [
     "plot_value_accuracy",
     "plot_elo",
     "plot_ladder",
+    "plot_curve",
+    "curve_figure",
     "plot_selfplay",
     "summary_markdown",
     "write_report",
@@ -69,6 +75,7 @@ class Run:
     eval: pd.DataFrame
     generation: pd.DataFrame
     ladder: pd.DataFrame | None = None
+    curve: pd.DataFrame | None = None
     state: dict = field(default_factory=dict)
     config_text: str = ""
     skipped_lines: int = 0
@@ -120,6 +127,9 @@ def load_run(run_dir: str | os.PathLike) -> Run:
     csv = path / "eval" / "ladder.csv"
     if csv.exists():
         ladder = pd.read_csv(csv)
+    curve = None
+    if (path / "curve.csv").exists():
+        curve = pd.read_csv(path / "curve.csv")
     state = {}
     if (path / "state.json").exists():
         state = json.loads((path / "state.json").read_text(encoding="utf-8"))
@@ -130,6 +140,7 @@ def load_run(run_dir: str | os.PathLike) -> Run:
         path=path,
         name=path.resolve().name,
         ladder=ladder,
+        curve=curve,
         state=state,
         config_text=config_text,
         skipped_lines=skipped,
@@ -349,6 +360,58 @@ def plot_ladder(run: Run, ax=None):
     return ax
 
 
+def _curve_parts(run: Run):
+    c = run.curve
+    if c is None or c.empty:
+        return None, None
+    is_anchor = c["generation"].isna()
+    return c[~is_anchor].sort_values("generation"), c[is_anchor]
+
+
+def plot_curve(run: Run, ax=None, x: str = "hours"):
+    """The learning curve (`dama curve`): each checkpoint's Elo on the
+    anchors' scale (random = 0) with 95% bars, against `x` = "hours" (time
+    spent in generations) or "positions" (self-play positions so far); the
+    anchors are dashed lines with their interval as a band."""
+    ax = ax or plt.figure(figsize=(7, 4.5)).gca()
+    ck, anchors = _curve_parts(run)
+    if ck is None:
+        _empty(ax, "learning curve", "(run `dama curve --run NAME`)")
+        return ax
+    colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    for i, (_, r) in enumerate(anchors.iterrows()):
+        c = colors[(i + 1) % len(colors)]
+        ax.axhline(r["elo"], color=c, ls="--", lw=1, label=str(r["name"]))
+        if r["hi95"] > r["lo95"]:
+            ax.axhspan(r["lo95"], r["hi95"], color=c, alpha=0.08)
+    settings = str(ck["settings"].iloc[0]) if "settings" in ck and len(ck) else ""
+    ax.errorbar(
+        _num(ck[x]),
+        _num(ck["elo"]),
+        yerr=[_num(ck["elo"]) - _num(ck["lo95"]), _num(ck["hi95"]) - _num(ck["elo"])],
+        marker="o",
+        capsize=3,
+        color=colors[0],
+        label=f"checkpoints ({settings})" if settings else "checkpoints",
+    )
+    ax.set_xlabel("hours of training" if x == "hours" else "self-play positions")
+    ax.set_ylabel("Elo (random = 0, 95% CI)")
+    ax.set_title(f"Learning curve vs {'hours' if x == 'hours' else 'positions'}")
+    ax.legend(fontsize="small")
+    ax.grid(alpha=0.3)
+    return ax
+
+
+def curve_figure(run: Run):
+    """The learning curve against hours and against self-play positions."""
+    fig, axes = plt.subplots(1, 2, figsize=(13, 4.8))
+    plot_curve(run, axes[0], "hours")
+    plot_curve(run, axes[1], "positions")
+    fig.suptitle(f"{run.name}: learning curve")
+    fig.tight_layout()
+    return fig
+
+
 def evaluation_figure(run: Run):
     """Elo over generations and, if computed, the ladder, side by side."""
     fig, axes = plt.subplots(1, 2, figsize=(13, 4.8))
@@ -431,10 +494,12 @@ def selfplay_figure(run: Run):
 
 
 def run_figures(run: Run) -> dict:
-    """The report's figures by file stem: training, evaluation, selfplay."""
+    """The report's figures by file stem: training, evaluation, curve,
+    selfplay."""
     return {
         "training": training_figure(run),
         "evaluation": evaluation_figure(run),
+        "curve": curve_figure(run),
         "selfplay": selfplay_figure(run),
     }
 
@@ -536,6 +601,23 @@ def summary_markdown(run: Run, images: list[str] | None = None) -> str:
                 f"| {int(r['rank'])} | {short} | {r['elo']:+.0f} | [{r['lo95']:+.0f}, {r['hi95']:+.0f}] "
                 f"| {int(r['games'])} | {_fmt(r.get('score'), '.1%')} |"
             )
+        lines.append("")
+    ck, anchors = _curve_parts(run)
+    if ck is not None:
+        settings = str(ck["settings"].iloc[0]) if "settings" in ck and len(ck) else ""
+        lines += [
+            f"## Learning curve (`curve.csv`, checkpoints at {settings})",
+            "",
+            "| generation | hours | positions | Elo | 95% CI |",
+            "|---:|---:|---:|---:|---:|",
+        ]
+        for _, r in ck.iterrows():
+            lines.append(
+                f"| {int(r['generation'])} | {r['hours']:.2f} | {int(r['positions'])} "
+                f"| {r['elo']:+.0f} | [{r['lo95']:+.0f}, {r['hi95']:+.0f}] |"
+            )
+        for _, r in anchors.iterrows():
+            lines.append(f"| {r['name']} (anchor) | | | {r['elo']:+.0f} | [{r['lo95']:+.0f}, {r['hi95']:+.0f}] |")
         lines.append("")
     if images:
         lines += ["## Plots", ""]

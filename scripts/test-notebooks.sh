@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Executes the notebooks headless against a tiny end-to-end run, so they
 # cannot rot: a run of configs/smoke.toml (seconds), a small ladder on it,
-# `dama report` (its PNGs and report.md must appear), then notebooks/run.ipynb
+# `dama curve` (curve.csv with increasing hours and positions), `dama report`
+# (its PNGs and report.md must appear), then notebooks/run.ipynb
 # and notebooks/bot.ipynb with nbclient (any cell error fails), the bot
 # notebook on the run's checkpoint and, when `dama export` exists, on an
 # exported bundle too. Also checks scripts/dama_py (the notebooks' encoder
@@ -44,14 +45,30 @@ echo "== dama ladder (2 games a pairing)"
 tail -n 1 "$tmp/ladder.log"
 test -s "$run/eval/ladder.csv"
 
+echo "== dama curve (2 games a pairing, anchors random and greedy)"
+"$dama" curve --run smoke --checkpoints "$tmp" --games 2 --sims 2 --anchors random,greedy >"$tmp/curve.log" 2>&1 ||
+  { cat "$tmp/curve.log"; exit 1; }
+test -s "$run/curve.csv" && test -s "$run/curve.json"
+"$PY" - "$run/curve.csv" <<'EOF'
+import sys
+import pandas as pd
+c = pd.read_csv(sys.argv[1])
+ck = c[c["generation"].notna()].sort_values("generation")
+assert len(ck) >= 2, c
+for col in ("hours", "positions"):
+    assert ck[col].is_monotonic_increasing, (col, ck)
+assert (c[c["generation"].isna()]["name"] == "random").any(), c
+print(f"curve.csv: {len(ck)} checkpoints, hours and positions increasing")
+EOF
+
 echo "== dama report"
 "$dama" report --run smoke --checkpoints "$tmp"
-for f in report-training.png report-evaluation.png report-selfplay.png; do
+for f in report-training.png report-evaluation.png report-curve.png report-selfplay.png; do
   test -s "$run/$f" || { echo "test-notebooks: $f missing" >&2; exit 1; }
   [ "$(head -c 8 "$run/$f" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ] ||
     { echo "test-notebooks: $f is not a PNG" >&2; exit 1; }
 done
-for section in "# Run \`smoke\`" "## Training" "## Self-play" "## Evaluation" "## Ladder" "report-selfplay.png"; do
+for section in "# Run \`smoke\`" "## Training" "## Self-play" "## Evaluation" "## Ladder" "## Learning curve" "report-selfplay.png"; do
   grep -qF "$section" "$run/report.md" ||
     { echo "test-notebooks: report.md has no '$section'" >&2; cat "$run/report.md"; exit 1; }
 done

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use dama_engine::{Game, Move, Rules, Step, StepResult};
 use dama_eval::alphabeta::{AlphaBeta, SearchLimits};
-use dama_eval::{AlphaBetaLimit, BuildOptions, Player, PlayerSpec, SearchKind};
+use dama_eval::{AlphaBetaLimit, BuildOptions, Player, PlayerSpec, SearchBudget, SearchKind};
 use dama_mcts::dama::DamaState;
 use dama_mcts::{
     Algorithm, Evaluation, Evaluator, Leaf, NodeId, RolloutEvaluator, Search, SearchConfig, Tree,
@@ -53,8 +53,9 @@ pub enum BotSpec {
     Checkpoint {
         /// The weights file.
         path: PathBuf,
-        /// Simulations per decision.
-        sims: u32,
+        /// Simulations per decision or time per move (the bot's default
+        /// limit).
+        limit: Limit,
         /// Root search.
         algorithm: Algorithm,
     },
@@ -98,17 +99,23 @@ impl FromStr for BotSpec {
         if s.ends_with(".safetensors") && !s.contains(':') {
             return Ok(BotSpec::Checkpoint {
                 path: path.into(),
-                sims: DEFAULT_SIMS,
+                limit: Limit::Sims(DEFAULT_SIMS),
                 algorithm: Algorithm::Puct,
             });
         }
         let spec: PlayerSpec = s.parse()?;
         Ok(match spec {
             PlayerSpec::Checkpoint {
-                path, sims, search, ..
+                path,
+                budget,
+                search,
+                ..
             } => BotSpec::Checkpoint {
                 path,
-                sims,
+                limit: match budget {
+                    SearchBudget::Sims(n) => Limit::Sims(n),
+                    SearchBudget::Time(d) => Limit::Time(d),
+                },
                 algorithm: match search {
                     SearchKind::Gumbel => Algorithm::Gumbel,
                     SearchKind::Puct => Algorithm::Puct,
@@ -298,6 +305,7 @@ impl Bot {
         let mut config = default_search(DEFAULT_SIMS);
         let mut bundle = None;
         let mut rules = None;
+        let mut spec_limit = None;
         let (name, brain) = match spec {
             BotSpec::Bundle(dir) => {
                 let b = Bundle::load(dir)?;
@@ -313,12 +321,15 @@ impl Bot {
             }
             BotSpec::Checkpoint {
                 path,
-                sims,
+                limit,
                 algorithm,
             } => {
                 let (net, meta) = dama_nn::load_network(path, device()?, None)?;
                 let eval = NnEvaluator::new(&net, device()?, Precision::F32)?;
-                config.simulations = *sims;
+                spec_limit = Some(*limit);
+                if let Limit::Sims(n) = limit {
+                    config.simulations = *n;
+                }
                 config.algorithm = *algorithm;
                 rules = Some(meta.rules);
                 (
@@ -362,7 +373,7 @@ impl Bot {
         if let Some(a) = options.algorithm {
             config.algorithm = a;
         }
-        let default_limit = Limit::Sims(config.simulations);
+        let default_limit = spec_limit.unwrap_or(Limit::Sims(config.simulations));
         Ok(Bot {
             name,
             brain,
@@ -721,10 +732,17 @@ mod tests {
                 .parse::<BotSpec>()
                 .unwrap(),
             BotSpec::Checkpoint {
-                sims: 7,
+                limit: Limit::Sims(7),
                 algorithm: Algorithm::Gumbel,
                 ..
             }
+        ));
+        assert!(matches!(
+            "ckpt:x.safetensors,time=80".parse::<BotSpec>().unwrap(),
+            BotSpec::Checkpoint {
+                limit: Limit::Time(d),
+                ..
+            } if d == Duration::from_millis(80)
         ));
         assert!("bundle:".parse::<BotSpec>().is_err());
         assert!("nonsense".parse::<BotSpec>().is_err());

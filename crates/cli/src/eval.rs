@@ -44,6 +44,11 @@ pub struct EvalArgs {
     /// Write the result (and every game) as JSON to this file.
     #[arg(long)]
     out: Option<PathBuf>,
+    /// Games in flight whose checkpoint players (with a simulation budget)
+    /// share batched network calls; 0: each game's player evaluates alone.
+    /// Either way libtorch runs one thread (games run in parallel).
+    #[arg(long, default_value_t = 64)]
+    batch_games: usize,
 }
 
 /// Arguments of `dama ladder`.
@@ -83,6 +88,55 @@ pub struct LadderArgs {
     device: String,
 }
 
+/// Arguments of `dama curve`.
+#[derive(Args, Debug)]
+pub struct CurveArgs {
+    /// The run (a directory under --checkpoints, or a path).
+    #[arg(long)]
+    run: String,
+    /// Where runs live.
+    #[arg(long, default_value = "checkpoints")]
+    checkpoints: PathBuf,
+    /// Anchor players, weakest first, starting with random (pinned at Elo 0):
+    /// `default` (random, greedy, alphabeta:depth=2, alphabeta:depth=4,
+    /// alphabeta:time=100) or a comma-separated list of specs.
+    #[arg(long, default_value = "default")]
+    anchors: String,
+    /// Games per pairing (each checkpoint against each anchor, and each anchor
+    /// against the next).
+    #[arg(long, default_value_t = 20)]
+    games: u32,
+    /// Rate every K-th checkpoint (the last one always).
+    #[arg(long, default_value_t = 1)]
+    every: usize,
+    /// Simulations per decision of the checkpoints (default 32).
+    #[arg(long, conflicts_with = "time")]
+    sims: Option<u32>,
+    /// Milliseconds per move of the checkpoints instead of --sims (at most
+    /// 3600000).
+    #[arg(long)]
+    time: Option<u64>,
+    /// Root search of the checkpoints: gumbel or puct.
+    #[arg(long, default_value = "gumbel")]
+    search: String,
+    /// Seed of the openings.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Device for network players.
+    #[arg(long, default_value = "auto")]
+    device: String,
+    /// Games played in parallel (default one per core).
+    #[arg(long)]
+    threads: Option<usize>,
+}
+
+/// Matches run games in parallel on rayon's workers (one per core), so
+/// libtorch gets one thread: on a loaded 2-core machine, two spinning
+/// OpenMP threads beside the workers made a batched match 48x slower.
+fn one_torch_thread() {
+    dama_nn::device::set_torch_threads(1);
+}
+
 fn options(device: &str) -> BuildOptions {
     BuildOptions {
         device: Some(device.to_string()),
@@ -112,12 +166,26 @@ pub fn run_eval(args: &EvalArgs) -> Result<()> {
         sprt,
         keep_records: args.out.is_some(),
         threads: args.threads,
+        batch_games: args.batch_games,
         ..MatchConfig::default()
     };
+    one_torch_thread();
     let (bar, on_progress) = dama_eval::progress_bar(args.games);
+    let start = std::time::Instant::now();
     let result = dama_eval::play_match(a.as_ref(), b.as_ref(), &config, &on_progress)?;
+    let secs = start.elapsed().as_secs_f64();
     bar.finish_and_clear();
     println!("{} vs {}", result.a, result.b);
+    println!(
+        "  {:.1} s, {:.2} games/s ({})",
+        secs,
+        f64::from(result.games) / secs.max(1e-9),
+        if args.batch_games > 0 {
+            format!("up to {} games batched", args.batch_games)
+        } else {
+            "unbatched".to_owned()
+        }
+    );
     println!(
         "  games {}  (openings {}; A as White +{} ={} -{}, as Black +{} ={} -{})",
         result.games,
@@ -252,6 +320,7 @@ pub fn run_ladder(args: &LadderArgs) -> Result<()> {
         ));
         bar.reset();
     };
+    one_torch_thread();
     let result = dama_eval::run_ladder(&players, &config, &on_progress, &mut on_match)?;
     bar.finish_and_clear();
     println!("{}", result.table);
@@ -261,6 +330,103 @@ pub fn run_ladder(args: &LadderArgs) -> Result<()> {
         "written to {}.csv and {}.json",
         stem.display(),
         stem.display()
+    );
+    Ok(())
+}
+
+fn run_dir(run: &str, checkpoints: &std::path::Path) -> PathBuf {
+    let p = PathBuf::from(run);
+    if p.is_dir() {
+        p
+    } else {
+        checkpoints.join(run)
+    }
+}
+
+/// Runs `dama curve`.
+pub fn run_curve(args: &CurveArgs) -> Result<()> {
+    use dama_selfplay::curve::{self, CurveConfig};
+    let dir = run_dir(&args.run, &args.checkpoints);
+    let anchors: Vec<String> = if args.anchors == "default" {
+        curve::DEFAULT_ANCHORS
+            .iter()
+            .map(|s| (*s).to_owned())
+            .collect()
+    } else {
+        args.anchors
+            .split(',')
+            .map(|s| s.trim().to_owned())
+            .collect()
+    };
+    // The checkpoint options go through the spec parser, so its bounds and
+    // messages apply (`time` in 1..=3600000 ms).
+    let opts = match (args.sims, args.time) {
+        (_, Some(ms)) => format!("time={ms}"),
+        (Some(n), None) => format!("sims={n}"),
+        (None, None) => "sims=32".to_owned(),
+    };
+    let probe = format!("ckpt:x,{opts},search={}", args.search);
+    let Ok(dama_eval::PlayerSpec::Checkpoint { budget, search, .. }) =
+        probe.parse::<dama_eval::PlayerSpec>()
+    else {
+        let err = probe.parse::<dama_eval::PlayerSpec>().err();
+        anyhow::bail!(
+            "bad checkpoint settings `{opts},search={}`: {}",
+            args.search,
+            err.map(|e| e.to_string()).unwrap_or_default()
+        );
+    };
+    let config = CurveConfig {
+        anchors,
+        budget,
+        search,
+        games: args.games,
+        every: args.every,
+        seed: args.seed,
+        device: args.device.clone(),
+        threads: args.threads,
+    };
+    let (bar, on_progress) = dama_eval::progress_bar(args.games);
+    let mut on_match = |i: usize, n: usize, r: &dama_eval::MatchResult| {
+        bar.println(format!(
+            "[{}/{}] {} vs {}: +{} ={} -{}",
+            i + 1,
+            n,
+            r.a,
+            r.b,
+            r.wdl.wins,
+            r.wdl.draws,
+            r.wdl.losses
+        ));
+        bar.reset();
+    };
+    one_torch_thread();
+    let c = curve::run_curve(&dir, &config, &on_progress, &mut on_match)
+        .with_context(|| format!("curve of {}", dir.display()))?;
+    bar.finish_and_clear();
+    println!("checkpoints at {} (random = 0)", c.checkpoint_settings);
+    println!(
+        "{:>10}  {:>8}  {:>10}  {:>7}  {:>17}",
+        "generation", "hours", "positions", "Elo", "95% CI"
+    );
+    for p in &c.points {
+        println!(
+            "{:>10}  {:>8.3}  {:>10}  {:>+7.0}  [{:>+6.0}, {:>+6.0}]",
+            p.generation, p.hours, p.positions, p.elo, p.lo95, p.hi95
+        );
+    }
+    for a in &c.anchors {
+        println!(
+            "{:>10}  {:>8}  {:>10}  {:>+7.0}  [{:>+6.0}, {:>+6.0}]  {}",
+            "anchor", "", "", a.elo, a.lo, a.hi, a.name
+        );
+    }
+    c.save(&dir)
+        .with_context(|| format!("cannot write the curve into {}", dir.display()))?;
+    println!(
+        "written to {} and {}",
+        dir.join("curve.json").display(),
+        dir.join("curve.csv").display()
     );
     Ok(())
 }

@@ -33,6 +33,9 @@ enum Command {
     Eval(eval::EvalArgs),
     /// Every checkpoint of a run and the baselines on one Elo scale.
     Ladder(eval::LadderArgs),
+    /// A run's learning curve: its checkpoints against fixed anchors, Elo
+    /// against hours and self-play positions (curve.json, curve.csv).
+    Curve(eval::CurveArgs),
     /// Print or export recorded self-play games.
     Games(games::GamesArgs),
     /// Count leaf nodes of the legal-move tree (move-generation check and speed).
@@ -66,6 +69,7 @@ fn main() -> ExitCode {
         Command::Games(args) => games::run(&args),
         Command::Eval(args) => eval::run_eval(&args),
         Command::Ladder(args) => eval::run_ladder(&args),
+        Command::Curve(args) => eval::run_curve(&args),
         Command::Perft(args) => perft::run(&args),
         Command::Device(args) => device::run(&args),
         Command::Bench(args) => bench::run(&args),

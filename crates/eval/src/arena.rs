@@ -4,7 +4,7 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 
-use dama_engine::{Color, Outcome};
+use dama_engine::{Color, Game, Outcome};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
@@ -34,6 +34,19 @@ pub struct MatchConfig {
     pub keep_records: bool,
     /// Worker threads (default: rayon's global pool).
     pub threads: Option<usize>,
+    /// Games in flight at once whose checkpoint players (those with a
+    /// simulation budget, `ckpt:PATH[,sims=N]`) share one network call per
+    /// gather/apply round, as in self-play; 0 turns batching off, so that
+    /// each game's player evaluates one position at a time. Batched games
+    /// give the same moves as unbatched ones. Players without a simulation
+    /// budget (baselines, `time=` and `policy:` players) move in the
+    /// parallel search phase. Default 64.
+    #[serde(default = "default_batch_games")]
+    pub batch_games: usize,
+}
+
+fn default_batch_games() -> usize {
+    64
 }
 
 impl Default for MatchConfig {
@@ -46,6 +59,7 @@ impl Default for MatchConfig {
             sprt: None,
             keep_records: false,
             threads: None,
+            batch_games: default_batch_games(),
         }
     }
 }
@@ -100,16 +114,7 @@ pub fn play_game(
     let mut game = opening.game()?;
     white.new_game();
     black.new_game();
-    let mut end = GameEnd::MaxPlies;
-    let mut termination = "MaxPlies".to_owned();
-    let mut outcome = Outcome::Draw;
-    while (game.moves().len() as u32) < max_plies {
-        if let Some((o, t)) = game.termination() {
-            outcome = o;
-            end = GameEnd::Rules;
-            termination = format!("{t:?}");
-            break;
-        }
+    while (game.moves().len() as u32) < max_plies && game.termination().is_none() {
         let player: &mut dyn Player = match game.turn() {
             Color::White => &mut *white,
             Color::Black => &mut *black,
@@ -120,12 +125,21 @@ pub fn play_game(
             message: format!("illegal move {m}: {e}"),
         })?;
     }
-    if end == GameEnd::MaxPlies {
-        if let Some((o, t)) = game.termination() {
-            outcome = o;
-            termination = format!("{t:?}");
-        }
-    }
+    Ok(score_and_record(&game, opening, white.name(), black.name()))
+}
+
+/// The result for White and the record of a game that is over or reached
+/// the ply cap (a draw by adjudication unless the rules ended it).
+pub(crate) fn score_and_record(
+    game: &Game,
+    opening: &Opening,
+    white: &str,
+    black: &str,
+) -> (GameScore, GameRecord) {
+    let (outcome, termination) = match game.termination() {
+        Some((o, t)) => (o, format!("{t:?}")),
+        None => (Outcome::Draw, "MaxPlies".to_owned()),
+    };
     let score = match outcome.winner() {
         None => GameScore::Draw,
         Some(Color::White) => GameScore::Win,
@@ -134,15 +148,15 @@ pub fn play_game(
     let record = GameRecord {
         game: 0,
         opening: 0,
-        white: white.name().to_owned(),
-        black: black.name().to_owned(),
+        white: white.to_owned(),
+        black: black.to_owned(),
         start: opening.start.to_string(),
         opening_plies: opening.moves.len() as u32,
         moves: game.moves().iter().map(|m| m.to_string()).collect(),
         result: outcome.as_str().to_owned(),
         termination,
     };
-    Ok((score, record))
+    (score, record)
 }
 
 /// Live state of a match, passed to the progress callback after each game
@@ -297,7 +311,11 @@ impl std::fmt::Display for MatchResult {
     }
 }
 
-struct Tally {
+/// The games of one opening: (A's score, A is White, record) per game.
+pub(crate) type PlayedPair = Vec<(GameScore, bool, GameRecord)>;
+
+#[derive(Default)]
+pub(crate) struct Tally {
     wdl: Wdl,
     a_white: Wdl,
     a_black: Wdl,
@@ -305,7 +323,7 @@ struct Tally {
     done: u32,
     records: Vec<GameRecord>,
     decided: bool,
-    error: Option<Error>,
+    pub(crate) error: Option<Error>,
 }
 
 fn sprt_llr(sprt: &Sprt, t: &Tally) -> f64 {
@@ -313,6 +331,89 @@ fn sprt_llr(sprt: &Sprt, t: &Tally) -> f64 {
         t.penta.llr(sprt.elo0, sprt.elo1)
     } else {
         t.wdl.llr(sprt.elo0, sprt.elo1)
+    }
+}
+
+impl Tally {
+    /// Counts the games of one opening, reports progress; returns whether
+    /// the SPRT has decided (the match should stop).
+    pub(crate) fn add_pair(
+        &mut self,
+        played: &[(GameScore, bool, GameRecord)],
+        names: (&str, &str),
+        config: &MatchConfig,
+        on_progress: &(dyn Fn(&MatchProgress) + Sync),
+    ) -> bool {
+        for (score_a, a_is_white, record) in played {
+            self.wdl.add(*score_a);
+            if *a_is_white {
+                self.a_white.add(*score_a);
+            } else {
+                self.a_black.add(*score_a);
+            }
+            if config.keep_records {
+                self.records.push(record.clone());
+            }
+        }
+        if let [(s0, _, _), (s1, _, _)] = played[..] {
+            self.penta.add(s0, s1);
+        }
+        self.done += played.len() as u32;
+        let llr = config.sprt.map(|s| sprt_llr(&s, self));
+        if let (Some(sprt), Some(llr)) = (config.sprt, llr) {
+            if sprt.decide(llr) != SprtDecision::Continue {
+                self.decided = true;
+            }
+        }
+        on_progress(&MatchProgress {
+            a: names.0.to_owned(),
+            b: names.1.to_owned(),
+            done: self.done,
+            total: config.games,
+            wdl: self.wdl,
+            elo: self.wdl.elo(),
+            llr,
+        });
+        self.decided
+    }
+
+    /// The match result once every game is counted.
+    pub(crate) fn into_result(
+        mut self,
+        names: (&str, &str),
+        config: &MatchConfig,
+        openings: usize,
+    ) -> Result<MatchResult, Error> {
+        if let Some(e) = self.error.take() {
+            return Err(e);
+        }
+        self.records.sort_by_key(|r| r.game);
+        let sprt = config.sprt.map(|s| {
+            let llr = sprt_llr(&s, &self);
+            SprtReport {
+                sprt: s,
+                llr,
+                lower: s.lower_bound(),
+                upper: s.upper_bound(),
+                decision: s.decide(llr),
+            }
+        });
+        let pairs = config.games.div_ceil(2);
+        Ok(MatchResult {
+            a: names.0.to_owned(),
+            b: names.1.to_owned(),
+            wdl: self.wdl,
+            a_white: self.a_white,
+            a_black: self.a_black,
+            pentanomial: self.penta,
+            elo: self.wdl.elo(),
+            elo_pairs: self.penta.elo(),
+            games: self.done,
+            openings: (openings as u32).min(pairs),
+            sprt,
+            stopped_early: self.decided && self.done < config.games,
+            records: self.records,
+        })
     }
 }
 
@@ -351,7 +452,22 @@ pub fn play_match(
     let games = config.games;
     let pairs = games.div_ceil(2);
     let openings = openings_for(&config.openings, pairs as usize, config.seed)?;
-    let run = || run_pairs(a, b, config, &openings, on_progress);
+    let run = || {
+        if config.batch_games > 0 {
+            let searchers = [a.batched()?, b.batched()?];
+            if searchers.iter().any(Option::is_some) {
+                return crate::batched::run_batched(
+                    a,
+                    b,
+                    config,
+                    &openings,
+                    searchers,
+                    on_progress,
+                );
+            }
+        }
+        run_pairs(a, b, config, &openings, on_progress)
+    };
     match config.threads {
         Some(n) => rayon::ThreadPoolBuilder::new()
             .num_threads(n.max(1))
@@ -369,19 +485,10 @@ fn run_pairs(
     openings: &[Opening],
     on_progress: &(dyn Fn(&MatchProgress) + Sync),
 ) -> Result<MatchResult, Error> {
-    let games = config.games;
-    let pairs = games.div_ceil(2);
+    let pairs = config.games.div_ceil(2);
     let stop = AtomicBool::new(false);
-    let tally = Mutex::new(Tally {
-        wdl: Wdl::default(),
-        a_white: Wdl::default(),
-        a_black: Wdl::default(),
-        penta: Pentanomial::default(),
-        done: 0,
-        records: Vec::new(),
-        decided: false,
-        error: None,
-    });
+    let tally = Mutex::new(Tally::default());
+    let names = (a.name(), b.name());
 
     (0..pairs).into_par_iter().for_each(|k| {
         if stop.load(Ordering::Relaxed) {
@@ -403,74 +510,18 @@ fn run_pairs(
                 if t.error.is_some() {
                     return;
                 }
-                for (score_a, a_is_white, record) in &played {
-                    t.wdl.add(*score_a);
-                    if *a_is_white {
-                        t.a_white.add(*score_a);
-                    } else {
-                        t.a_black.add(*score_a);
-                    }
-                    if config.keep_records {
-                        t.records.push(record.clone());
-                    }
+                if t.add_pair(&played, names, config, on_progress) {
+                    stop.store(true, Ordering::Relaxed);
                 }
-                if let [(s0, _, _), (s1, _, _)] = played[..] {
-                    t.penta.add(s0, s1);
-                }
-                t.done += played.len() as u32;
-                let llr = config.sprt.map(|s| sprt_llr(&s, &t));
-                if let (Some(sprt), Some(llr)) = (config.sprt, llr) {
-                    if sprt.decide(llr) != SprtDecision::Continue {
-                        t.decided = true;
-                        stop.store(true, Ordering::Relaxed);
-                    }
-                }
-                on_progress(&MatchProgress {
-                    a: a.name().to_owned(),
-                    b: b.name().to_owned(),
-                    done: t.done,
-                    total: games,
-                    wdl: t.wdl,
-                    elo: t.wdl.elo(),
-                    llr,
-                });
             }
         }
     });
 
-    let mut t = match tally.into_inner() {
+    let t = match tally.into_inner() {
         Ok(t) => t,
         Err(poisoned) => poisoned.into_inner(),
     };
-    if let Some(e) = t.error.take() {
-        return Err(e);
-    }
-    t.records.sort_by_key(|r| r.game);
-    let sprt = config.sprt.map(|s| {
-        let llr = sprt_llr(&s, &t);
-        SprtReport {
-            sprt: s,
-            llr,
-            lower: s.lower_bound(),
-            upper: s.upper_bound(),
-            decision: s.decide(llr),
-        }
-    });
-    Ok(MatchResult {
-        a: a.name().to_owned(),
-        b: b.name().to_owned(),
-        wdl: t.wdl,
-        a_white: t.a_white,
-        a_black: t.a_black,
-        pentanomial: t.penta,
-        elo: t.wdl.elo(),
-        elo_pairs: t.penta.elo(),
-        games: t.done,
-        openings: (openings.len() as u32).min(pairs),
-        sprt,
-        stopped_early: t.decided && t.done < games,
-        records: t.records,
-    })
+    t.into_result(names, config, openings.len())
 }
 
 /// Plays pair `k`: returns (A's score, A is White, record) per game.
@@ -480,7 +531,7 @@ fn play_pair(
     config: &MatchConfig,
     openings: &[Opening],
     k: u32,
-) -> Result<Vec<(GameScore, bool, GameRecord)>, Error> {
+) -> Result<PlayedPair, Error> {
     let opening_index = k as usize % openings.len();
     let opening = &openings[opening_index];
     let mut pa = a.build()?;

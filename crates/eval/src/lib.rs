@@ -3,7 +3,7 @@
 //! * Players: [`Player`] picks a move in a [`dama_engine::Game`];
 //!   [`parse_player`] builds a [`PlayerFactory`] from a spec such as
 //!   `random`, `greedy`, `alphabeta:depth=4`, `alphabeta:time=100`,
-//!   `mcts:sims=400`, `ckpt:PATH[,sims=N][,search=gumbel|puct]` or
+//!   `mcts:sims=400`, `ckpt:PATH[,sims=N|time=MS][,search=gumbel|puct]` or
 //!   `policy:PATH` (see [`PlayerSpec`]).
 //! * Arena: [`play_match`] plays paired openings with alternated colours in
 //!   parallel and returns a [`MatchResult`] (W/D/L, Elo ± 95%, SPRT).
@@ -39,6 +39,7 @@
 
 pub mod alphabeta;
 mod arena;
+mod batched;
 mod error;
 mod io;
 mod ladder;
@@ -55,16 +56,21 @@ pub use arena::{
     play_game, play_match, progress_bar, GameEnd, GameRecord, MatchConfig, MatchProgress,
     MatchResult, SprtReport,
 };
+pub use batched::BatchedSearcher;
 pub use error::Error;
 pub use ladder::{run_checkpoints, run_ladder, LadderConfig, LadderResult, Pairing};
 pub use mcts_player::MctsPlayer;
+pub use mcts_player::MAX_TIMED_SIMS;
 pub use network::NetworkPlayer;
 pub use openings::{load_openings, openings_for, random_openings, Opening, OpeningSource};
 pub use player::{
     factory, named, parse_player, BuildOptions, GreedyPlayer, Player, PlayerFactory, RandomPlayer,
 };
 pub use rating::{fit_elo, FitConfig, PairResult, Rating, RatingTable};
-pub use spec::{AlphaBetaLimit, PlayerSpec, SearchKind, DEFAULT_CKPT_SIMS, DEFAULT_TT_MB};
+pub use spec::{
+    AlphaBetaLimit, PlayerSpec, SearchBudget, SearchKind, DEFAULT_CKPT_SIMS, DEFAULT_TT_MB,
+    MAX_MOVE_TIME,
+};
 pub use stats::{
     elo_from_score, expected_score, gsprt_llr, EloEstimate, GameScore, Pentanomial, Sprt,
     SprtDecision, Wdl, PSEUDO_COUNT, Z95,

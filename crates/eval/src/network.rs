@@ -1,5 +1,5 @@
-//! `ckpt:PATH[,sims=N][,search=gumbel|puct]` and `policy:PATH`: players
-//! backed by a checkpoint, through `dama_nn`'s [`NnEvaluator`].
+//! `ckpt:PATH[,sims=N|time=MS][,search=gumbel|puct]` and `policy:PATH`:
+//! players backed by a checkpoint, through `dama_nn`'s [`NnEvaluator`].
 //!
 //! The factory loads the network once; every player it builds gets its own
 //! copy of the weights on the device (so parallel games do not contend for
@@ -8,15 +8,17 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use dama_engine::{Game, Move, StepResult};
 use dama_mcts::{Algorithm, SearchConfig};
 use dama_nn::{Network, NnEvaluator, Precision};
 use rand::RngCore;
 
-use crate::mcts_player::choose_by_steps;
+use crate::batched::BatchedSearcher;
+use crate::mcts_player::{choose_by_steps, choose_by_steps_timed, SimRate};
 use crate::player::{BuildOptions, Player, PlayerFactory};
-use crate::spec::{PlayerSpec, SearchKind};
+use crate::spec::{PlayerSpec, SearchBudget, SearchKind};
 use crate::Error;
 
 fn nn_error(name: &str, e: dama_nn::Error) -> Error {
@@ -36,40 +38,25 @@ pub(crate) fn factory(
 ) -> Result<Arc<dyn PlayerFactory>, Error> {
     let device_name = options.device.as_deref().unwrap_or("auto");
     let device = dama_nn::device::parse_device(device_name).map_err(|e| nn_error(&name, e))?;
-    let (path, search) = match spec {
+    let (path, search, time) = match spec {
         PlayerSpec::Checkpoint {
             path,
-            sims,
+            budget,
             search,
             draw_score,
         } => {
-            let config = SearchConfig {
-                algorithm: match search {
-                    SearchKind::Gumbel => Algorithm::Gumbel,
-                    SearchKind::Puct => Algorithm::Puct,
-                },
-                simulations: *sims,
-                // On a GPU one search gathers several leaves per network call
-                // (kept apart by virtual loss); on a CPU parallel games keep
-                // the cores busy and batch 1 is exact.
-                batch_size: if matches!(device, dama_nn::device::Device::Cuda(_)) {
-                    CUDA_LEAF_BATCH.min(*sims)
-                } else {
-                    1
-                },
-                reuse_tree: false,
-                temperature: 0.0,
-                dirichlet_epsilon: 0.0,
-                // Evaluation plays the search's best move: no Gumbel noise
-                // (with a flat prior and few simulations the noise would
-                // choose the move; games still differ by their openings).
-                gumbel_scale: 0.0,
-                draw_score: *draw_score,
-                ..SearchConfig::default()
+            // A timed player sets its simulations per decision itself.
+            let (sims, time) = match *budget {
+                SearchBudget::Sims(n) => (n, None),
+                SearchBudget::Time(d) => (crate::mcts_player::MAX_TIMED_SIMS, Some(d)),
             };
-            (path, Some(config))
+            let config = SearchConfig {
+                draw_score: *draw_score,
+                ..search_config(*search, sims, &device)
+            };
+            (path, Some(config), time)
         }
-        PlayerSpec::Policy { path } => (path, None),
+        PlayerSpec::Policy { path } => (path, None, None),
         _ => return Err(Error::Spec(format!("`{name}` is not a checkpoint player"))),
     };
     let (net, _meta) = dama_nn::load_network(path, device, None).map_err(|e| nn_error(&name, e))?;
@@ -79,7 +66,40 @@ pub(crate) fn factory(
         net: Mutex::new(net),
         device_name: device_name.to_owned(),
         search,
+        time,
     }))
+}
+
+/// The search of a checkpoint player: deterministic (no noise, no
+/// temperature, no tree reuse), batch 1 on a CPU.
+pub(crate) fn search_config(
+    search: SearchKind,
+    sims: u32,
+    device: &dama_nn::device::Device,
+) -> SearchConfig {
+    SearchConfig {
+        algorithm: match search {
+            SearchKind::Gumbel => Algorithm::Gumbel,
+            SearchKind::Puct => Algorithm::Puct,
+        },
+        simulations: sims,
+        // On a GPU one search gathers several leaves per network call
+        // (kept apart by virtual loss); on a CPU parallel games keep
+        // the cores busy and batch 1 is exact.
+        batch_size: if matches!(device, dama_nn::device::Device::Cuda(_)) {
+            CUDA_LEAF_BATCH.min(sims)
+        } else {
+            1
+        },
+        reuse_tree: false,
+        temperature: 0.0,
+        dirichlet_epsilon: 0.0,
+        // Evaluation plays the search's best move: no Gumbel noise
+        // (with a flat prior and few simulations the noise would
+        // choose the move; games still differ by their openings).
+        gumbel_scale: 0.0,
+        ..SearchConfig::default()
+    }
 }
 
 struct NetworkFactory {
@@ -88,6 +108,7 @@ struct NetworkFactory {
     net: Mutex<Network>,
     device_name: String,
     search: Option<SearchConfig>,
+    time: Option<Duration>,
 }
 
 impl NetworkFactory {
@@ -107,11 +128,41 @@ impl PlayerFactory for NetworkFactory {
         &self.name
     }
 
+    fn batched(&self) -> Result<Option<BatchedSearcher>, Error> {
+        match (&self.search, self.time) {
+            (Some(config), None) => Ok(Some(BatchedSearcher {
+                evaluator: self.evaluator()?,
+                config: config.clone(),
+            })),
+            _ => Ok(None),
+        }
+    }
+
     fn build(&self) -> Result<Box<dyn Player>, Error> {
+        let mut evaluator = self.evaluator()?;
+        let mut rate = SimRate::default();
+        if self.time.is_some() {
+            // libtorch initialises lazily on the first forward passes of a
+            // network copy (hundreds of ms): pay that here, not on the
+            // first move's clock, and time one evaluation for the first
+            // timed Gumbel search.
+            let game = Game::new();
+            let steps: Vec<_> = game.legal_steps().into_iter().collect();
+            for _ in 0..2 {
+                let t = std::time::Instant::now();
+                evaluator
+                    .evaluate_states::<Game>(&[(&game, steps.as_slice())])
+                    .map_err(|e| nn_error(&self.name, e))?;
+                rate = SimRate::default();
+                rate.observe(t.elapsed(), 1);
+            }
+        }
         Ok(Box::new(NetworkPlayer {
             name: self.name.clone(),
-            evaluator: self.evaluator()?,
+            evaluator,
             search: self.search.clone(),
+            time: self.time,
+            rate,
         }))
     }
 }
@@ -121,6 +172,9 @@ pub struct NetworkPlayer {
     name: String,
     evaluator: NnEvaluator,
     search: Option<SearchConfig>,
+    /// Time per move (timed players).
+    time: Option<Duration>,
+    rate: SimRate,
 }
 
 impl NetworkPlayer {
@@ -145,6 +199,8 @@ impl NetworkPlayer {
             name,
             evaluator,
             search,
+            time: None,
+            rate: SimRate::default(),
         })
     }
 
@@ -192,10 +248,18 @@ impl Player for NetworkPlayer {
     fn choose(&mut self, game: &Game, rng: &mut dyn RngCore) -> Result<Move, Error> {
         match &self.search {
             None => self.policy_move(game),
-            Some(config) => {
-                let config = config.clone();
-                choose_by_steps(&self.name, game, &config, &mut self.evaluator, rng)
-            }
+            Some(config) => match self.time {
+                None => choose_by_steps(&self.name, game, config, &mut self.evaluator, rng),
+                Some(budget) => choose_by_steps_timed(
+                    &self.name,
+                    game,
+                    config,
+                    &mut self.evaluator,
+                    rng,
+                    budget,
+                    &mut self.rate,
+                ),
+            },
         }
     }
 }

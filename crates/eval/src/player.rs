@@ -5,6 +5,7 @@ use std::sync::Arc;
 use dama_engine::{Game, Move};
 use rand::{Rng, RngCore};
 
+use crate::batched::BatchedSearcher;
 use crate::spec::PlayerSpec;
 use crate::Error;
 
@@ -43,6 +44,18 @@ pub trait PlayerFactory: Send + Sync {
     ///
     /// When the player cannot be built (for a network player: a device error).
     fn build(&self) -> Result<Box<dyn Player>, Error>;
+
+    /// For players whose searches the arena can batch across games (a
+    /// checkpoint with a simulation budget): a network evaluator and the
+    /// search settings, which play exactly like [`PlayerFactory::build`]'s
+    /// players. The default: `None` (the arena calls the player).
+    ///
+    /// # Errors
+    ///
+    /// As [`PlayerFactory::build`].
+    fn batched(&self) -> Result<Option<BatchedSearcher>, Error> {
+        Ok(None)
+    }
 }
 
 /// Options for building players that the spec does not carry.
@@ -143,6 +156,9 @@ impl PlayerFactory for NamedFactory {
             inner: self.inner.build()?,
             name: self.name.clone(),
         }))
+    }
+    fn batched(&self) -> Result<Option<BatchedSearcher>, Error> {
+        self.inner.batched()
     }
 }
 

@@ -7,7 +7,7 @@
 //! | `alphabeta:depth=N` | alpha-beta to `N` plies |
 //! | `alphabeta:time=MS` | alpha-beta, iterative deepening for `MS` ms per move |
 //! | `mcts:sims=N` | pure MCTS with random rollouts, `N` simulations per decision |
-//! | `ckpt:PATH[,sims=N][,search=gumbel\|puct]` | a checkpoint with search |
+//! | `ckpt:PATH[,sims=N\|time=MS][,search=gumbel\|puct]` | a checkpoint with search, `N` simulations per decision or `MS` ms per move |
 //! | `policy:PATH` | a checkpoint's raw policy, no search |
 //!
 //! Options after the colon are `key=value` pairs separated by commas
@@ -16,6 +16,7 @@
 use std::fmt;
 use std::path::PathBuf;
 use std::str::FromStr;
+use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
@@ -40,6 +41,33 @@ pub enum AlphaBetaLimit {
     /// Iterative deepening until this many milliseconds have passed.
     TimeMs(u64),
 }
+
+/// How much a checkpoint player searches.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SearchBudget {
+    /// Simulations per decision (one search per jump-by-jump step that has a
+    /// choice).
+    Sims(u32),
+    /// Wall-clock time per whole move: every decision of the move (the jumps
+    /// of a capture included) shares it; forced steps cost nothing.
+    /// At most [`MAX_MOVE_TIME`].
+    Time(Duration),
+}
+
+impl SearchBudget {
+    /// The simulations, if the budget is a simulation count.
+    #[must_use]
+    pub fn sims(self) -> Option<u32> {
+        match self {
+            SearchBudget::Sims(n) => Some(n),
+            SearchBudget::Time(_) => None,
+        }
+    }
+}
+
+/// The longest time per move a spec may ask for (`time=3600000`, an hour).
+pub const MAX_MOVE_TIME: Duration = Duration::from_secs(3600);
 
 /// A parsed player spec. [`fmt::Display`] writes it back in canonical form,
 /// which is also the player's name in results.
@@ -67,8 +95,8 @@ pub enum PlayerSpec {
     Checkpoint {
         /// The checkpoint file.
         path: PathBuf,
-        /// Simulations per decision (default 200).
-        sims: u32,
+        /// Simulations per decision (default 200) or time per move.
+        budget: SearchBudget,
         /// Root search (default Gumbel).
         search: SearchKind,
         /// What a draw is worth to the player in its search
@@ -191,16 +219,32 @@ impl FromStr for PlayerSpec {
                     }
                     return Ok(PlayerSpec::Policy { path: path.into() });
                 }
-                let mut sims = DEFAULT_CKPT_SIMS;
+                let mut budget = None;
                 let mut search = SearchKind::Gumbel;
                 let mut draw_score = 0.0f32;
                 for (k, v) in opts {
                     match k.as_str() {
+                        "sims" | "time" if budget.is_some() => {
+                            return Err(Error::Spec(
+                                "`ckpt`: give one of sims=N and time=MS".into(),
+                            ));
+                        }
                         "sims" => {
-                            sims = number(kind, &k, &v)?;
+                            let sims: u32 = number(kind, &k, &v)?;
                             if sims == 0 {
                                 return Err(Error::Spec("`ckpt`: sims must be > 0".into()));
                             }
+                            budget = Some(SearchBudget::Sims(sims));
+                        }
+                        "time" => {
+                            let ms: u64 = number(kind, &k, &v)?;
+                            let max = MAX_MOVE_TIME.as_millis();
+                            if ms == 0 || u128::from(ms) > max {
+                                return Err(Error::Spec(format!(
+                                    "`ckpt`: time must be in 1..={max} ms (an hour), got {ms}"
+                                )));
+                            }
+                            budget = Some(SearchBudget::Time(Duration::from_millis(ms)));
                         }
                         "search" => {
                             search = match v.as_str() {
@@ -221,19 +265,19 @@ impl FromStr for PlayerSpec {
                                 )));
                             }
                         }
-                        _ => return Err(unknown(kind, &k, "sims, search, draw")),
+                        _ => return Err(unknown(kind, &k, "sims, time, search, draw")),
                     }
                 }
                 Ok(PlayerSpec::Checkpoint {
                     path: path.into(),
-                    sims,
+                    budget: budget.unwrap_or(SearchBudget::Sims(DEFAULT_CKPT_SIMS)),
                     search,
                     draw_score,
                 })
             }
             _ => Err(Error::Spec(format!(
                 "unknown player `{s}` (random, greedy, alphabeta:depth=N|time=MS, mcts:sims=N, \
-                 ckpt:PATH[,sims=N][,search=gumbel|puct][,draw=D], policy:PATH)"
+                 ckpt:PATH[,sims=N|time=MS][,search=gumbel|puct][,draw=D], policy:PATH)"
             ))),
         }
     }
@@ -257,13 +301,15 @@ impl fmt::Display for PlayerSpec {
             PlayerSpec::Mcts { sims } => write!(f, "mcts:sims={sims}"),
             PlayerSpec::Checkpoint {
                 path,
-                sims,
+                budget,
                 search,
                 draw_score,
             } => {
                 write!(f, "ckpt:{}", path.display())?;
-                if *sims != DEFAULT_CKPT_SIMS {
-                    write!(f, ",sims={sims}")?;
+                match budget {
+                    SearchBudget::Sims(DEFAULT_CKPT_SIMS) => {}
+                    SearchBudget::Sims(n) => write!(f, ",sims={n}")?,
+                    SearchBudget::Time(d) => write!(f, ",time={}", d.as_millis())?,
                 }
                 if *search != SearchKind::Gumbel {
                     f.write_str(",search=puct")?;
@@ -294,6 +340,8 @@ mod tests {
             "ckpt:runs/a/models/x.safetensors",
             "ckpt:x.safetensors,sims=64,search=puct",
             "ckpt:x.safetensors,sims=64,draw=-0.25",
+            "ckpt:x.safetensors,time=100",
+            "ckpt:x.safetensors,time=3600000,search=puct",
             "policy:x.safetensors",
         ] {
             let spec: PlayerSpec = s.parse().unwrap();
@@ -333,10 +381,31 @@ mod tests {
             "ckpt:x,search=alphazero",
             "ckpt:x,draw=-2",
             "ckpt:x,draw=nan",
+            "ckpt:x,time=0",
+            "ckpt:x,time=3600001",
+            "ckpt:x,time=-5",
+            "ckpt:x,sims=10,time=100",
+            "ckpt:x,time=100,sims=10",
             "policy:x,sims=3",
         ] {
             assert!(s.parse::<PlayerSpec>().is_err(), "{s:?} parsed");
         }
+        let err = "ckpt:x,time=3600001".parse::<PlayerSpec>().unwrap_err();
+        assert!(err.to_string().contains("3600000 ms (an hour)"), "{err}");
+        let err = "ckpt:x,sims=10,time=100".parse::<PlayerSpec>().unwrap_err();
+        assert!(
+            err.to_string().contains("one of sims=N and time=MS"),
+            "{err}"
+        );
+        assert_eq!(
+            "ckpt:m,time=250".parse::<PlayerSpec>().unwrap(),
+            PlayerSpec::Checkpoint {
+                path: "m".into(),
+                budget: SearchBudget::Time(Duration::from_millis(250)),
+                search: SearchKind::Gumbel,
+                draw_score: 0.0,
+            }
+        );
         let err = "alphabeta:nodes=5".parse::<PlayerSpec>().unwrap_err();
         assert!(err.to_string().contains("depth, time, tt"), "{err}");
     }

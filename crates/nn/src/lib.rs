@@ -11,6 +11,8 @@
 //!   sidecar, written atomically, loaded with compatibility checks.
 //! * [`NnEvaluator`]: batched inference implementing
 //!   [`dama_mcts::Evaluator`], fp32 or bf16, CPU or CUDA.
+//! * [`cpu`]: whether this CPU runs bf16 fast (AMX-BF16, AVX-512-BF16) and
+//!   the `auto | f32 | bf16` precision setting resolved from it.
 //!
 //! # Examples
 //!
@@ -41,6 +43,7 @@
 
 pub mod checkpoint;
 mod config;
+pub mod cpu;
 pub mod device;
 pub mod encode;
 mod error;
@@ -52,6 +55,7 @@ mod train;
 
 pub use checkpoint::{load_network, load_trainer, save_network, save_trainer, CheckpointMeta};
 pub use config::{LrSchedule, ModelConfig, OptimizerConfig, TrainConfig};
+pub use cpu::{cpu_bf16_fast, CpuFeatures, PrecisionChoice};
 pub use error::{Error, Result};
 pub use evaluator::{masked_softmax, NnEvaluator, NnInput, Precision, RawOutput};
 pub use model::{Network, Output};

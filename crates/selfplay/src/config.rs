@@ -8,7 +8,7 @@ use std::path::Path;
 
 use dama_engine::Rules;
 use dama_mcts::SearchConfig;
-use dama_nn::{ModelConfig, TrainConfig};
+use dama_nn::{ModelConfig, PrecisionChoice, TrainConfig};
 use serde::{Deserialize, Serialize};
 
 use crate::Error;
@@ -116,6 +116,11 @@ pub struct SelfplayConfig {
     /// directory without tables (or of other rules) only prints a note.
     /// Default `""`.
     pub tablebase: String,
+    /// Precision of self-play inference: `"auto"` (bf16 on a CPU with
+    /// AMX-BF16 or AVX-512-BF16, fp32 elsewhere), `"f32"` or `"bf16"`
+    /// (works everywhere, but slower than fp32 without those instructions).
+    /// Training and evaluation stay fp32. Default `"auto"`.
+    pub precision: PrecisionChoice,
 }
 
 impl Default for SelfplayConfig {
@@ -132,6 +137,7 @@ impl Default for SelfplayConfig {
             resign_playthrough: 0.2,
             eval_cache_entries: 200_000,
             tablebase: String::new(),
+            precision: PrecisionChoice::Auto,
         }
     }
 }

@@ -4,11 +4,14 @@
 //! ([`selfplay`]) → chunk files of [`record::GameRecord`]s → the
 //! [`buffer::ReplayBuffer`] window → training steps → a checkpoint → an
 //! evaluation → one line per stage in `metrics.jsonl` ([`metrics`]).
+//! [`curve`] rates a run's checkpoints against fixed anchors: the learning
+//! curve against hours and self-play positions.
 
 use std::path::{Path, PathBuf};
 
 pub mod buffer;
 pub mod config;
+pub mod curve;
 pub mod metrics;
 pub mod record;
 pub mod run;

@@ -69,6 +69,27 @@ pub fn read_metrics(path: &Path) -> Result<Vec<Value>, Error> {
     Ok(out)
 }
 
+/// Self-play positions (training samples) and games recorded in the
+/// `"selfplay"` lines of a metrics file (0 and 0 if it does not exist): the
+/// totals a resumed run continues from.
+///
+/// # Errors
+/// As [`read_metrics`].
+pub fn selfplay_totals(path: &Path) -> Result<(u64, u64), Error> {
+    if !path.exists() {
+        return Ok((0, 0));
+    }
+    let mut positions = 0;
+    let mut games = 0;
+    for v in read_metrics(path)? {
+        if v.get("kind").and_then(Value::as_str) == Some("selfplay") {
+            positions += v.get("samples").and_then(Value::as_u64).unwrap_or(0);
+            games += v.get("games").and_then(Value::as_u64).unwrap_or(0);
+        }
+    }
+    Ok((positions, games))
+}
+
 /// Drops metrics lines of generations after `generation` (used by resume, so
 /// a generation interrupted before its checkpoint is not counted twice).
 ///
@@ -111,6 +132,21 @@ mod tests {
         assert_eq!(lines[1]["loss"], 2.0);
         truncate_after_generation(&path, 1).unwrap();
         assert_eq!(read_metrics(&path).unwrap().len(), 1);
+    }
+
+    #[test]
+    fn selfplay_totals_sum_the_selfplay_lines() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("metrics.jsonl");
+        assert_eq!(selfplay_totals(&path).unwrap(), (0, 0));
+        let w = MetricsWriter::new(&path);
+        w.write(&json!({"kind": "selfplay", "generation": 1, "samples": 100, "games": 4}))
+            .unwrap();
+        w.write(&json!({"kind": "train", "generation": 1, "samples": 7}))
+            .unwrap();
+        w.write(&json!({"kind": "selfplay", "generation": 2, "samples": 50, "games": 2}))
+            .unwrap();
+        assert_eq!(selfplay_totals(&path).unwrap(), (150, 6));
     }
 
     #[test]

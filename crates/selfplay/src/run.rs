@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 use dama_engine::Rules;
 use dama_nn::device::{self, Device};
 use dama_nn::encode::{self, NUM_PLANES, PLANES_LEN, POLICY_SIZE};
-use dama_nn::{Batch, Network, NnEvaluator, Precision, Trainer};
+use dama_nn::{Batch, CpuFeatures, Network, NnEvaluator, Precision, Trainer};
 use indicatif::{ProgressBar, ProgressStyle};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -284,6 +284,8 @@ pub fn train(opts: &TrainOptions, stop: &AtomicBool) -> Result<RunSummary, Error
     let cfg = &opts.config;
     cfg.validate()?;
     let device = device::parse_device(&cfg.run.device).map_err(nn_err)?;
+    let cpu = CpuFeatures::detect();
+    let precision: Precision = cfg.selfplay.precision.resolve(device, cpu);
     let torch_threads = or_cores(cfg.run.torch_threads);
     device::set_torch_threads(torch_threads);
     let search_pool = rayon::ThreadPoolBuilder::new()
@@ -334,6 +336,26 @@ pub fn train(opts: &TrainOptions, stop: &AtomicBool) -> Result<RunSummary, Error
     // Forget metrics of an unfinished generation (they will be redone).
     metrics::truncate_after_generation(&paths.metrics(), state.generation)?;
     let metrics = MetricsWriter::new(paths.metrics());
+    // Self-play positions and games of the finished generations: the
+    // learning curve's x axes continue from them.
+    let (mut run_positions, mut run_games) = metrics::selfplay_totals(&paths.metrics())?;
+    let cpu_model = dama_nn::cpu::cpu_model().unwrap_or_else(|| "unknown CPU".to_owned());
+    let warning = cfg.selfplay.precision.warning(device, cpu);
+    metrics.write(&json!({
+        "kind": "session", "generation": state.generation, "cpu": cpu_model,
+        "cpu_bf16": cpu.bf16_fast(), "precision_setting": cfg.selfplay.precision.to_string(),
+        "precision": precision.to_string(), "device": format!("{device:?}"),
+    }))?;
+    if opts.progress {
+        eprintln!(
+            "self-play inference: {precision} (precision = \"{}\"; {cpu_model}, bf16 instructions: {})",
+            cfg.selfplay.precision,
+            if cpu.bf16_fast() { "yes" } else { "no" }
+        );
+    }
+    if let Some(w) = warning {
+        eprintln!("warning: {w}");
+    }
 
     // The trainer: a fresh network for a new run, the last checkpoint else.
     let mut trainer = if state.generation == 0 && !paths.model(0).exists() {
@@ -405,8 +427,7 @@ pub fn train(opts: &TrainOptions, stop: &AtomicBool) -> Result<RunSummary, Error
 
         // 1. Self-play with the current best network.
         let net_for_play = self_play_net.as_ref().unwrap_or(trainer.network());
-        let mut evaluator =
-            NnEvaluator::new(net_for_play, device, Precision::F32).map_err(nn_err)?;
+        let mut evaluator = NnEvaluator::new(net_for_play, device, precision).map_err(nn_err)?;
         cache.clear();
         let job = SelfplayJob {
             selfplay: &cfg.selfplay,
@@ -453,6 +474,8 @@ pub fn train(opts: &TrainOptions, stop: &AtomicBool) -> Result<RunSummary, Error
         }
         writer.flush()?;
         metrics.write(&selfplay_metrics(gen, &sp))?;
+        run_positions += sp.samples as u64;
+        run_games += sp.games as u64;
         buffer.add_games(gen, &games, limits);
 
         // 2. Training.
@@ -511,7 +534,11 @@ pub fn train(opts: &TrainOptions, stop: &AtomicBool) -> Result<RunSummary, Error
         let eval_due =
             cfg.eval.games > 0 && (gen % cfg.eval.every == 0 || gen == cfg.run.generations);
         if eval_due {
-            // Evaluation games run in parallel, one libtorch thread each.
+            // The network player's searches share batched network calls
+            // across the games in flight (dama_eval's batched arena), with
+            // one libtorch thread: the arena's rayon workers hold the other
+            // cores, and spinning OpenMP threads beside them were 48x
+            // slower on this loaded 2-core machine (issue 12).
             device::set_torch_threads(1);
             let draw = if cfg.eval.draw_score != 0.0 {
                 format!(",draw={}", cfg.eval.draw_score)
@@ -584,6 +611,10 @@ pub fn train(opts: &TrainOptions, stop: &AtomicBool) -> Result<RunSummary, Error
             "seconds": gen_start.elapsed().as_secs_f64(), "train_seconds": train_secs,
             "selfplay_seconds": sp.elapsed.as_secs_f64(), "buffer_positions": buffer.len(),
             "loss": last_loss,
+            // The learning curve's axes: time spent in generations (summed
+            // over sessions, pauses excluded) and self-play totals so far.
+            "run_seconds": state.elapsed_secs, "run_positions": run_positions,
+            "run_games": run_games,
         }))?;
         state.save(&paths.state())?;
         if opts.progress {

@@ -139,6 +139,71 @@ fn tiny_run_writes_files_and_resumes_exactly() {
         lines.iter().filter(|l| l["kind"] == "generation").count(),
         3
     );
+
+    // Issue 12: each generation line carries the run's running totals,
+    // continued across the resume; one session line per session.
+    assert_eq!(lines.iter().filter(|l| l["kind"] == "session").count(), 2);
+    let session = lines.iter().find(|l| l["kind"] == "session").unwrap();
+    assert_eq!(session["precision_setting"], "auto");
+    assert!(["f32", "bf16"].contains(&session["precision"].as_str().unwrap()));
+    let gens: Vec<_> = lines.iter().filter(|l| l["kind"] == "generation").collect();
+    let (mut positions, mut games, mut seconds) = (0, 0, 0.0);
+    for (g, sp) in gens
+        .iter()
+        .zip(lines.iter().filter(|l| l["kind"] == "selfplay"))
+    {
+        positions += sp["samples"].as_u64().unwrap();
+        games += sp["games"].as_u64().unwrap();
+        assert_eq!(g["run_positions"].as_u64().unwrap(), positions);
+        assert_eq!(g["run_games"].as_u64().unwrap(), games);
+        let s = g["run_seconds"].as_f64().unwrap();
+        assert!(s > seconds, "run_seconds increases: {s} after {seconds}");
+        seconds = s;
+    }
+    assert_eq!(games, 12);
+    assert!((seconds - state.elapsed_secs).abs() < 1e-6);
+
+    // Issue 12: the learning curve of the run, on a tiny scale.
+    let config = dama_selfplay::curve::CurveConfig {
+        anchors: vec!["random".into(), "greedy".into()],
+        budget: dama_eval::SearchBudget::Sims(2),
+        games: 2,
+        device: "cpu".into(),
+        ..Default::default()
+    };
+    let curve =
+        dama_selfplay::curve::run_curve(paths.root(), &config, &|_| {}, &mut |_, _, _| {}).unwrap();
+    assert_eq!(
+        curve
+            .points
+            .iter()
+            .map(|p| p.generation)
+            .collect::<Vec<_>>(),
+        [0, 1, 2, 3]
+    );
+    assert_eq!(curve.checkpoint_settings, "sims=2");
+    assert_eq!(curve.anchors.len(), 2);
+    assert_eq!(curve.points[0].positions, 0);
+    assert_eq!(curve.points[3].positions, positions);
+    for w in curve.points.windows(2) {
+        assert!(w[1].hours > w[0].hours && w[1].positions > w[0].positions);
+    }
+    for p in &curve.points {
+        assert!(p.lo95 <= p.elo && p.elo <= p.hi95 && p.games == 4);
+    }
+    curve.save(paths.root()).unwrap();
+    let csv = std::fs::read_to_string(paths.root().join("curve.csv")).unwrap();
+    assert_eq!(csv.lines().count(), 1 + 4 + 2, "{csv}");
+    assert!(csv
+        .lines()
+        .nth(1)
+        .unwrap()
+        .starts_with("0,gen-0000,0.000000,0,0,"));
+    assert!(csv.lines().any(|l| l.starts_with(",random,")));
+    let json: dama_selfplay::curve::Curve =
+        serde_json::from_str(&std::fs::read_to_string(paths.root().join("curve.json")).unwrap())
+            .unwrap();
+    assert_eq!(json.points.len(), 4);
 }
 
 #[test]

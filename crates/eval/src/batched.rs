@@ -1,0 +1,312 @@
+//! The batched arena: many games in flight whose checkpoint players share
+//! one network call per round, as self-play does.
+//!
+//! Each round, every game advances (in parallel, on rayon) until its side to
+//! move needs a network evaluation: players without a batchable search
+//! choose their move there and then; a checkpoint player steps through its
+//! turn jump by jump, starting one search per decision, and gathers a leaf.
+//! Then the pending leaves of each network go to it as one batch, and each
+//! search applies its evaluations.
+//!
+//! A game's randomness comes from the same generator as in
+//! [`play_match`](crate::play_match)'s unbatched path (the match seed and the
+//! game's index), used in the same order, and the searches are the players'
+//! own, so the moves are the same as unbatched: only the grouping of the
+//! network calls differs.
+
+use std::collections::BTreeMap;
+
+use dama_engine::{Color, Game, StepResult};
+use dama_mcts::dama::DamaState;
+use dama_mcts::{Evaluator, Leaf, Search, SearchConfig};
+use dama_nn::NnEvaluator;
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+use rayon::prelude::*;
+
+use crate::arena::{score_and_record, MatchConfig, MatchProgress, MatchResult, PlayedPair, Tally};
+use crate::openings::Opening;
+use crate::player::{Player, PlayerFactory};
+use crate::Error;
+
+/// A checkpoint player's network and search, for the batched arena (see
+/// [`PlayerFactory::batched`]). Opaque: only the arena uses it.
+pub struct BatchedSearcher {
+    pub(crate) evaluator: NnEvaluator,
+    pub(crate) config: SearchConfig,
+}
+
+impl std::fmt::Debug for BatchedSearcher {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("BatchedSearcher")
+            .field("config", &self.config)
+            .finish_non_exhaustive()
+    }
+}
+
+/// One side of a game: a player the arena calls, or a batched searcher
+/// (index 0 = A, 1 = B).
+enum Side {
+    Player(Box<dyn Player>),
+    Batched(usize),
+}
+
+/// One game in flight.
+struct Slot {
+    index: u32,
+    opening_index: usize,
+    a_is_white: bool,
+    game: Game,
+    rng: ChaCha8Rng,
+    white: Side,
+    black: Side,
+    /// The turn being decided by a batched side: the position after the
+    /// steps chosen so far, and the search of the current decision.
+    turn: Option<(Game, Option<Search<DamaState>>)>,
+    /// Which searcher the pending leaves are for.
+    waiting: Option<usize>,
+    done: bool,
+}
+
+fn fail(name: &str, message: String) -> Error {
+    Error::Player {
+        player: name.to_owned(),
+        message,
+    }
+}
+
+impl Slot {
+    /// Advances the game until a search waits for evaluations or the game
+    /// is over.
+    fn advance(
+        &mut self,
+        configs: [Option<&SearchConfig>; 2],
+        names: [&str; 2],
+        max_plies: u32,
+    ) -> Result<(), Error> {
+        self.waiting = None;
+        loop {
+            if self.done {
+                return Ok(());
+            }
+            if self.turn.is_none()
+                && ((self.game.moves().len() as u32) >= max_plies
+                    || self.game.termination().is_some())
+            {
+                self.done = true;
+                return Ok(());
+            }
+            let side = match self.game.turn() {
+                Color::White => &mut self.white,
+                Color::Black => &mut self.black,
+            };
+            let net = match side {
+                Side::Player(player) => {
+                    let m = player.choose(&self.game, &mut self.rng)?;
+                    self.game
+                        .play(&m)
+                        .map_err(|e| fail(player.name(), format!("illegal move {m}: {e}")))?;
+                    continue;
+                }
+                Side::Batched(net) => *net,
+            };
+            let name = names[net];
+            let config = configs[net].ok_or_else(|| fail(name, "no search".into()))?;
+            let (state, search) = self.turn.get_or_insert_with(|| (self.game.clone(), None));
+            let step = match search {
+                Some(s) if s.is_done() => {
+                    let r = s
+                        .result(&mut self.rng)
+                        .map_err(|e| fail(name, e.to_string()))?;
+                    *search = None;
+                    r.action
+                }
+                Some(s) => {
+                    if s.gather().map_err(|e| fail(name, e.to_string()))? > 0 {
+                        self.waiting = Some(net);
+                        return Ok(());
+                    }
+                    continue;
+                }
+                None => {
+                    let steps = state.legal_steps();
+                    match steps.len() {
+                        0 => return Err(fail(name, "no legal step".into())),
+                        1 => steps[0],
+                        _ => {
+                            let mut s = Search::new(config.clone(), DamaState::new(state.clone()))
+                                .map_err(|e| fail(name, e.to_string()))?;
+                            s.begin(&mut self.rng)
+                                .map_err(|e| fail(name, e.to_string()))?;
+                            *search = Some(s);
+                            continue;
+                        }
+                    }
+                }
+            };
+            match state
+                .play_step(step)
+                .map_err(|e| fail(name, format!("illegal step {step}: {e}")))?
+            {
+                StepResult::Completed(m) => {
+                    self.turn = None;
+                    self.game
+                        .play(&m)
+                        .map_err(|e| fail(name, format!("illegal move {m}: {e}")))?;
+                }
+                StepResult::InProgress => {}
+            }
+        }
+    }
+
+    fn search_mut(&mut self) -> Option<&mut Search<DamaState>> {
+        self.turn.as_mut().and_then(|(_, s)| s.as_mut())
+    }
+
+    fn search(&self) -> Option<&Search<DamaState>> {
+        self.turn.as_ref().and_then(|(_, s)| s.as_ref())
+    }
+}
+
+/// Plays a match with `batch_games` games in flight, batching the network
+/// calls of the sides that have a searcher (see the module docs).
+pub(crate) fn run_batched(
+    a: &dyn PlayerFactory,
+    b: &dyn PlayerFactory,
+    config: &MatchConfig,
+    openings: &[Opening],
+    searchers: [Option<BatchedSearcher>; 2],
+    on_progress: &(dyn Fn(&MatchProgress) + Sync),
+) -> Result<MatchResult, Error> {
+    let names = [a.name(), b.name()];
+    let [sa, sb] = searchers;
+    let (ca, mut ea) = sa.map(|s| (s.config, s.evaluator)).unzip();
+    let (cb, mut eb) = sb.map(|s| (s.config, s.evaluator)).unzip();
+    let configs = [ca.as_ref(), cb.as_ref()];
+    let mut tally = Tally::default();
+    let mut pending_pairs: BTreeMap<u32, PlayedPair> = BTreeMap::new();
+    let mut slots: Vec<Slot> = Vec::new();
+    let mut next = 0u32;
+    let mut stopped = false;
+    let side = |net: usize| -> Result<Side, Error> {
+        Ok(if configs[net].is_some() {
+            Side::Batched(net)
+        } else {
+            let player = if net == 0 { a.build()? } else { b.build()? };
+            Side::Player(player)
+        })
+    };
+    loop {
+        while !stopped && next < config.games && slots.len() < config.batch_games.max(1) {
+            let k = next / 2;
+            let opening_index = k as usize % openings.len();
+            let a_is_white = next % 2 == 0;
+            let mut rng = ChaCha8Rng::seed_from_u64(config.seed);
+            rng.set_stream(u64::from(next) + 1);
+            let (mut white, mut black) = if a_is_white {
+                (side(0)?, side(1)?)
+            } else {
+                (side(1)?, side(0)?)
+            };
+            for s in [&mut white, &mut black] {
+                if let Side::Player(p) = s {
+                    p.new_game();
+                }
+            }
+            slots.push(Slot {
+                index: next,
+                opening_index,
+                a_is_white,
+                game: openings[opening_index].game()?,
+                rng,
+                white,
+                black,
+                turn: None,
+                waiting: None,
+                done: false,
+            });
+            next += 1;
+        }
+        if slots.is_empty() {
+            break;
+        }
+        slots
+            .par_iter_mut()
+            .map(|s| s.advance(configs, names, config.max_plies))
+            .collect::<Result<(), Error>>()?;
+
+        // Finished games, counted when both games of their opening are in.
+        let mut i = 0;
+        while i < slots.len() {
+            if !slots[i].done {
+                i += 1;
+                continue;
+            }
+            let s = slots.swap_remove(i);
+            let opening = &openings[s.opening_index];
+            let (white, black) = if s.a_is_white {
+                (names[0], names[1])
+            } else {
+                (names[1], names[0])
+            };
+            let (score_white, mut record) = score_and_record(&s.game, opening, white, black);
+            record.game = s.index;
+            record.opening = s.opening_index as u32;
+            let score_a = if s.a_is_white {
+                score_white
+            } else {
+                score_white.flipped()
+            };
+            let k = s.index / 2;
+            let pair = pending_pairs.entry(k).or_default();
+            pair.push((score_a, s.a_is_white, record));
+            let expected = if 2 * k + 1 < config.games { 2 } else { 1 };
+            if pair.len() == expected {
+                let mut played = pending_pairs.remove(&k).unwrap_or_default();
+                played.sort_by_key(|(_, _, r)| r.game);
+                if tally.add_pair(&played, (names[0], names[1]), config, on_progress) {
+                    stopped = true;
+                }
+            }
+        }
+
+        // One network call per searcher for all games waiting on it.
+        for (net, evaluator) in [ea.as_mut(), eb.as_mut()].into_iter().enumerate() {
+            let Some(evaluator) = evaluator else { continue };
+            let leaves: Vec<Leaf<'_, DamaState>> = slots
+                .iter()
+                .filter(|s| s.waiting == Some(net))
+                .filter_map(Slot::search)
+                .flat_map(|s| s.pending_leaves())
+                .collect();
+            if leaves.is_empty() {
+                continue;
+            }
+            let evals = evaluator
+                .evaluate(&leaves)
+                .map_err(|e| fail(names[net], e.to_string()))?;
+            drop(leaves);
+            let mut offset = 0;
+            for s in slots.iter_mut().filter(|s| s.waiting == Some(net)) {
+                let Some(search) = s.search_mut() else {
+                    continue;
+                };
+                let k = search.num_pending();
+                let part = evals
+                    .get(offset..offset + k)
+                    .ok_or_else(|| fail(names[net], "too few evaluations".into()))?;
+                search
+                    .apply(part)
+                    .map_err(|e| fail(names[net], e.to_string()))?;
+                offset += k;
+            }
+        }
+    }
+    // A pair cut short by the SPRT is counted game by game.
+    for (_, played) in std::mem::take(&mut pending_pairs) {
+        for g in played {
+            tally.add_pair(&[g], (names[0], names[1]), config, on_progress);
+        }
+    }
+    tally.into_result((names[0], names[1]), config, openings.len())
+}
