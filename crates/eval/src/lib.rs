@@ -64,7 +64,9 @@ pub use player::{
     factory, named, parse_player, BuildOptions, GreedyPlayer, Player, PlayerFactory, RandomPlayer,
 };
 pub use rating::{fit_elo, FitConfig, PairResult, Rating, RatingTable};
-pub use spec::{AlphaBetaLimit, PlayerSpec, SearchKind, DEFAULT_CKPT_SIMS, DEFAULT_TT_MB};
+pub use spec::{
+    AlphaBetaLimit, PlayerSpec, SearchKind, DEFAULT_CKPT_SIMS, DEFAULT_TT_MB, MAX_MOVE_TIME_MS,
+};
 pub use stats::{
     elo_from_score, expected_score, gsprt_llr, EloEstimate, GameScore, Pentanomial, Sprt,
     SprtDecision, Wdl, PSEUDO_COUNT, Z95,
