@@ -219,7 +219,8 @@ impl RunConfig {
     /// A missing file, TOML syntax, an unknown key, or an invalid value, each
     /// named with the file.
     pub fn load(path: &Path) -> Result<RunConfig, Error> {
-        let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+        let text = dama_nn::files::read_bounded_string(path, dama_nn::files::MAX_TEXT_FILE)
+            .map_err(|e| Error::io(path, e))?;
         RunConfig::parse(&text).map_err(|e| Error::BadFile {
             path: path.to_path_buf(),
             reason: e.to_string(),
@@ -252,6 +253,13 @@ impl RunConfig {
         let r = &self.run;
         if r.generations == 0 {
             return Err(invalid("run.generations", "must be at least 1"));
+        }
+        for (key, n) in [
+            ("run.threads", r.threads),
+            ("run.torch_threads", r.torch_threads),
+            ("run.eval_threads", r.eval_threads),
+        ] {
+            dama_nn::device::check_threads(key, n).map_err(|err| invalid(key, err))?;
         }
         if !matches!(r.device.as_str(), "auto" | "cpu" | "cuda") {
             return Err(invalid(
@@ -308,8 +316,15 @@ impl RunConfig {
         if !(0.0..=1.0).contains(&e.gate_score) {
             return Err(invalid("eval.gate_score", "must be in [0, 1]"));
         }
+        if e.sims == 0 || e.sims > dama_mcts::MAX_SIMULATIONS {
+            return Err(invalid(
+                "eval.sims",
+                format!("must be in 1..={}", dama_mcts::MAX_SIMULATIONS),
+            ));
+        }
         for spec in &e.baselines {
             spec.parse::<dama_eval::PlayerSpec>()
+                .and_then(|p| p.check_files())
                 .map_err(|err| invalid("eval.baselines", format!("`{spec}`: {err}")))?;
         }
         self.model.validate().map_err(|err| invalid("model", err))?;
