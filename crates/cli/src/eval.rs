@@ -39,7 +39,7 @@ pub struct EvalArgs {
     #[arg(long, default_value = "auto")]
     device: String,
     /// Worker threads (games played in parallel); default one per core.
-    #[arg(long)]
+    #[arg(long, value_parser = crate::args::threads)]
     threads: Option<usize>,
     /// Write the result (and every game) as JSON to this file.
     #[arg(long)]
@@ -116,8 +116,8 @@ pub fn run_eval(args: &EvalArgs) -> Result<()> {
     let (bar, on_progress) = dama_eval::progress_bar(args.games);
     let result = dama_eval::play_match(a.as_ref(), b.as_ref(), &config, &on_progress)?;
     bar.finish_and_clear();
-    println!("{} vs {}", result.a, result.b);
-    println!(
+    outln!("{} vs {}", result.a, result.b);
+    outln!(
         "  games {}  (openings {}; A as White +{} ={} -{}, as Black +{} ={} -{})",
         result.games,
         result.openings,
@@ -128,7 +128,7 @@ pub fn run_eval(args: &EvalArgs) -> Result<()> {
         result.a_black.draws,
         result.a_black.losses
     );
-    println!(
+    outln!(
         "  A: +{} ={} -{}  score {:.1}%  Elo {:+.1} (95% CI {:+.1} .. {:+.1})",
         result.wdl.wins,
         result.wdl.draws,
@@ -139,7 +139,7 @@ pub fn run_eval(args: &EvalArgs) -> Result<()> {
         result.elo.hi
     );
     if let Some(s) = &result.sprt {
-        println!(
+        outln!(
             "  SPRT elo0={} elo1={}: LLR {:.2} in [{:.2}, {:.2}] -> {:?}{}",
             s.sprt.elo0,
             s.sprt.elo1,
@@ -157,7 +157,7 @@ pub fn run_eval(args: &EvalArgs) -> Result<()> {
     if let Some(out) = &args.out {
         let text = serde_json::to_string_pretty(&result)?;
         dama_selfplay::record::write_atomic(out, text.as_bytes())?;
-        println!("  written to {}", out.display());
+        outln!("  written to {}", out.display());
     }
     Ok(())
 }
@@ -253,10 +253,10 @@ pub fn run_ladder(args: &LadderArgs) -> Result<()> {
     };
     let result = dama_eval::run_ladder(&players, &config, &on_progress, &mut on_match)?;
     bar.finish_and_clear();
-    println!("{}", result.table);
+    outln!("{}", result.table);
     let stem = run_dir.join("eval").join("ladder");
     result.save(&stem)?;
-    println!(
+    outln!(
         "written to {}.csv and {}.json",
         stem.display(),
         stem.display()
