@@ -188,6 +188,21 @@ pub fn parse_meta(text: &str, side: &Path) -> Result<CheckpointMeta> {
     if let Err(e) = meta.model.validate() {
         problems.push(e.to_string());
     }
+    let files = std::iter::once(&meta.weights.file)
+        .chain(meta.optimizer.as_ref().map(|o| &o.state.file));
+    for file in files {
+        let plain = !file.is_empty()
+            && Path::new(file)
+                .components()
+                .all(|c| matches!(c, std::path::Component::Normal(_)))
+            && !file.contains('/')
+            && !file.contains('\\');
+        if !plain {
+            problems.push(format!(
+                "file {file:?} is not a file name next to the sidecar"
+            ));
+        }
+    }
     if !problems.is_empty() {
         return Err(Error::Incompatible {
             path: side,
@@ -344,16 +359,17 @@ fn resolve(path: &Path, file: &str) -> PathBuf {
 }
 
 fn read_tensors(path: &Path, entry: &FileEntry) -> Result<HashMap<String, Tensor>> {
-    let bytes = fs::read(path)
-        .map_err(|e| std::io::Error::new(e.kind(), format!("{}: {e}", path.display())))?;
-    if bytes.len() as u64 != entry.bytes {
+    let named = |e: std::io::Error| std::io::Error::new(e.kind(), format!("{}: {e}", path.display()));
+    // The size first: a file grown past the sidecar's record is not read
+    // into memory.
+    let size = fs::metadata(path).map_err(named)?.len();
+    if size != entry.bytes {
         return Err(Error::Corrupt {
             path: path.to_path_buf(),
             reason: format!(
-                "{} bytes, but the sidecar records {} ({})",
-                bytes.len(),
+                "{size} bytes, but the sidecar records {} ({})",
                 entry.bytes,
-                if (bytes.len() as u64) < entry.bytes {
+                if size < entry.bytes {
                     "truncated"
                 } else {
                     "overwritten or appended to"
@@ -361,6 +377,7 @@ fn read_tensors(path: &Path, entry: &FileEntry) -> Result<HashMap<String, Tensor
             ),
         });
     }
+    let bytes = fs::read(path).map_err(named)?;
     let hash = format!("{:016x}", fnv1a64(&bytes));
     if hash != entry.fnv1a64 {
         return Err(Error::Corrupt {

@@ -320,6 +320,11 @@ impl TrainConfig {
         if self.batch_size == 0 {
             return bad("batch_size must be positive");
         }
+        // A batch is batch_size × (input planes + policy + mask) floats:
+        // 65536 positions are already about 1.5 GB.
+        if self.batch_size > 65_536 {
+            return bad("batch_size must be at most 65536");
+        }
         if !(self.lr.is_finite() && self.lr > 0.0) {
             return bad("lr must be positive");
         }

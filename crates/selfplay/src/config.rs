@@ -274,8 +274,17 @@ impl RunConfig {
                 "must be at least 1",
             ));
         }
-        if s.parallel_games == 0 {
-            return Err(invalid("selfplay.parallel_games", "must be at least 1"));
+        if s.parallel_games == 0 || s.parallel_games > 65_536 {
+            return Err(invalid(
+                "selfplay.parallel_games",
+                "must be in 1..=65536 (each game in flight holds a search tree)",
+            ));
+        }
+        if s.eval_cache_entries > 100_000_000 {
+            return Err(invalid(
+                "selfplay.eval_cache_entries",
+                "must be at most 100000000",
+            ));
         }
         if s.max_plies == 0 {
             return Err(invalid("selfplay.max_plies", "must be at least 1"));

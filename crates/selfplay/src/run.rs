@@ -215,7 +215,8 @@ pub struct RunState {
 
 impl RunState {
     fn load(path: &Path) -> Result<RunState, Error> {
-        let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+        let text = dama_nn::files::read_bounded_string(path, dama_nn::files::MAX_TEXT_FILE)
+            .map_err(|e| Error::io(path, e))?;
         serde_json::from_str(&text).map_err(|e| Error::BadFile {
             path: path.to_path_buf(),
             reason: e.to_string(),
