@@ -459,8 +459,14 @@ mod tests {
         let lines: Vec<&str> = out.lines().collect();
         assert_eq!(lines.len(), 5, "{out}");
         assert_eq!(lines[0], "readyok");
-        assert!(lines[1].starts_with("error") && lines[1].contains("UTF-8"), "{out}");
-        assert!(lines[2].starts_with("error") && lines[2].contains("longer"), "{out}");
+        assert!(
+            lines[1].starts_with("error") && lines[1].contains("UTF-8"),
+            "{out}"
+        );
+        assert!(
+            lines[2].starts_with("error") && lines[2].contains("longer"),
+            "{out}"
+        );
         assert_eq!(lines[3], "readyok");
         assert_eq!(lines[4], "bye");
     }

@@ -109,7 +109,11 @@ pub fn run(args: &AnalyseArgs) -> Result<()> {
     if !thought.top.is_empty() {
         outln!(
             "\n  {:<14} {:>7} {:>7} {:>7} {:>7}",
-            "move", "visits", "share", "prior", "value"
+            "move",
+            "visits",
+            "share",
+            "prior",
+            "value"
         );
         for t in thought.top.iter().take(args.top) {
             outln!(

@@ -88,7 +88,14 @@ fn selfplay(args: &SelfplayBenchArgs) -> Result<()> {
     );
     outln!(
         "{:>6} {:>6} {:>10} {:>12} {:>10} {:>14} {:>7} {:>10}",
-        "rayon", "torch", "games/h", "evals/s", "avg batch", "inference/s", "ratio", "net share"
+        "rayon",
+        "torch",
+        "games/h",
+        "evals/s",
+        "avg batch",
+        "inference/s",
+        "ratio",
+        "net share"
     );
     for (rayon_threads, torch_threads) in settings {
         let pool = rayon::ThreadPoolBuilder::new()

@@ -49,7 +49,11 @@ pub fn run(args: &ExportArgs) -> Result<()> {
     );
     outln!(
         "  encoding version {}, model {} blocks x {} channels, step {}, {} sims by default",
-        m.encoding_version, m.model.blocks, m.model.channels, m.step, m.search.simulations
+        m.encoding_version,
+        m.model.blocks,
+        m.model.channels,
+        m.step,
+        m.search.simulations
     );
     if let Some(c) = &m.check {
         outln!(
@@ -67,7 +71,11 @@ pub fn run(args: &ExportArgs) -> Result<()> {
     for e in &m.elo {
         outln!(
             "  Elo vs {}: {:+.0} [{:+.0}, {:+.0}] ({} games)",
-            e.opponent, e.elo, e.elo_lo, e.elo_hi, e.games
+            e.opponent,
+            e.elo,
+            e.elo_lo,
+            e.elo_hi,
+            e.games
         );
     }
     outln!("  python: {}", report.python.display());

@@ -143,7 +143,11 @@ pub fn run(args: &TrainArgs) -> Result<()> {
     if !summary.last_eval.is_empty() {
         outln!(
             "\n{:<24} {:>6} {:>12} {:>7} {:>22}",
-            "opponent", "games", "W/D/L", "score", "Elo (95% CI)"
+            "opponent",
+            "games",
+            "W/D/L",
+            "score",
+            "Elo (95% CI)"
         );
         for e in &summary.last_eval {
             outln!(

@@ -220,7 +220,15 @@ fn huge_numbers_on_the_command_line_are_refused() {
     for args in [
         vec!["perft", "--depth", "1", "--threads", "100000"],
         vec!["analyse", "--time", "18446744073709551615"],
-        vec!["eval", "--a", "random", "--b", "greedy", "--threads", "100000"],
+        vec![
+            "eval",
+            "--a",
+            "random",
+            "--b",
+            "greedy",
+            "--threads",
+            "100000",
+        ],
     ] {
         let out = Command::new(DAMA).args(&args).output().unwrap();
         let stderr = String::from_utf8_lossy(&out.stderr);

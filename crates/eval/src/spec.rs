@@ -359,7 +359,10 @@ mod tests {
         assert!(err.contains("is a directory"), "{err}");
         let weights = dir.join("gen-0001.safetensors");
         let err = spec(&weights).check_files().unwrap_err().to_string();
-        assert!(err.contains("does not exist") && err.contains("gen-0001"), "{err}");
+        assert!(
+            err.contains("does not exist") && err.contains("gen-0001"),
+            "{err}"
+        );
         std::fs::write(&weights, b"w").unwrap();
         let err = spec(&weights).check_files().unwrap_err().to_string();
         assert!(err.contains("sidecar"), "{err}");

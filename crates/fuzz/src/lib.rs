@@ -255,10 +255,7 @@ pub fn load_corpus(dir: &Path, target: &Target) -> Vec<Vec<u8>> {
         .map(|rd| rd.filter_map(|e| e.ok().map(|e| e.path())).collect())
         .unwrap_or_default();
     files.sort();
-    let mut out: Vec<Vec<u8>> = files
-        .iter()
-        .filter_map(|p| std::fs::read(p).ok())
-        .collect();
+    let mut out: Vec<Vec<u8>> = files.iter().filter_map(|p| std::fs::read(p).ok()).collect();
     if out.is_empty() {
         out = builtin_seeds(target.name);
     }

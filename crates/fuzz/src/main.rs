@@ -91,7 +91,12 @@ fn main() -> ExitCode {
                     return ExitCode::FAILURE;
                 }
             }
-            println!("{}: {} seeds in {}", t.name, builtin_seeds(t.name).len(), dir.display());
+            println!(
+                "{}: {} seeds in {}",
+                t.name,
+                builtin_seeds(t.name).len(),
+                dir.display()
+            );
         }
         return ExitCode::SUCCESS;
     }

@@ -188,8 +188,8 @@ pub fn parse_meta(text: &str, side: &Path) -> Result<CheckpointMeta> {
     if let Err(e) = meta.model.validate() {
         problems.push(e.to_string());
     }
-    let files = std::iter::once(&meta.weights.file)
-        .chain(meta.optimizer.as_ref().map(|o| &o.state.file));
+    let files =
+        std::iter::once(&meta.weights.file).chain(meta.optimizer.as_ref().map(|o| &o.state.file));
     for file in files {
         let plain = !file.is_empty()
             && Path::new(file)
@@ -359,7 +359,8 @@ fn resolve(path: &Path, file: &str) -> PathBuf {
 }
 
 fn read_tensors(path: &Path, entry: &FileEntry) -> Result<HashMap<String, Tensor>> {
-    let named = |e: std::io::Error| std::io::Error::new(e.kind(), format!("{}: {e}", path.display()));
+    let named =
+        |e: std::io::Error| std::io::Error::new(e.kind(), format!("{}: {e}", path.display()));
     // The size first: a file grown past the sidecar's record is not read
     // into memory.
     let size = fs::metadata(path).map_err(named)?.len();

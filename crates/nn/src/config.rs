@@ -138,14 +138,15 @@ impl ModelConfig {
                 .saturating_add(s.saturating_mul(2).saturating_mul(c))
                 .saturating_add(c.saturating_mul(2))
         };
-        let block = conv_bn(c, c, 3)
-            .saturating_mul(2)
-            .saturating_add(se);
+        let block = conv_bn(c, c, 3).saturating_mul(2).saturating_add(se);
         let policy_planes = (crate::encode::POLICY_SIZE / 64) as u128;
         conv_bn(i, c, 3)
             .saturating_add(block.saturating_mul(b))
             .saturating_add(conv_bn(c, p, 3))
-            .saturating_add(p.saturating_mul(policy_planes).saturating_add(policy_planes))
+            .saturating_add(
+                p.saturating_mul(policy_planes)
+                    .saturating_add(policy_planes),
+            )
             .saturating_add(conv_bn(c, v, 1))
             .saturating_add(v.saturating_mul(64).saturating_mul(h).saturating_add(h))
             .saturating_add(h.saturating_mul(3).saturating_add(3))

@@ -450,7 +450,10 @@ mod tests {
             bytes.extend_from_slice(&payload);
             fs::write(&path, &bytes).unwrap();
             let err = read_chunk(&path).unwrap_err().to_string();
-            assert!(err.contains("crafted.games") && err.contains("decode"), "{err}");
+            assert!(
+                err.contains("crafted.games") && err.contains("decode"),
+                "{err}"
+            );
         }
     }
 

@@ -184,11 +184,23 @@ fn late_failures_fail_at_the_config_check() {
             "baselines = [\"ckpt:.\"]",
             "is a directory",
         ),
-        ("torch_threads = 1", "torch_threads = 1000", "run.torch_threads"),
+        (
+            "torch_threads = 1",
+            "torch_threads = 1000",
+            "run.torch_threads",
+        ),
         ("torch_threads = 1", "threads = 100000", "run.threads"),
         ("channels = 8", "channels = 200000", "parameters"),
-        ("simulations = 4", "simulations = 4000000000", "at most 1000000"),
-        ("parallel_games = 4", "parallel_games = 1000000000", "parallel_games"),
+        (
+            "simulations = 4",
+            "simulations = 4000000000",
+            "at most 1000000",
+        ),
+        (
+            "parallel_games = 4",
+            "parallel_games = 1000000000",
+            "parallel_games",
+        ),
         ("batch_size = 16", "batch_size = 1000000000", "batch_size"),
     ];
     for (from, to, expect) in cases {

@@ -74,7 +74,10 @@ fn a_second_trainer_is_locked_out() {
             );
         }
     }
-    assert!(!RunPaths::new(&dir).config().exists(), "the loser wrote nothing");
+    assert!(
+        !RunPaths::new(&dir).config().exists(),
+        "the loser wrote nothing"
+    );
     drop(held);
     train(&options(&dir, 1, false), &stop).unwrap();
 }
