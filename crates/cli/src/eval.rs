@@ -178,7 +178,7 @@ pub fn run_ladder(args: &LadderArgs) -> Result<()> {
     ckpts = ckpts
         .into_iter()
         .enumerate()
-        .filter(|(i, _)| i % args.every.max(1) == 0)
+        .filter(|(i, _)| i.is_multiple_of(args.every.max(1)))
         .map(|(_, p)| p)
         .collect();
     if let Some(last) = last {

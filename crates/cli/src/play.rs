@@ -70,7 +70,7 @@ pub fn run(args: &PlayArgs) -> Result<()> {
             let nanos = SystemTime::now()
                 .duration_since(UNIX_EPOCH)
                 .map_or(0, |d| d.subsec_nanos());
-            if nanos % 2 == 0 {
+            if nanos.is_multiple_of(2) {
                 Color::White
             } else {
                 Color::Black

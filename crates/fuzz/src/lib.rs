@@ -317,7 +317,7 @@ pub fn run(target: &Target, seeds: Vec<Vec<u8>>, limits: &Limits) -> Report {
     }
     let mut input = Vec::new();
     for i in 0..limits.iters {
-        if i % 256 == 0 && limits.time.is_some_and(|t| start.elapsed() >= t) {
+        if i.is_multiple_of(256) && limits.time.is_some_and(|t| start.elapsed() >= t) {
             break;
         }
         let a = rng.below(corpus.len());

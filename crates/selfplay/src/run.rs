@@ -608,7 +608,7 @@ pub fn train(opts: &TrainOptions, stop: &AtomicBool) -> Result<RunSummary, Error
                 "loss {:.3} (p {:.3} v {:.3})",
                 m.loss, m.policy_loss, m.value_loss
             ));
-            if (i + 1) % TRAIN_LOG_EVERY == 0 || i + 1 == steps {
+            if (i + 1).is_multiple_of(TRAIN_LOG_EVERY) || i + 1 == steps {
                 metrics.write(&json!({
                     "kind": "train", "generation": gen, "step": m.step, "lr": m.lr,
                     "loss": m.loss, "policy_loss": m.policy_loss, "value_loss": m.value_loss,
@@ -631,8 +631,8 @@ pub fn train(opts: &TrainOptions, stop: &AtomicBool) -> Result<RunSummary, Error
 
         // 4. Evaluation.
         let mut evals = Vec::new();
-        let eval_due =
-            cfg.eval.games > 0 && (gen % cfg.eval.every == 0 || gen == cfg.run.generations);
+        let eval_due = cfg.eval.games > 0
+            && (gen.is_multiple_of(cfg.eval.every) || gen == cfg.run.generations);
         if eval_due {
             // Evaluation games run in parallel, one libtorch thread each.
             device::set_torch_threads(1);
