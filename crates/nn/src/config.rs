@@ -22,7 +22,8 @@ pub struct ModelConfig {
     /// [`encode::NUM_PLANES`](crate::encode::NUM_PLANES) of the encoding in
     /// use (default: that constant).
     pub input_planes: usize,
-    /// Residual blocks in the tower (default 6).
+    /// Residual blocks in the tower (default 6). The whole network is at
+    /// most [`MAX_PARAMETERS`] parameters ([`ModelConfig::parameter_count`]).
     pub blocks: usize,
     /// Channels of every tower convolution (default 64).
     pub channels: usize,

@@ -53,7 +53,9 @@ pub struct RunSection {
     /// Rayon workers for self-play's search (gather/apply); 0 = one per
     /// core. Default 1: on 2 cores with a small network the search is under
     /// a tenth of self-play time, and a second worker only competes with
-    /// libtorch's threads (measured with `dama bench selfplay`).
+    /// libtorch's threads (measured with `dama bench selfplay`). Every
+    /// thread count is at most `dama_nn::device::max_threads()` (4 per
+    /// core, 8..=256).
     pub threads: usize,
     /// libtorch intra-op threads for self-play and training; 0 = one per
     /// core. Default 0.
