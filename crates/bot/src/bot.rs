@@ -573,9 +573,10 @@ fn think_search(
         }
         Limit::Time(d) => {
             // Sequential halving needs its budget up front: a timed search
-            // is PUCT, stopped when the time is up.
+            // is PUCT, stopped when the time is up (or at the most
+            // simulations a tree may hold, which bounds its memory).
             config.algorithm = Algorithm::Puct;
-            config.simulations = u32::MAX / 4;
+            config.simulations = dama_mcts::MAX_SIMULATIONS;
             Some(start + d)
         }
     };

@@ -9,7 +9,6 @@
 //! | `weights.safetensors`, `weights.json` | the same network as a `dama-nn` checkpoint |
 //! | `README.md` | how to use it |
 
-use std::fs;
 use std::path::{Path, PathBuf};
 
 use dama_engine::Rules;
@@ -107,39 +106,19 @@ pub struct Bundle {
     pub meta: BundleMeta,
 }
 
-impl Bundle {
-    /// Reads `dir/bundle.json` (or `dir` itself if it names the file) and
-    /// checks that this build can use the bundle.
+impl BundleMeta {
+    /// Parses the text of a `bundle.json` and checks that this build can use
+    /// it: format, encoding version, input planes, policy size, a network
+    /// shape within bounds, and file names that stay inside the bundle.
     ///
     /// # Errors
     ///
-    /// [`Error::Bundle`] naming every problem: no such directory or file,
-    /// JSON that does not parse, another bundle format, another encoding
-    /// version, input planes or policy size, a missing model file.
-    pub fn load(dir: &Path) -> Result<Bundle, Error> {
-        let (dir, file) = if dir.is_file() {
-            let parent = dir.parent().map_or_else(PathBuf::new, Path::to_path_buf);
-            (parent, dir.to_path_buf())
-        } else {
-            (dir.to_path_buf(), dir.join("bundle.json"))
-        };
-        let fail = |p: String| Error::Bundle {
-            path: dir.clone(),
-            problems: vec![p],
-        };
-        if !dir.is_dir() {
-            return Err(fail("no such directory".into()));
-        }
-        let text = fs::read_to_string(&file).map_err(|e| {
-            fail(format!(
-                "cannot read {}: {e} (is this a directory written by `dama export`?)",
-                file.display()
-            ))
-        })?;
+    /// Every problem found, in words.
+    pub fn parse(text: &str) -> Result<BundleMeta, Vec<String>> {
         // Version fields first, so a bundle from another build is named as
         // such even if the rest of its layout changed.
-        let value: serde_json::Value = serde_json::from_str(&text)
-            .map_err(|e| fail(format!("bundle.json does not parse: {e}")))?;
+        let value: serde_json::Value = serde_json::from_str(text)
+            .map_err(|e| vec![format!("bundle.json does not parse: {e}")])?;
         let mut problems = Vec::new();
         let num = |k: &str| value.get(k).and_then(serde_json::Value::as_u64);
         match num("format") {
@@ -172,13 +151,68 @@ impl Bundle {
             None => problems.push("bundle.json has no `policy_size`".into()),
         }
         if !problems.is_empty() {
-            return Err(Error::Bundle {
-                path: dir,
-                problems,
-            });
+            return Err(problems);
         }
         let meta: BundleMeta = serde_json::from_value(value)
-            .map_err(|e| fail(format!("bundle.json is malformed: {e}")))?;
+            .map_err(|e| vec![format!("bundle.json is malformed: {e}")])?;
+        if let Err(e) = meta.model.validate() {
+            problems.push(format!("bundle.json: {e}"));
+        }
+        for (key, name) in [
+            ("model_file", &meta.model_file),
+            ("weights_file", &meta.weights_file),
+        ] {
+            let plain = Path::new(name.as_str())
+                .components()
+                .all(|c| matches!(c, std::path::Component::Normal(_)));
+            if name.is_empty() || !plain || name.contains('/') || name.contains('\\') {
+                problems.push(format!(
+                    "`{key}` is {name:?}, not a file name inside the bundle directory"
+                ));
+            }
+        }
+        if problems.is_empty() {
+            Ok(meta)
+        } else {
+            Err(problems)
+        }
+    }
+}
+
+impl Bundle {
+    /// Reads `dir/bundle.json` (or `dir` itself if it names the file) and
+    /// checks that this build can use the bundle.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Bundle`] naming every problem: no such directory or file,
+    /// JSON that does not parse, another bundle format, another encoding
+    /// version, input planes or policy size, a missing model file.
+    pub fn load(dir: &Path) -> Result<Bundle, Error> {
+        let (dir, file) = if dir.is_file() {
+            let parent = dir.parent().map_or_else(PathBuf::new, Path::to_path_buf);
+            (parent, dir.to_path_buf())
+        } else {
+            (dir.to_path_buf(), dir.join("bundle.json"))
+        };
+        let fail = |p: String| Error::Bundle {
+            path: dir.clone(),
+            problems: vec![p],
+        };
+        if !dir.is_dir() {
+            return Err(fail("no such directory".into()));
+        }
+        let text = dama_nn::files::read_bounded_string(&file, dama_nn::files::MAX_TEXT_FILE)
+            .map_err(|e| {
+                fail(format!(
+                    "cannot read {}: {e} (is this a directory written by `dama export`?)",
+                    file.display()
+                ))
+            })?;
+        let meta = BundleMeta::parse(&text).map_err(|problems| Error::Bundle {
+            path: dir.clone(),
+            problems,
+        })?;
         if !dir.join(&meta.model_file).is_file() {
             return Err(fail(format!("model file {} is missing", meta.model_file)));
         }
@@ -269,5 +303,22 @@ mod tests {
         std::fs::write(dir.path().join("bundle.json"), "[1, 2").unwrap();
         let err = Bundle::load(dir.path()).unwrap_err().to_string();
         assert!(err.contains("does not parse"), "{err}");
+    }
+
+    /// Issue 19: a bundle's file names must stay inside the bundle, its
+    /// network must be of a sane size, and bundle.json itself is bounded.
+    #[test]
+    fn parse_rejects_escaping_file_names_huge_networks_and_huge_files() {
+        let mut m = meta();
+        m.model_file = "../../etc/passwd".into();
+        m.model.channels = 1 << 40;
+        let problems = BundleMeta::parse(&serde_json::to_string(&m).unwrap()).unwrap_err();
+        let all = problems.join("; ");
+        assert!(all.contains("not a file name inside"), "{all}");
+        assert!(all.contains("channels"), "{all}");
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("bundle.json"), vec![b' '; 2 << 20]).unwrap();
+        let err = Bundle::load(dir.path()).unwrap_err().to_string();
+        assert!(err.contains("limit"), "{err}");
     }
 }

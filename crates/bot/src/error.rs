@@ -36,7 +36,23 @@ pub enum Error {
     /// Reading or writing a file.
     #[error("i/o: {0}")]
     Io(#[from] std::io::Error),
+    /// Reading or writing a named file or directory.
+    #[error("{path}")]
+    File {
+        /// The file or directory.
+        path: PathBuf,
+        /// The underlying error.
+        source: std::io::Error,
+    },
     /// JSON (de)serialisation.
     #[error("json: {0}")]
     Json(#[from] serde_json::Error),
+}
+
+impl Error {
+    /// An I/O error on `path`.
+    pub fn file(path: impl Into<PathBuf>) -> impl FnOnce(std::io::Error) -> Error {
+        let path = path.into();
+        move |source| Error::File { path, source }
+    }
 }

@@ -77,13 +77,13 @@ pub fn export(opts: &ExportOptions) -> Result<ExportReport, Error> {
             out.display()
         )));
     }
-    fs::create_dir_all(out)?;
+    fs::create_dir_all(out).map_err(Error::file(out))?;
     let weights = out.join("weights.safetensors");
     dama_nn::save_network(&net, &ckpt.rules, ckpt.step, &weights)?;
 
     // Fixed positions and the Rust network's outputs on them.
     let check_dir = out.join(".export-check");
-    fs::create_dir_all(&check_dir)?;
+    fs::create_dir_all(&check_dir).map_err(Error::file(&check_dir))?;
     let games = check_positions();
     let n = games.len();
     let mut planes = vec![0f32; n * PLANES_LEN];
@@ -94,8 +94,13 @@ pub fn export(opts: &ExportOptions) -> Result<ExportReport, Error> {
     write_f32(&check_dir.join("input.f32"), &planes)?;
     write_f32(&check_dir.join("policy.f32"), &reference.policy_logits)?;
     write_f32(&check_dir.join("wdl.f32"), &reference.wdl)?;
-    fs::write(check_dir.join("export_torchscript.py"), EXPORT_SCRIPT)?;
-    fs::write(check_dir.join("bench_torch.py"), TWIN_SCRIPT)?;
+    for (name, text) in [
+        ("export_torchscript.py", EXPORT_SCRIPT),
+        ("bench_torch.py", TWIN_SCRIPT),
+    ] {
+        let path = check_dir.join(name);
+        fs::write(&path, text).map_err(Error::file(&path))?;
+    }
 
     let python = find_python(opts.python.as_deref()).ok_or_else(|| {
         python_error(
@@ -166,7 +171,7 @@ pub fn export(opts: &ExportOptions) -> Result<ExportReport, Error> {
             )],
         });
     }
-    fs::remove_dir_all(&check_dir)?;
+    fs::remove_dir_all(&check_dir).map_err(Error::file(&check_dir))?;
 
     let generation = generation_of(&opts.checkpoint);
     let meta = BundleMeta {
@@ -262,12 +267,12 @@ fn max_diffs(a: &RawOutput, b: &RawOutput) -> (f64, f64) {
 
 fn write_f32(path: &Path, values: &[f32]) -> Result<(), Error> {
     let bytes: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
-    fs::write(path, bytes)?;
+    fs::write(path, bytes).map_err(Error::file(path))?;
     Ok(())
 }
 
 fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), Error> {
-    dama_nn::files::write_atomic(path, bytes)?;
+    dama_nn::files::write_atomic(path, bytes).map_err(Error::file(path))?;
     Ok(())
 }
 

@@ -16,9 +16,12 @@ use crate::Error;
 pub const PROTOCOL_VERSION: u32 = 1;
 
 /// Largest `go sims` accepted (a search tree grows with it).
-const MAX_SIMS: u64 = 10_000_000;
-/// Largest `go time` accepted, in milliseconds (one day).
-const MAX_TIME_MS: u64 = 86_400_000;
+const MAX_SIMS: u64 = dama_mcts::MAX_SIMULATIONS as u64;
+/// Largest `go time` accepted, in milliseconds (one hour).
+const MAX_TIME_MS: u64 = dama_eval::MAX_MOVE_TIME_MS;
+/// Longest command line accepted, in bytes (a `moves` line of a whole
+/// game is a few kilobytes).
+pub const MAX_LINE: usize = 64 * 1024;
 
 const COMMANDS: &str =
     "hello, isready, rules, position, moves, undo, go, eval, show, legal, newgame, quit";
@@ -64,6 +67,69 @@ impl Session {
     /// The current game.
     pub fn game(&self) -> &Game {
         &self.game
+    }
+
+    /// Handles one line as read from the wire: bytes that are not UTF-8
+    /// are answered with an `error` line, and the session goes on.
+    pub fn handle_bytes(&mut self, line: &[u8]) -> Reply {
+        match std::str::from_utf8(line) {
+            Ok(text) => self.handle(text),
+            Err(e) => Reply::one(format!(
+                "error the line is not valid UTF-8 (byte {} of the line)",
+                e.valid_up_to() + 1
+            )),
+        }
+    }
+
+    /// Serves the protocol: reads lines from `input` until `quit` or the
+    /// end of input, writing each reply to `output` and flushing it. A line
+    /// that is not UTF-8 or longer than [`MAX_LINE`] bytes is answered with
+    /// an `error` line and skipped.
+    ///
+    /// # Errors
+    ///
+    /// Only I/O errors of `input` or `output` (a closed pipe included).
+    pub fn serve(
+        &mut self,
+        input: &mut impl std::io::BufRead,
+        output: &mut impl std::io::Write,
+    ) -> std::io::Result<()> {
+        use std::io::{BufRead, Read};
+        let mut line = Vec::new();
+        loop {
+            line.clear();
+            let n = input
+                .by_ref()
+                .take(MAX_LINE as u64 + 1)
+                .read_until(b'\n', &mut line)?;
+            if n == 0 {
+                return Ok(());
+            }
+            let reply = if line.len() > MAX_LINE && line.last() != Some(&b'\n') {
+                // Skip the rest of the long line.
+                let mut rest = Vec::new();
+                loop {
+                    rest.clear();
+                    let m = input
+                        .by_ref()
+                        .take(MAX_LINE as u64)
+                        .read_until(b'\n', &mut rest)?;
+                    if m == 0 || rest.last() == Some(&b'\n') {
+                        break;
+                    }
+                }
+                Reply::one(format!("error line longer than {MAX_LINE} bytes"))
+            } else {
+                self.handle_bytes(&line)
+            };
+            for l in &reply.lines {
+                writeln!(output, "{l}")?;
+            }
+            output.flush()?;
+            if reply.quit {
+                return Ok(());
+            }
+        }
     }
 
     /// Handles one line.
@@ -374,6 +440,35 @@ mod tests {
 
     fn last(r: &Reply) -> &str {
         r.lines.last().map_or("", String::as_str)
+    }
+
+    /// Issue 19: one byte of invalid UTF-8 (or an endless line) used to end
+    /// the session; the protocol promises an `error` line and goes on.
+    #[test]
+    fn invalid_utf8_and_long_lines_are_errors_and_the_session_goes_on() {
+        let mut input = Vec::new();
+        input.extend_from_slice(b"isready\n");
+        input.extend_from_slice(b"moves c3-c4 \xff\xfe\n");
+        input.extend_from_slice(&vec![b'x'; MAX_LINE * 3]);
+        input.extend_from_slice(b"\nisready\nquit\nisready\n");
+        let mut out = Vec::new();
+        session()
+            .serve(&mut std::io::Cursor::new(input), &mut out)
+            .unwrap();
+        let out = String::from_utf8(out).unwrap();
+        let lines: Vec<&str> = out.lines().collect();
+        assert_eq!(lines.len(), 5, "{out}");
+        assert_eq!(lines[0], "readyok");
+        assert!(
+            lines[1].starts_with("error") && lines[1].contains("UTF-8"),
+            "{out}"
+        );
+        assert!(
+            lines[2].starts_with("error") && lines[2].contains("longer"),
+            "{out}"
+        );
+        assert_eq!(lines[3], "readyok");
+        assert_eq!(lines[4], "bye");
     }
 
     #[test]

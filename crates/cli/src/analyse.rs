@@ -76,15 +76,15 @@ pub fn run(args: &AnalyseArgs) -> Result<()> {
                 })).collect::<Vec<_>>(),
             })),
         });
-        println!("{}", serde_json::to_string_pretty(&out)?);
+        outln!("{}", serde_json::to_string_pretty(&out)?);
         return Ok(());
     }
-    println!(
+    outln!(
         "{}",
         dama_bot::draw_board(game.position(), Color::White).trim_end()
     );
-    println!("position  {}  ({turn} to move)", game.position());
-    println!(
+    outln!("position  {}  ({turn} to move)", game.position());
+    outln!(
         "bot       {}  ({} nodes, {:.0} ms)",
         bot.name(),
         thought.nodes,
@@ -92,27 +92,31 @@ pub fn run(args: &AnalyseArgs) -> Result<()> {
     );
     let wdl = |w: [f32; 3]| format!("W {} D {} L {}", pct(w[0]), pct(w[1]), pct(w[2]));
     if let Some(e) = &thought.eval {
-        println!("eval      {:+.3} for {turn}  ({})", e.value, wdl(e.wdl));
+        outln!("eval      {:+.3} for {turn}  ({})", e.value, wdl(e.wdl));
     }
     if let Some(e) = &thought.network {
-        println!("network   {:+.3} for {turn}  ({})", e.value, wdl(e.wdl));
+        outln!("network   {:+.3} for {turn}  ({})", e.value, wdl(e.wdl));
     }
     if let Some((s, d)) = thought.score_cm {
-        println!(
+        outln!(
             "score     {:+.2} men for {turn} (depth {d})",
             f64::from(s) / 100.0
         );
     }
-    println!("best      {}", thought.best);
+    outln!("best      {}", thought.best);
     let pv: Vec<String> = thought.pv.iter().map(ToString::to_string).collect();
-    println!("pv        {}", pv.join(" "));
+    outln!("pv        {}", pv.join(" "));
     if !thought.top.is_empty() {
-        println!(
+        outln!(
             "\n  {:<14} {:>7} {:>7} {:>7} {:>7}",
-            "move", "visits", "share", "prior", "value"
+            "move",
+            "visits",
+            "share",
+            "prior",
+            "value"
         );
         for t in thought.top.iter().take(args.top) {
-            println!(
+            outln!(
                 "  {:<14} {:>7} {:>7} {:>7} {:>7}",
                 t.mv.to_string(),
                 t.visits,

@@ -57,10 +57,8 @@ fn parse_pair(s: &str) -> Result<(usize, usize)> {
         .split_once(':')
         .with_context(|| format!("`{s}`: expected RAYON:TORCH, e.g. 2:1"))?;
     Ok((
-        a.parse()
-            .with_context(|| format!("`{a}` is not a thread count"))?,
-        b.parse()
-            .with_context(|| format!("`{b}` is not a thread count"))?,
+        crate::args::threads(a).map_err(|e| anyhow::anyhow!("`{s}`: {e}"))?,
+        crate::args::threads(b).map_err(|e| anyhow::anyhow!("`{s}`: {e}"))?,
     ))
 }
 
@@ -78,7 +76,7 @@ fn selfplay(args: &SelfplayBenchArgs) -> Result<()> {
     let device = dama_nn::device::parse_device(&cfg.run.device)?;
     dama_nn::device::manual_seed(cfg.run.seed);
     let net = Network::new(&cfg.model, device)?;
-    println!(
+    outln!(
         "self-play bench: {} games, model {}x{}, {} {} sims, {} games in flight, device {}",
         args.games,
         cfg.model.blocks,
@@ -88,9 +86,16 @@ fn selfplay(args: &SelfplayBenchArgs) -> Result<()> {
         cfg.selfplay.parallel_games,
         dama_nn::device::describe(device)
     );
-    println!(
+    outln!(
         "{:>6} {:>6} {:>10} {:>12} {:>10} {:>14} {:>7} {:>10}",
-        "rayon", "torch", "games/h", "evals/s", "avg batch", "inference/s", "ratio", "net share"
+        "rayon",
+        "torch",
+        "games/h",
+        "evals/s",
+        "avg batch",
+        "inference/s",
+        "ratio",
+        "net share"
     );
     for (rayon_threads, torch_threads) in settings {
         let pool = rayon::ThreadPoolBuilder::new()
@@ -113,7 +118,7 @@ fn selfplay(args: &SelfplayBenchArgs) -> Result<()> {
         let (_, stats) =
             pool.install(|| play_games(&job, &mut evaluator, &mut cache, |_, _| Ok(()), || false))?;
         let pure = pure_inference(&evaluator, &stats.batch_histogram, cfg.run.seed)?;
-        println!(
+        outln!(
             "{:>6} {:>6} {:>10.0} {:>12.0} {:>10.1} {:>14.0} {:>7.3} {:>10.3}",
             pool.current_num_threads(),
             torch_threads.max(1),

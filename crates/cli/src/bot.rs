@@ -1,7 +1,6 @@
 //! `dama bot`: the line protocol on stdin/stdout (`docs/protocol.md`), and
 //! the bot options shared by `dama play` and `dama analyse`.
 
-use std::io::{BufRead, Write};
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -36,10 +35,10 @@ pub struct BotArgs {
     #[arg(long)]
     pub bundle: Option<PathBuf>,
     /// Simulations per move (network and MCTS bots).
-    #[arg(long, conflicts_with = "time")]
+    #[arg(long, conflicts_with = "time", value_parser = crate::args::sims)]
     pub sims: Option<u32>,
-    /// Thinking time per move in milliseconds.
-    #[arg(long)]
+    /// Thinking time per move in milliseconds (at most one hour).
+    #[arg(long, value_parser = crate::args::move_time_ms)]
     pub time: Option<u64>,
     /// Root search of network bots (default: the bundle's, else PUCT).
     #[arg(long, value_enum)]
@@ -48,7 +47,7 @@ pub struct BotArgs {
     #[arg(long, default_value = "cpu")]
     pub device: String,
     /// libtorch threads for network inference (0: libtorch's default).
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = 1, value_parser = crate::args::threads)]
     pub threads: usize,
     /// Seed of the bot's random choices.
     #[arg(long, default_value_t = 0)]
@@ -130,18 +129,6 @@ pub fn run(args: &BotCmdArgs) -> Result<()> {
             bail!("--rules: {}", err.trim_start_matches("error "));
         }
     }
-    let stdin = std::io::stdin();
-    let mut out = std::io::stdout().lock();
-    for line in stdin.lock().lines() {
-        let line = line.context("reading stdin")?;
-        let reply = session.handle(&line);
-        for l in &reply.lines {
-            writeln!(out, "{l}")?;
-        }
-        out.flush()?;
-        if reply.quit {
-            break;
-        }
-    }
+    session.serve(&mut std::io::stdin().lock(), &mut std::io::stdout().lock())?;
     Ok(())
 }

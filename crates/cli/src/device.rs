@@ -18,7 +18,7 @@ pub struct DeviceArgs {
 /// Runs `dama device`.
 pub fn run(args: &DeviceArgs) -> Result<()> {
     let device = dama_nn::device::parse_device(&args.device)?;
-    println!("device: {}", dama_nn::device::describe(device));
+    outln!("device: {}", dama_nn::device::describe(device));
     let config = ModelConfig::quick();
     let net = Network::new(&config, device).context("cannot build a network")?;
     let mut eval = NnEvaluator::new(&net, device, Precision::F32)?;
@@ -30,7 +30,7 @@ pub fn run(args: &DeviceArgs) -> Result<()> {
         actions: &actions,
     }])?;
     let value = out[0].value;
-    println!(
+    outln!(
         "forward pass of a {}-block {}-channel network ({} parameters) on the initial position: \
          {} priors, value W/D/L {:.3}/{:.3}/{:.3} in {:.1} ms",
         config.blocks,

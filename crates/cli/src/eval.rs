@@ -39,7 +39,7 @@ pub struct EvalArgs {
     #[arg(long, default_value = "auto")]
     device: String,
     /// Worker threads (games played in parallel); default one per core.
-    #[arg(long)]
+    #[arg(long, value_parser = crate::args::threads)]
     threads: Option<usize>,
     /// Write the result (and every game) as JSON to this file.
     #[arg(long)]
@@ -175,8 +175,8 @@ pub fn run_eval(args: &EvalArgs) -> Result<()> {
     let result = dama_eval::play_match(a.as_ref(), b.as_ref(), &config, &on_progress)?;
     let secs = start.elapsed().as_secs_f64();
     bar.finish_and_clear();
-    println!("{} vs {}", result.a, result.b);
-    println!(
+    outln!("{} vs {}", result.a, result.b);
+    outln!(
         "  {:.1} s, {:.2} games/s ({})",
         secs,
         f64::from(result.games) / secs.max(1e-9),
@@ -186,7 +186,7 @@ pub fn run_eval(args: &EvalArgs) -> Result<()> {
             "unbatched".to_owned()
         }
     );
-    println!(
+    outln!(
         "  games {}  (openings {}; A as White +{} ={} -{}, as Black +{} ={} -{})",
         result.games,
         result.openings,
@@ -197,7 +197,7 @@ pub fn run_eval(args: &EvalArgs) -> Result<()> {
         result.a_black.draws,
         result.a_black.losses
     );
-    println!(
+    outln!(
         "  A: +{} ={} -{}  score {:.1}%  Elo {:+.1} (95% CI {:+.1} .. {:+.1})",
         result.wdl.wins,
         result.wdl.draws,
@@ -208,7 +208,7 @@ pub fn run_eval(args: &EvalArgs) -> Result<()> {
         result.elo.hi
     );
     if let Some(s) = &result.sprt {
-        println!(
+        outln!(
             "  SPRT elo0={} elo1={}: LLR {:.2} in [{:.2}, {:.2}] -> {:?}{}",
             s.sprt.elo0,
             s.sprt.elo1,
@@ -226,7 +226,7 @@ pub fn run_eval(args: &EvalArgs) -> Result<()> {
     if let Some(out) = &args.out {
         let text = serde_json::to_string_pretty(&result)?;
         dama_selfplay::record::write_atomic(out, text.as_bytes())?;
-        println!("  written to {}", out.display());
+        outln!("  written to {}", out.display());
     }
     Ok(())
 }
@@ -247,7 +247,7 @@ pub fn run_ladder(args: &LadderArgs) -> Result<()> {
     ckpts = ckpts
         .into_iter()
         .enumerate()
-        .filter(|(i, _)| i % args.every.max(1) == 0)
+        .filter(|(i, _)| i.is_multiple_of(args.every.max(1)))
         .map(|(_, p)| p)
         .collect();
     if let Some(last) = last {
@@ -323,10 +323,10 @@ pub fn run_ladder(args: &LadderArgs) -> Result<()> {
     one_torch_thread();
     let result = dama_eval::run_ladder(&players, &config, &on_progress, &mut on_match)?;
     bar.finish_and_clear();
-    println!("{}", result.table);
+    outln!("{}", result.table);
     let stem = run_dir.join("eval").join("ladder");
     result.save(&stem)?;
-    println!(
+    outln!(
         "written to {}.csv and {}.json",
         stem.display(),
         stem.display()
@@ -404,26 +404,41 @@ pub fn run_curve(args: &CurveArgs) -> Result<()> {
     let c = curve::run_curve(&dir, &config, &on_progress, &mut on_match)
         .with_context(|| format!("curve of {}", dir.display()))?;
     bar.finish_and_clear();
-    println!("checkpoints at {} (random = 0)", c.checkpoint_settings);
-    println!(
+    outln!("checkpoints at {} (random = 0)", c.checkpoint_settings);
+    outln!(
         "{:>10}  {:>8}  {:>10}  {:>7}  {:>17}",
-        "generation", "hours", "positions", "Elo", "95% CI"
+        "generation",
+        "hours",
+        "positions",
+        "Elo",
+        "95% CI"
     );
     for p in &c.points {
-        println!(
+        outln!(
             "{:>10}  {:>8.3}  {:>10}  {:>+7.0}  [{:>+6.0}, {:>+6.0}]",
-            p.generation, p.hours, p.positions, p.elo, p.lo95, p.hi95
+            p.generation,
+            p.hours,
+            p.positions,
+            p.elo,
+            p.lo95,
+            p.hi95
         );
     }
     for a in &c.anchors {
-        println!(
+        outln!(
             "{:>10}  {:>8}  {:>10}  {:>+7.0}  [{:>+6.0}, {:>+6.0}]  {}",
-            "anchor", "", "", a.elo, a.lo, a.hi, a.name
+            "anchor",
+            "",
+            "",
+            a.elo,
+            a.lo,
+            a.hi,
+            a.name
         );
     }
     c.save(&dir)
         .with_context(|| format!("cannot write the curve into {}", dir.display()))?;
-    println!(
+    outln!(
         "written to {} and {}",
         dir.join("curve.json").display(),
         dir.join("curve.csv").display()

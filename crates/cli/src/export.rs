@@ -38,21 +38,25 @@ pub fn run(args: &ExportArgs) -> Result<()> {
     })
     .with_context(|| format!("cannot export {}", args.checkpoint.display()))?;
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&report.meta)?);
+        outln!("{}", serde_json::to_string_pretty(&report.meta)?);
         return Ok(());
     }
     let m = &report.meta;
-    println!("bundle written to {}", report.dir.display());
-    println!(
+    outln!("bundle written to {}", report.dir.display());
+    outln!(
         "  model.ts (TorchScript), {} + weights.json, bundle.json, README.md",
         m.weights_file
     );
-    println!(
+    outln!(
         "  encoding version {}, model {} blocks x {} channels, step {}, {} sims by default",
-        m.encoding_version, m.model.blocks, m.model.channels, m.step, m.search.simulations
+        m.encoding_version,
+        m.model.blocks,
+        m.model.channels,
+        m.step,
+        m.search.simulations
     );
     if let Some(c) = &m.check {
-        println!(
+        outln!(
             "  check on {} positions: torch.jit.load vs Rust max |diff| {:.1e} (policy logits), {:.1e} (wdl); \
              libtorch from Rust {:.1e}, {:.1e} (tolerance {:.0e}, torch {})",
             c.positions,
@@ -65,11 +69,15 @@ pub fn run(args: &ExportArgs) -> Result<()> {
         );
     }
     for e in &m.elo {
-        println!(
+        outln!(
             "  Elo vs {}: {:+.0} [{:+.0}, {:+.0}] ({} games)",
-            e.opponent, e.elo, e.elo_lo, e.elo_hi, e.games
+            e.opponent,
+            e.elo,
+            e.elo_lo,
+            e.elo_hi,
+            e.games
         );
     }
-    println!("  python: {}", report.python.display());
+    outln!("  python: {}", report.python.display());
     Ok(())
 }

@@ -41,18 +41,18 @@ pub fn run(args: &GamesArgs) -> Result<()> {
             }
             printed += 1;
             if args.pdn {
-                println!("[Event \"dama self-play\"]");
-                println!("[Round \"{}\"]", g.generation);
-                println!("[Game \"{}\"]", g.game_id);
+                outln!("[Event \"dama self-play\"]");
+                outln!("[Round \"{}\"]", g.generation);
+                outln!("[Game \"{}\"]", g.game_id);
                 if g.start != "startpos" {
-                    println!("[FEN \"{}\"]", g.start);
+                    outln!("[FEN \"{}\"]", g.start);
                 }
-                println!("[Result \"{}\"]", g.result.as_pdn());
-                println!("[Termination \"{}\"]", g.termination);
-                println!();
-                println!("{}\n", numbered(&g.moves, g.result.as_pdn()));
+                outln!("[Result \"{}\"]", g.result.as_pdn());
+                outln!("[Termination \"{}\"]", g.termination);
+                outln!();
+                outln!("{}\n", numbered(&g.moves, g.result.as_pdn()));
             } else {
-                println!(
+                outln!(
                     "game {} (gen {}, {} moves, {} samples, {}): {}",
                     g.game_id,
                     g.generation,

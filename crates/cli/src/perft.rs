@@ -19,7 +19,7 @@ pub struct PerftArgs {
     #[arg(long)]
     divide: bool,
     /// Worker threads splitting the root moves (0 = one per core, 1 = serial).
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = 1, value_parser = crate::args::threads)]
     threads: usize,
     /// A man reaching the last row mid-capture is crowned at once and
     /// continues as a king (default: crowned at the end of the move).
@@ -50,7 +50,7 @@ pub fn run(args: &PerftArgs) -> Result<()> {
             pool.install(|| dama_engine::perft_divide_parallel(&pos, &rules, args.depth))
         };
         for (mv, n) in divide {
-            println!("{mv}: {n}");
+            outln!("{mv}: {n}");
             total += n;
         }
         total
@@ -72,6 +72,6 @@ pub fn run(args: &PerftArgs) -> Result<()> {
             "s"
         }
     );
-    println!("{nodes}");
+    outln!("{nodes}");
     Ok(())
 }

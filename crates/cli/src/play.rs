@@ -53,7 +53,7 @@ pub fn run(args: &PlayArgs) -> Result<()> {
     let mut bot = args.bot.build()?;
     let rules = rules_for(args.rules.as_deref(), &bot)?;
     if let Some(trained) = bot.trained_rules().filter(|t| *t != rules) {
-        println!(
+        outln!(
             "note: the network was trained under rules {}",
             dama_bot::rules_to_string(&trained)
         );
@@ -70,44 +70,44 @@ pub fn run(args: &PlayArgs) -> Result<()> {
             let nanos = SystemTime::now()
                 .duration_since(UNIX_EPOCH)
                 .map_or(0, |d| d.subsec_nanos());
-            if nanos % 2 == 0 {
+            if nanos.is_multiple_of(2) {
                 Color::White
             } else {
                 Color::Black
             }
         }
     };
-    println!(
+    outln!(
         "dama play: you are {human}, the bot is {} ({}); rules: {}",
         bot.name(),
         bot.default_limit(),
         dama_bot::rules_to_string(&rules)
     );
-    println!("{HELP}");
+    outln!("{HELP}");
     let stdin = std::io::stdin();
     let mut lines = stdin.lock().lines();
     let mut show_board = true;
     let mut resigned: Option<Color> = None;
     loop {
         if show_board {
-            println!(
+            outln!(
                 "\n{}",
                 dama_bot::draw_board(game.position(), human).trim_end()
             );
             show_board = false;
         }
         if let Some((o, t)) = game.termination() {
-            println!("game over: {o} ({t:?}){}", verdict(o, human));
+            outln!("game over: {o} ({t:?}){}", verdict(o, human));
             break;
         }
         let turn = game.turn();
         if turn != human {
-            print!("{} is thinking... ", bot.name());
+            out!("{} is thinking... ", bot.name());
             std::io::stdout().flush()?;
             let t = match bot.think(&game, None) {
                 Ok(t) => t,
                 Err(e) => {
-                    println!("\nthe bot failed: {e}");
+                    outln!("\nthe bot failed: {e}");
                     break;
                 }
             };
@@ -128,35 +128,35 @@ pub fn run(args: &PlayArgs) -> Result<()> {
             if t.nodes > 0 {
                 line.push_str(&format!(", {} nodes", t.nodes));
             }
-            println!("{line}");
+            outln!("{line}");
             if t.pv.len() > 1 {
                 let pv: Vec<String> = t.pv.iter().map(ToString::to_string).collect();
-                println!("  expects {}", pv.join(" "));
+                outln!("  expects {}", pv.join(" "));
             }
             game.play(&t.best)
                 .with_context(|| format!("the bot played an illegal move {}", t.best))?;
             show_board = true;
             continue;
         }
-        print!("{} {turn} to move> ", game.position().fullmove_number());
+        out!("{} {turn} to move> ", game.position().fullmove_number());
         std::io::stdout().flush()?;
         let Some(line) = lines.next() else {
-            println!("\n(end of input)");
+            outln!("\n(end of input)");
             break;
         };
         let line = line.context("reading stdin")?;
         let input = line.trim();
         match input {
             "" => {}
-            "help" | "?" => println!("{HELP}"),
+            "help" | "?" => outln!("{HELP}"),
             "board" => show_board = true,
-            "moves" | "legal" => println!("legal moves: {}", legal(&game)),
+            "moves" | "legal" => outln!("legal moves: {}", legal(&game)),
             "quit" | "exit" => {
-                println!("game abandoned");
+                outln!("game abandoned");
                 break;
             }
             "resign" => {
-                println!("you resign: {} wins", !human);
+                outln!("you resign: {} wins", !human);
                 resigned = Some(human);
                 break;
             }
@@ -174,23 +174,23 @@ pub fn run(args: &PlayArgs) -> Result<()> {
                 }
                 if took_back {
                     game = g;
-                    println!("took back {undone} move(s)");
+                    outln!("took back {undone} move(s)");
                     show_board = true;
                 } else {
-                    println!("nothing to undo");
+                    outln!("nothing to undo");
                 }
             }
             text => match game.position().parse_move(text) {
                 Ok(m) => {
                     if let Err(e) = game.play(&m) {
-                        println!("illegal move {text}: {e}");
+                        outln!("illegal move {text}: {e}");
                     } else {
                         show_board = true;
                     }
                 }
                 Err(e) => {
-                    println!("illegal move `{text}`: {e}");
-                    println!("legal moves: {}", legal(&game));
+                    outln!("illegal move `{text}`: {e}");
+                    outln!("legal moves: {}", legal(&game));
                 }
             },
         }
@@ -251,6 +251,6 @@ fn save(
     });
     dama_nn::files::write_atomic(&path, record.to_string().as_bytes())
         .with_context(|| format!("cannot write {}", path.display()))?;
-    println!("game saved to {}", path.display());
+    outln!("game saved to {}", path.display());
     Ok(())
 }

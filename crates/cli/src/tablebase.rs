@@ -1,5 +1,6 @@
 //! `dama tablebase`: generate, probe and count endgame tables.
 
+use std::io::Write as _;
 use std::path::PathBuf;
 use std::sync::Mutex;
 use std::time::Instant;
@@ -166,7 +167,10 @@ fn generate(a: &GenerateArgs) -> Result<()> {
                 }
                 let c = r.stats.counts;
                 let sum = |k: usize| c[0][k] + c[1][k];
-                println!(
+                // (Inside the generator's callback: a closed stdout only
+                // loses these lines; the generation goes on.)
+                let _ = writeln!(
+                    std::io::stdout().lock(),
                     "{:>8} {:>8.2} s {:>12} entries {:>10} bytes  win {} cursed {} draw {} blessed {} loss {}{}",
                     r.material.to_string(),
                     r.secs,
@@ -189,7 +193,7 @@ fn generate(a: &GenerateArgs) -> Result<()> {
     let bytes: u64 = reports.iter().map(|r| r.file_len).sum();
     let solved: u64 = reports.iter().map(|r| r.solved).sum();
     let secs = start.elapsed().as_secs_f64();
-    println!(
+    outln!(
         "{} splits, {bytes} bytes, {solved} positions solved in {secs:.1} s ({:.2} M positions/s)",
         reports.len(),
         solved as f64 / secs.max(1e-9) / 1e6
@@ -212,11 +216,11 @@ fn probe(a: &ProbeArgs) -> Result<()> {
             tb.max_pieces()
         );
     };
-    println!("{pos}  counter {}  {}", a.counter, tb.rules_text());
-    println!("value: {p}");
+    outln!("{pos}  counter {}  {}", a.counter, tb.rules_text());
+    outln!("value: {p}");
     if let Some(moves) = tb.best_moves(&pos) {
         for (m, v) in moves {
-            println!("  {m:<12} {v}");
+            outln!("  {m:<12} {v}");
         }
     }
     Ok(())
@@ -224,16 +228,24 @@ fn probe(a: &ProbeArgs) -> Result<()> {
 
 fn stats(a: &DirArgs) -> Result<()> {
     let tb = open(&a.dir)?;
-    println!("{}: {}", tb.dir().display(), tb.rules_text());
-    println!(
+    outln!("{}: {}", tb.dir().display(), tb.rules_text());
+    outln!(
         "{:>8} {:>12} {:>10} {:>10}  side  {:>10} {:>10} {:>10} {:>10} {:>10}",
-        "split", "entries", "file", "memory", "win", "cursed", "draw", "blessed", "loss"
+        "split",
+        "entries",
+        "file",
+        "memory",
+        "win",
+        "cursed",
+        "draw",
+        "blessed",
+        "loss"
     );
     let (mut file, mut mem) = (0u64, 0usize);
     for t in tb.tables() {
         let c = t.stats().counts;
         for (side, color) in [(0, "white"), (1, "black")] {
-            println!(
+            outln!(
                 "{:>8} {:>12} {:>10} {:>10}  {color}  {:>10} {:>10} {:>10} {:>10} {:>10}",
                 if side == 0 {
                     t.material().to_string()
@@ -265,7 +277,7 @@ fn stats(a: &DirArgs) -> Result<()> {
         file += t.file_len();
         mem += t.memory_len();
     }
-    println!(
+    outln!(
         "{} tables, {file} bytes on disk, {mem} bytes in memory, complete up to {} pieces",
         tb.tables().len(),
         tb.max_pieces()
@@ -280,7 +292,7 @@ fn verify(a: &DirArgs) -> Result<()> {
         let n = tb
             .verify(t.material())
             .with_context(|| format!("verifying {}", t.material()))?;
-        println!(
+        outln!(
             "{:>8}: {n} positions agree with their children ({:.1} s)",
             t.material().to_string(),
             start.elapsed().as_secs_f64()
@@ -343,7 +355,7 @@ fn bench(a: &BenchArgs) -> Result<()> {
         }
     }
     let secs = start.elapsed().as_secs_f64();
-    println!(
+    outln!(
         "{} probes in {secs:.3} s: {:.2} M probes/s, {:.0} ns each (one thread, {} splits, {found} decisive)",
         a.probes,
         a.probes as f64 / secs.max(1e-9) / 1e6,

@@ -87,6 +87,17 @@ pub fn run(args: &TrainArgs) -> Result<()> {
     }
     config.validate().context("invalid config")?;
 
+    if let Some(r) = &args.run {
+        let plain = Path::new(r)
+            .components()
+            .all(|c| matches!(c, std::path::Component::Normal(_)));
+        if r.is_empty() || !plain {
+            bail!(
+                "--run `{r}` is not a run name: give the name of a directory under {} (e.g. `smoke`)",
+                args.checkpoints.display()
+            );
+        }
+    }
     let run_name = match (&args.run, args.resume) {
         (Some(r), _) => r.clone(),
         (None, true) => newest_run(&args.checkpoints, &stem)?,
@@ -130,12 +141,16 @@ pub fn run(args: &TrainArgs) -> Result<()> {
         return Ok(());
     }
     if !summary.last_eval.is_empty() {
-        println!(
+        outln!(
             "\n{:<24} {:>6} {:>12} {:>7} {:>22}",
-            "opponent", "games", "W/D/L", "score", "Elo (95% CI)"
+            "opponent",
+            "games",
+            "W/D/L",
+            "score",
+            "Elo (95% CI)"
         );
         for e in &summary.last_eval {
-            println!(
+            outln!(
                 "{:<24} {:>6} {:>12} {:>6.1}% {:>+7.0} [{:+.0}, {:+.0}]",
                 e.label,
                 e.games,
@@ -147,7 +162,7 @@ pub fn run(args: &TrainArgs) -> Result<()> {
             );
         }
     }
-    println!(
+    outln!(
         "done: run {} at generation {} (step {}), checkpoint {}",
         run_name,
         summary.generation,

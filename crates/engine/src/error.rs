@@ -132,6 +132,11 @@ pub enum PlayError {
     CaptureInProgress,
 }
 
+/// Rules text (`no_capture_limit=off ...`) that does not parse.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[error("rules: {0}")]
+pub struct ParseRulesError(pub String);
+
 /// A game record that could not be read.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum ParseGameError {
@@ -143,6 +148,9 @@ pub enum ParseGameError {
         /// The text.
         text: String,
     },
+    /// The `Rules` tag does not parse.
+    #[error("bad rules tag: {0}")]
+    Rules(#[from] ParseRulesError),
     /// The `FEN`/`Position` tag does not parse.
     #[error("bad starting position: {0}")]
     Position(#[from] ParsePositionError),

@@ -101,8 +101,8 @@ mod zobrist;
 pub use bitboard::{Bitboard, IntoIter as BitboardIter};
 pub use color::{ByColor, Color, Piece, Role};
 pub use error::{
-    Error, ParseGameError, ParseMoveError, ParsePositionError, ParseSquareError, PlayError,
-    PositionError,
+    Error, ParseGameError, ParseMoveError, ParsePositionError, ParseRulesError, ParseSquareError,
+    PlayError, PositionError,
 };
 pub use game::{Game, PendingCapture, StepList, StepResult};
 pub use mv::{Move, MoveList, Path, Step, MAX_CAPTURES, MAX_MOVES};

@@ -19,6 +19,7 @@ use crate::error::{ParseGameError, ParseMoveError, ParsePositionError};
 use crate::movegen::{self, JumpState};
 use crate::mv::{Path, MAX_CAPTURES};
 use crate::rules::MidCapturePromotion;
+use crate::Rules;
 use crate::{Color, Game, Move, Outcome, Piece, Position, Role, Square};
 
 impl fmt::Display for Position {
@@ -466,6 +467,10 @@ impl fmt::Display for GameRecord {
         for (k, v) in &self.tags {
             writeln!(f, "[{k} \"{v}\"]")?;
         }
+        let rules = self.game.rules();
+        if *rules != Rules::default() && !self.tags.iter().any(|(k, _)| k == "Rules") {
+            writeln!(f, "[Rules \"{rules}\"]")?;
+        }
         let start = self.game.start_position();
         let initial = Position::startpos();
         let is_initial = start.pieces(Color::White) == initial.pieces(Color::White)
@@ -516,6 +521,7 @@ impl FromStr for GameRecord {
     fn from_str(s: &str) -> Result<GameRecord, ParseGameError> {
         let mut tags = Vec::new();
         let mut start = Position::startpos();
+        let mut rules = None;
         let mut body = String::new();
         for (i, line) in s.lines().enumerate() {
             let t = line.trim();
@@ -535,6 +541,12 @@ impl FromStr for GameRecord {
                 match inner.0.as_str() {
                     "Position" | "FEN" => start = inner.1.parse()?,
                     "Result" => {}
+                    // Kept as a tag (so the record writes back the same),
+                    // and the moves are replayed under these rules.
+                    "Rules" => {
+                        rules = Some(inner.1.parse::<Rules>()?);
+                        tags.push(inner);
+                    }
                     _ => tags.push(inner),
                 }
             } else {
@@ -552,6 +564,9 @@ impl FromStr for GameRecord {
                 _ if depth > 0 => {}
                 _ => clean.push(c),
             }
+        }
+        if let Some(rules) = rules {
+            start = start.with_rules(rules);
         }
         let mut game = Game::from_position(start);
         let mut result: Option<Option<Outcome>> = None;

@@ -1,5 +1,10 @@
 //! Rule options where the sources disagree.
 
+use std::fmt;
+use std::str::FromStr;
+
+use crate::error::ParseRulesError;
+
 /// What happens to a man that reaches its promotion row in the middle of a
 /// capture sequence.
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug, Default)]
@@ -79,6 +84,92 @@ impl Default for Rules {
             promotion_mid_capture: MidCapturePromotion::EndOfMove,
             one_piece_each: OnePieceEachRule::Draw,
             no_capture_limit: Some(50),
+        }
+    }
+}
+
+const KEYS: &str = "promotion=end_of_move|continue_as_king, \
+                    one_piece_each=draw|king_beats_man, no_capture_limit=N|off";
+
+impl FromStr for Rules {
+    type Err = ParseRulesError;
+
+    /// Parses rules as short text: `default` (or an empty string), or
+    /// `key=value` pairs separated by commas or spaces, each changing the
+    /// default rules: `promotion=end_of_move|continue_as_king` (also
+    /// `promotion_mid_capture`), `one_piece_each=draw|king_beats_man`,
+    /// `no_capture_limit=N|off`. Game records carry them in a `[Rules]` tag.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use dama_engine::Rules;
+    ///
+    /// let r: Rules = "no_capture_limit=off, one_piece_each=king_beats_man".parse()?;
+    /// assert_eq!(r.no_capture_limit, None);
+    /// assert_eq!(r.to_string().parse::<Rules>()?, r);
+    /// # Ok::<(), dama_engine::ParseRulesError>(())
+    /// ```
+    fn from_str(text: &str) -> Result<Rules, ParseRulesError> {
+        let mut rules = Rules::default();
+        for pair in text
+            .split(|c: char| c == ',' || c.is_whitespace())
+            .filter(|p| !p.is_empty())
+        {
+            if pair == "default" {
+                rules = Rules::default();
+                continue;
+            }
+            let (k, v) = pair
+                .split_once('=')
+                .ok_or_else(|| ParseRulesError(format!("`{pair}` is not key=value ({KEYS})")))?;
+            let bad = || ParseRulesError(format!("bad value in `{pair}` ({KEYS})"));
+            match k {
+                "promotion" | "promotion_mid_capture" => {
+                    rules.promotion_mid_capture = match v {
+                        "end_of_move" => MidCapturePromotion::EndOfMove,
+                        "continue_as_king" => MidCapturePromotion::ContinueAsKing,
+                        _ => return Err(bad()),
+                    }
+                }
+                "one_piece_each" => {
+                    rules.one_piece_each = match v {
+                        "draw" => OnePieceEachRule::Draw,
+                        "king_beats_man" => OnePieceEachRule::KingBeatsMan,
+                        _ => return Err(bad()),
+                    }
+                }
+                "no_capture_limit" => {
+                    rules.no_capture_limit = match v {
+                        "off" | "none" => None,
+                        n => Some(n.parse::<u16>().ok().filter(|&n| n > 0).ok_or_else(bad)?),
+                    }
+                }
+                _ => return Err(ParseRulesError(format!("unknown key `{k}` ({KEYS})"))),
+            }
+        }
+        Ok(rules)
+    }
+}
+
+impl fmt::Display for Rules {
+    /// Writes rules in the form [`Rules::from_str`] reads, every key present.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "promotion={} one_piece_each={} no_capture_limit=",
+            match self.promotion_mid_capture {
+                MidCapturePromotion::EndOfMove => "end_of_move",
+                MidCapturePromotion::ContinueAsKing => "continue_as_king",
+            },
+            match self.one_piece_each {
+                OnePieceEachRule::Draw => "draw",
+                OnePieceEachRule::KingBeatsMan => "king_beats_man",
+            },
+        )?;
+        match self.no_capture_limit {
+            Some(n) => write!(f, "{n}"),
+            None => write!(f, "off"),
         }
     }
 }

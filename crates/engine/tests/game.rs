@@ -314,3 +314,28 @@ fn game_record_reads_and_writes() {
     let e = "[Event test]\n1. d3-d4".parse::<GameRecord>().unwrap_err();
     assert!(e.to_string().contains("line 1"), "{e}");
 }
+
+/// Issue 19: records written by `dama play` under other rules carry a
+/// `[Rules]` tag; the reader replays the moves under those rules.
+#[test]
+fn records_read_back_under_their_rules_tag() {
+    let rules: Rules = "no_capture_limit=off promotion=continue_as_king"
+        .parse()
+        .unwrap();
+    let mut game = Game::with_rules(rules);
+    for m in ["d3-d4", "d6-d5"] {
+        let mv = game.position().parse_move(m).unwrap();
+        game.play(&mv).unwrap();
+    }
+    let text = GameRecord::from_game(&game).to_string();
+    assert!(text.contains("[Rules \""), "{text}");
+    let back: GameRecord = text.parse().unwrap();
+    assert_eq!(*back.game.rules(), rules);
+    assert_eq!(back.game.moves(), game.moves());
+    assert_eq!(back.to_string(), text);
+    let err = "[Rules \"promotion=sometimes\"]\n*"
+        .parse::<GameRecord>()
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("rules"), "{err}");
+}

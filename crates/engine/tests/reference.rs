@@ -59,8 +59,8 @@ fn random_playouts_match_reference_continue_as_king() {
 #[test]
 fn random_sparse_positions_match_reference() {
     let mut rng = ChaCha8Rng::seed_from_u64(7);
-    for i in 0..20_000 {
-        let rules = if i % 2 == 0 {
+    for i in 0..20_000u32 {
+        let rules = if i.is_multiple_of(2) {
             Rules::default()
         } else {
             cak_rules()

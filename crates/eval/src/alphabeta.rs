@@ -16,10 +16,10 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use arrayvec::ArrayVec;
-use dama_tablebase::Tablebase;
 use dama_engine::{
     Bitboard, Color, Game, Move, MoveList, OnePieceEachRule, Outcome, Position, MAX_MOVES,
 };
+use dama_tablebase::Tablebase;
 use rand::RngCore;
 
 use crate::player::{Player, PlayerFactory};

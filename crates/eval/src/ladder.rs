@@ -150,7 +150,9 @@ pub fn run_ladder(
 /// The checkpoints of a run, oldest first: the `*.safetensors` weight files
 /// under `<run_dir>/models/` (or `<run_dir>` itself if it has no
 /// `models/`), in name order (the run names them `gen-0001.safetensors`, …);
-/// optimizer states (`*.optim.safetensors`) are skipped.
+/// optimizer states (`*.optim.safetensors`) are skipped, and so are weights
+/// without their `.json` sidecar (a run killed between the two writes: not
+/// a finished checkpoint).
 ///
 /// # Errors
 ///
@@ -163,13 +165,17 @@ pub fn run_checkpoints(run_dir: &Path) -> Result<Vec<PathBuf>, Error> {
         run_dir.to_path_buf()
     };
     let mut found = Vec::new();
-    for entry in std::fs::read_dir(&dir)? {
-        let path = entry?.path();
+    let named = |e: std::io::Error| Error::Spec(format!("cannot list {}: {e}", dir.display()));
+    for entry in std::fs::read_dir(&dir).map_err(named)? {
+        let path = entry.map_err(named)?.path();
         let name = path
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
-        if name.ends_with(".safetensors") && !name.ends_with(".optim.safetensors") {
+        if name.ends_with(".safetensors")
+            && !name.ends_with(".optim.safetensors")
+            && dama_nn::checkpoint::sidecar_path(&path).is_file()
+        {
             found.push(path);
         }
     }
@@ -214,6 +220,9 @@ mod tests {
             "gen-0001.safetensors",
             "gen-0001.optim.safetensors",
             "gen-0001.json",
+            "gen-0002.json",
+            // Issue 19: weights without a sidecar (killed mid-checkpoint).
+            "gen-0003.safetensors",
         ] {
             std::fs::write(models.join(f), b"").unwrap();
         }

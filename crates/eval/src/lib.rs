@@ -69,7 +69,7 @@ pub use player::{
 pub use rating::{fit_elo, FitConfig, PairResult, Rating, RatingTable};
 pub use spec::{
     AlphaBetaLimit, PlayerSpec, SearchBudget, SearchKind, DEFAULT_CKPT_SIMS, DEFAULT_TT_MB,
-    MAX_MOVE_TIME,
+    MAX_MOVE_TIME, MAX_MOVE_TIME_MS,
 };
 pub use stats::{
     elo_from_score, expected_score, gsprt_llr, EloEstimate, GameScore, Pentanomial, Sprt,

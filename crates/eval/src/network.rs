@@ -59,6 +59,10 @@ pub(crate) fn factory(
         PlayerSpec::Policy { path } => (path, None, None),
         _ => return Err(Error::Spec(format!("`{name}` is not a checkpoint player"))),
     };
+    spec.check_files().map_err(|e| Error::Player {
+        player: name.clone(),
+        message: e.to_string(),
+    })?;
     let (net, _meta) = dama_nn::load_network(path, device, None).map_err(|e| nn_error(&name, e))?;
     Ok(Arc::new(NetworkFactory {
         name,

@@ -170,7 +170,8 @@ pub fn random_openings(count: usize, plies: u32, seed: u64) -> Vec<Opening> {
 /// I/O errors, [`Error::Opening`] naming the line of a bad opening, or an
 /// empty file.
 pub fn load_openings(path: &Path) -> Result<Vec<Opening>, Error> {
-    let text = std::fs::read_to_string(path)?;
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| Error::Opening(format!("cannot read {}: {e}", path.display())))?;
     let mut out = Vec::new();
     for (i, line) in text.lines().enumerate() {
         let line = line.trim();
@@ -257,6 +258,10 @@ mod tests {
         std::fs::write(&path, "d3-d4\nd3-d5\n").unwrap();
         let err = load_openings(&path).unwrap_err().to_string();
         assert!(err.contains(":2:"), "{err}");
+        // Issue 19: a file that cannot be read is named.
+        let missing = dir.join("missing.txt");
+        let err = load_openings(&missing).unwrap_err().to_string();
+        assert!(err.contains("missing.txt"), "{err}");
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -18,6 +18,7 @@ use std::path::PathBuf;
 use std::str::FromStr;
 use std::time::Duration;
 
+use dama_mcts::MAX_SIMULATIONS;
 use serde::{Deserialize, Serialize};
 
 use crate::Error;
@@ -113,6 +114,10 @@ pub enum PlayerSpec {
 
 /// Default transposition table size of `alphabeta` in MiB.
 pub const DEFAULT_TT_MB: usize = 16;
+/// The longest thinking time per move a player accepts, in milliseconds
+/// (one hour).
+pub const MAX_MOVE_TIME_MS: u64 = MAX_MOVE_TIME.as_millis() as u64;
+
 /// Default simulations of a `ckpt` player.
 pub const DEFAULT_CKPT_SIMS: u32 = 200;
 
@@ -172,8 +177,10 @@ impl FromStr for PlayerSpec {
                         }
                         "time" => {
                             let ms: u64 = number(kind, &k, &v)?;
-                            if ms == 0 {
-                                return Err(Error::Spec("`alphabeta`: time must be > 0".into()));
+                            if ms == 0 || ms > MAX_MOVE_TIME_MS {
+                                return Err(Error::Spec(format!(
+                                    "`alphabeta`: time must be in 1..={MAX_MOVE_TIME_MS} ms (one hour), got {ms}"
+                                )));
                             }
                             limit = Some(AlphaBetaLimit::TimeMs(ms));
                         }
@@ -202,8 +209,12 @@ impl FromStr for PlayerSpec {
                     }
                 }
                 match sims {
-                    Some(sims) if sims > 0 => Ok(PlayerSpec::Mcts { sims }),
-                    _ => Err(Error::Spec("`mcts` needs sims=N with N > 0".to_owned())),
+                    Some(sims) if sims > 0 && sims <= MAX_SIMULATIONS => {
+                        Ok(PlayerSpec::Mcts { sims })
+                    }
+                    _ => Err(Error::Spec(format!(
+                        "`mcts` needs sims=N with N in 1..={MAX_SIMULATIONS}"
+                    ))),
                 }
             }
             "ckpt" | "policy" => {
@@ -231,8 +242,10 @@ impl FromStr for PlayerSpec {
                         }
                         "sims" => {
                             let sims: u32 = number(kind, &k, &v)?;
-                            if sims == 0 {
-                                return Err(Error::Spec("`ckpt`: sims must be > 0".into()));
+                            if sims == 0 || sims > MAX_SIMULATIONS {
+                                return Err(Error::Spec(format!(
+                                    "`ckpt`: sims must be in 1..={MAX_SIMULATIONS}, got {sims}"
+                                )));
                             }
                             budget = Some(SearchBudget::Sims(sims));
                         }
@@ -280,6 +293,45 @@ impl FromStr for PlayerSpec {
                  ckpt:PATH[,sims=N|time=MS][,search=gumbel|puct][,draw=D], policy:PATH)"
             ))),
         }
+    }
+}
+
+impl PlayerSpec {
+    /// For a `ckpt:` or `policy:` player, checks that its checkpoint exists
+    /// (the weights file and its sidecar), so that a mistyped path fails
+    /// when a config or a command line is checked, not when the player is
+    /// first needed; other players have no files.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Spec`] naming the path: missing, a directory, no sidecar.
+    pub fn check_files(&self) -> Result<(), Error> {
+        let path = match self {
+            PlayerSpec::Checkpoint { path, .. } | PlayerSpec::Policy { path } => path,
+            _ => return Ok(()),
+        };
+        if path.is_dir() {
+            return Err(Error::Spec(format!(
+                "checkpoint {} is a directory, not a checkpoint: give its weights file (e.g. {}/models/gen-0001.safetensors)",
+                path.display(),
+                path.display()
+            )));
+        }
+        if !path.is_file() {
+            return Err(Error::Spec(format!(
+                "checkpoint {} does not exist",
+                path.display()
+            )));
+        }
+        let sidecar = dama_nn::checkpoint::sidecar_path(path);
+        if !sidecar.is_file() {
+            return Err(Error::Spec(format!(
+                "checkpoint {} has no sidecar {} (not a finished checkpoint)",
+                path.display(),
+                sidecar.display()
+            )));
+        }
+        Ok(())
     }
 }
 
@@ -363,6 +415,34 @@ mod tests {
         );
     }
 
+    /// Issue 19: a `ckpt:` that is a directory says so; a missing one is
+    /// named; a weights file without its sidecar is not a checkpoint.
+    #[test]
+    fn checkpoint_files_are_checked() {
+        let dir = std::env::temp_dir().join(format!("dama-spec-files-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let spec = |p: &std::path::Path| {
+            format!("ckpt:{}", p.display())
+                .parse::<PlayerSpec>()
+                .unwrap()
+        };
+        let err = spec(&dir).check_files().unwrap_err().to_string();
+        assert!(err.contains("is a directory"), "{err}");
+        let weights = dir.join("gen-0001.safetensors");
+        let err = spec(&weights).check_files().unwrap_err().to_string();
+        assert!(
+            err.contains("does not exist") && err.contains("gen-0001"),
+            "{err}"
+        );
+        std::fs::write(&weights, b"w").unwrap();
+        let err = spec(&weights).check_files().unwrap_err().to_string();
+        assert!(err.contains("sidecar"), "{err}");
+        std::fs::write(dir.join("gen-0001.json"), b"{}").unwrap();
+        spec(&weights).check_files().unwrap();
+        PlayerSpec::Random.check_files().unwrap();
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
     #[test]
     fn bad_specs_are_errors() {
         for s in [
@@ -376,6 +456,10 @@ mod tests {
             "alphabeta:depth",
             "mcts",
             "mcts:sims=0",
+            "mcts:sims=4294967295",
+            "alphabeta:time=18446744073709551615",
+            "alphabeta:time=3600001",
+            "ckpt:x,sims=1000001",
             "ckpt:",
             "ckpt:x,sims=0",
             "ckpt:x,search=alphazero",

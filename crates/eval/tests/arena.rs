@@ -67,7 +67,7 @@ fn colours_alternate_and_openings_are_paired() {
     for (i, g) in r.records.iter().enumerate() {
         assert_eq!(g.game as usize, i);
         assert_eq!(g.opening as usize, i / 2);
-        let (white, black) = if i % 2 == 0 {
+        let (white, black) = if i.is_multiple_of(2) {
             ("greedy", "random")
         } else {
             ("random", "greedy")

@@ -125,6 +125,11 @@ pub struct SearchConfig {
     pub solver: bool,
 }
 
+/// The most simulations per move a search accepts: a tree grows by a node
+/// per simulation, and a million nodes with their children is already
+/// hundreds of megabytes.
+pub const MAX_SIMULATIONS: u32 = 1_000_000;
+
 impl Default for SearchConfig {
     fn default() -> Self {
         SearchConfig {
@@ -166,6 +171,20 @@ impl SearchConfig {
         let finite_nonneg = |x: f32| x.is_finite() && x >= 0.0;
         if self.simulations == 0 {
             return bad("simulations", "must be at least 1");
+        }
+        // The bound is spelled out because `why` is a static string.
+        const _: () = assert!(MAX_SIMULATIONS == 1_000_000);
+        if self.simulations > MAX_SIMULATIONS {
+            return bad(
+                "simulations",
+                "must be at most 1000000 (the search tree would not fit in memory)",
+            );
+        }
+        if self.fast_simulations > MAX_SIMULATIONS {
+            return bad(
+                "fast_simulations",
+                "must be at most 1000000 (the search tree would not fit in memory)",
+            );
         }
         if self.batch_size == 0 {
             return bad("batch_size", "must be at least 1");

@@ -85,7 +85,7 @@ pub mod toy;
 mod tree;
 mod value;
 
-pub use config::{Algorithm, SearchConfig};
+pub use config::{Algorithm, SearchConfig, MAX_SIMULATIONS};
 pub use error::Error;
 pub use evaluator::{Evaluation, Evaluator, Leaf, RolloutEvaluator, UniformEvaluator};
 pub use game::Game;

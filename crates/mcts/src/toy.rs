@@ -68,7 +68,7 @@ impl Game for BonusNim {
     fn apply(&mut self, action: u32) {
         self.heap -= action;
         self.last = self.to_play;
-        if action != 3 || self.heap % 2 == 0 {
+        if action != 3 || self.heap.is_multiple_of(2) {
             self.to_play = self.to_play.other();
         }
     }

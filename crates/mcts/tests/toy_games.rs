@@ -235,7 +235,7 @@ const K: usize = 24;
 impl Game for Bandit {
     type Action = u8;
     fn to_play(&self) -> Player {
-        if self.depth % 2 == 0 {
+        if self.depth.is_multiple_of(2) {
             Player::First
         } else {
             Player::Second

@@ -153,9 +153,22 @@ pub fn save_trainer(trainer: &Trainer, rules: &Rules, path: &Path) -> Result<Che
 /// from this build's.
 pub fn read_meta(path: &Path) -> Result<CheckpointMeta> {
     let side = sidecar_path(path);
-    let text = fs::read_to_string(&side)
+    let text = crate::files::read_bounded_string(&side, crate::files::MAX_TEXT_FILE)
         .map_err(|e| std::io::Error::new(e.kind(), format!("{}: {e}", side.display())))?;
-    let meta: CheckpointMeta = serde_json::from_str(&text).map_err(|e| Error::Corrupt {
+    parse_meta(&text, &side)
+}
+
+/// Parses the text of a sidecar read from `side` (named in errors) and
+/// checks it: format and encoding version, and a network shape within
+/// [`ModelConfig::validate`]'s bounds (a crafted sidecar must not make the
+/// loader allocate a network larger than memory).
+///
+/// # Errors
+///
+/// As [`read_meta`], without the I/O.
+pub fn parse_meta(text: &str, side: &Path) -> Result<CheckpointMeta> {
+    let side = side.to_path_buf();
+    let meta: CheckpointMeta = serde_json::from_str(text).map_err(|e| Error::Corrupt {
         path: side.clone(),
         reason: format!("sidecar does not parse: {e}"),
     })?;
@@ -171,6 +184,24 @@ pub fn read_meta(path: &Path) -> Result<CheckpointMeta> {
             "encoding version {} but this build encodes version {ENCODING_VERSION}",
             meta.encoding_version
         ));
+    }
+    if let Err(e) = meta.model.validate() {
+        problems.push(e.to_string());
+    }
+    let files =
+        std::iter::once(&meta.weights.file).chain(meta.optimizer.as_ref().map(|o| &o.state.file));
+    for file in files {
+        let plain = !file.is_empty()
+            && Path::new(file)
+                .components()
+                .all(|c| matches!(c, std::path::Component::Normal(_)))
+            && !file.contains('/')
+            && !file.contains('\\');
+        if !plain {
+            problems.push(format!(
+                "file {file:?} is not a file name next to the sidecar"
+            ));
+        }
     }
     if !problems.is_empty() {
         return Err(Error::Incompatible {
@@ -328,16 +359,18 @@ fn resolve(path: &Path, file: &str) -> PathBuf {
 }
 
 fn read_tensors(path: &Path, entry: &FileEntry) -> Result<HashMap<String, Tensor>> {
-    let bytes = fs::read(path)
-        .map_err(|e| std::io::Error::new(e.kind(), format!("{}: {e}", path.display())))?;
-    if bytes.len() as u64 != entry.bytes {
+    let named =
+        |e: std::io::Error| std::io::Error::new(e.kind(), format!("{}: {e}", path.display()));
+    // The size first: a file grown past the sidecar's record is not read
+    // into memory.
+    let size = fs::metadata(path).map_err(named)?.len();
+    if size != entry.bytes {
         return Err(Error::Corrupt {
             path: path.to_path_buf(),
             reason: format!(
-                "{} bytes, but the sidecar records {} ({})",
-                bytes.len(),
+                "{size} bytes, but the sidecar records {} ({})",
                 entry.bytes,
-                if (bytes.len() as u64) < entry.bytes {
+                if size < entry.bytes {
                     "truncated"
                 } else {
                     "overwritten or appended to"
@@ -345,6 +378,7 @@ fn read_tensors(path: &Path, entry: &FileEntry) -> Result<HashMap<String, Tensor
             ),
         });
     }
+    let bytes = fs::read(path).map_err(named)?;
     let hash = format!("{:016x}", fnv1a64(&bytes));
     if hash != entry.fnv1a64 {
         return Err(Error::Corrupt {
@@ -370,26 +404,42 @@ fn write_tensors(path: &Path, tensors: &[(String, Tensor)]) -> Result<FileEntry>
         }
     }
     let tmp = tmp_path(path);
-    // safetensors stores contiguous CPU data; move everything there first.
-    let cpu: Vec<(String, Tensor)> = tensors
-        .iter()
-        .map(|(n, t)| Ok((n.clone(), t.f_to_device(Device::Cpu)?.f_contiguous()?)))
-        .collect::<Result<_>>()?;
-    Tensor::write_safetensors(&cpu, &tmp)?;
-    let bytes = fs::read(&tmp)?;
-    fs::File::open(&tmp)?.sync_all()?;
-    fs::rename(&tmp, path)?;
-    Ok(FileEntry {
-        file: file_name(path),
-        bytes: bytes.len() as u64,
-        fnv1a64: format!("{:016x}", fnv1a64(&bytes)),
+    let result = (|| {
+        // safetensors stores contiguous CPU data; move everything there first.
+        let cpu: Vec<(String, Tensor)> = tensors
+            .iter()
+            .map(|(n, t)| Ok((n.clone(), t.f_to_device(Device::Cpu)?.f_contiguous()?)))
+            .collect::<Result<_>>()?;
+        Tensor::write_safetensors(&cpu, &tmp)?;
+        let bytes = fs::read(&tmp)?;
+        fs::File::open(&tmp)?.sync_all()?;
+        crate::files::commit_point(path);
+        fs::rename(&tmp, path)?;
+        Ok(FileEntry {
+            file: file_name(path),
+            bytes: bytes.len() as u64,
+            fnv1a64: format!("{:016x}", fnv1a64(&bytes)),
+        })
+    })();
+    if result.is_err() {
+        // A failed write leaves no temporary file behind (issue 19).
+        let _ = fs::remove_file(&tmp);
+    }
+    result.map_err(|e| match e {
+        Error::Io(io) => Error::Io(std::io::Error::new(
+            io.kind(),
+            format!("{}: {io}", path.display()),
+        )),
+        other => other,
     })
 }
 
 fn write_sidecar(path: &Path, meta: &CheckpointMeta) -> Result<()> {
     let mut text = serde_json::to_string_pretty(meta)?;
     text.push('\n');
-    write_atomic(&sidecar_path(path), text.as_bytes())?;
+    let side = sidecar_path(path);
+    write_atomic(&side, text.as_bytes())
+        .map_err(|e| std::io::Error::new(e.kind(), format!("{}: {e}", side.display())))?;
     Ok(())
 }
 

@@ -22,7 +22,8 @@ pub struct ModelConfig {
     /// [`encode::NUM_PLANES`](crate::encode::NUM_PLANES) of the encoding in
     /// use (default: that constant).
     pub input_planes: usize,
-    /// Residual blocks in the tower (default 6).
+    /// Residual blocks in the tower (default 6). The whole network is at
+    /// most [`MAX_PARAMETERS`] parameters ([`ModelConfig::parameter_count`]).
     pub blocks: usize,
     /// Channels of every tower convolution (default 64).
     pub channels: usize,
@@ -36,6 +37,11 @@ pub struct ModelConfig {
     /// Width of the value head's hidden fully connected layer (default 128).
     pub value_hidden: usize,
 }
+
+/// The largest network [`ModelConfig::validate`] accepts, in parameters
+/// (100 M: 400 MB of fp32 weights, about 1.6 GB with gradients and Adam's
+/// moments). The default network has about 0.5 M.
+pub const MAX_PARAMETERS: u64 = 100_000_000;
 
 impl Default for ModelConfig {
     /// 6 blocks × 64 channels with squeeze-excitation: about 0.5 M
@@ -91,7 +97,60 @@ impl ModelConfig {
                 self.input_planes
             )));
         }
+        let params = self.parameter_count();
+        if params > MAX_PARAMETERS as u128 {
+            return Err(Error::Config(format!(
+                "model of {} blocks × {} channels (se {}, policy {}, value {}, hidden {}) has about {params} parameters, more than the limit of {MAX_PARAMETERS}",
+                self.blocks,
+                self.channels,
+                self.se_channels,
+                self.policy_channels,
+                self.value_channels,
+                self.value_hidden
+            )));
+        }
         Ok(())
+    }
+
+    /// The number of trainable parameters of a network of this shape
+    /// (weights and biases of every layer, batch-norm scales and shifts),
+    /// computed without building it; saturates instead of overflowing.
+    pub fn parameter_count(&self) -> u128 {
+        let [i, b, c, s, p, v, h] = [
+            self.input_planes,
+            self.blocks,
+            self.channels,
+            self.se_channels,
+            self.policy_channels,
+            self.value_channels,
+            self.value_hidden,
+        ]
+        .map(|x| x as u128);
+        let conv_bn = |cin: u128, cout: u128, k: u128| {
+            cin.saturating_mul(cout)
+                .saturating_mul(k * k)
+                .saturating_add(cout.saturating_mul(2))
+        };
+        let se = if s == 0 {
+            0
+        } else {
+            c.saturating_mul(s)
+                .saturating_add(s)
+                .saturating_add(s.saturating_mul(2).saturating_mul(c))
+                .saturating_add(c.saturating_mul(2))
+        };
+        let block = conv_bn(c, c, 3).saturating_mul(2).saturating_add(se);
+        let policy_planes = (crate::encode::POLICY_SIZE / 64) as u128;
+        conv_bn(i, c, 3)
+            .saturating_add(block.saturating_mul(b))
+            .saturating_add(conv_bn(c, p, 3))
+            .saturating_add(
+                p.saturating_mul(policy_planes)
+                    .saturating_add(policy_planes),
+            )
+            .saturating_add(conv_bn(c, v, 1))
+            .saturating_add(v.saturating_mul(64).saturating_mul(h).saturating_add(h))
+            .saturating_add(h.saturating_mul(3).saturating_add(3))
     }
 
     /// Differences from `other`, one sentence per field (empty when equal).
@@ -263,6 +322,11 @@ impl TrainConfig {
         if self.batch_size == 0 {
             return bad("batch_size must be positive");
         }
+        // A batch is batch_size × (input planes + policy + mask) floats:
+        // 65536 positions are already about 1.5 GB.
+        if self.batch_size > 65_536 {
+            return bad("batch_size must be at most 65536");
+        }
         if !(self.lr.is_finite() && self.lr > 0.0) {
             return bad("lr must be positive");
         }
@@ -344,6 +408,25 @@ impl TrainConfig {
 mod tests {
     use super::*;
 
+    /// Issue 19: `channels = 200000` used to panic inside libtorch when
+    /// memory ran out; now the config check refuses it, naming the limit.
+    #[test]
+    fn huge_networks_are_refused_with_the_bound() {
+        let m = ModelConfig {
+            channels: 200_000,
+            ..ModelConfig::default()
+        };
+        let err = m.validate().unwrap_err().to_string();
+        assert!(err.contains("100000000"), "{err}");
+        let m = ModelConfig {
+            blocks: usize::MAX,
+            channels: usize::MAX,
+            ..ModelConfig::default()
+        };
+        assert!(m.validate().is_err());
+        ModelConfig::default().validate().unwrap();
+    }
+
     #[test]
     fn warmup_then_cosine() {
         let c = TrainConfig {
@@ -389,6 +472,7 @@ mod tests {
         assert_eq!(serde_json::from_str::<TrainConfig>(&s).unwrap(), t);
         assert!(serde_json::from_str::<ModelConfig>(r#"{"blockz": 3}"#).is_err());
         let m: ModelConfig = serde_json::from_str(r#"{"blocks": 3}"#).unwrap();
+        m.validate().unwrap();
         assert_eq!(m.blocks, 3);
         assert_eq!(m.channels, ModelConfig::default().channels);
         t.validate().unwrap();

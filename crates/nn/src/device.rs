@@ -45,6 +45,31 @@ pub fn describe(device: Device) -> String {
     }
 }
 
+/// The most threads a thread-count setting (`--threads`, `[run] threads`,
+/// `torch_threads`, `eval_threads`) accepts on this machine: four per core,
+/// at least 8 and at most 256. More only makes threads fight over cores,
+/// and tens of thousands exhaust the machine.
+pub fn max_threads() -> usize {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    (4 * cores).clamp(8, 256)
+}
+
+/// Checks a user-supplied thread count `n` (0 meaning "one per core")
+/// against [`max_threads`].
+///
+/// # Errors
+///
+/// [`Error::Config`] naming `what`, the value and the bound.
+pub fn check_threads(what: &str, n: usize) -> Result<usize> {
+    let max = max_threads();
+    if n > max {
+        return Err(Error::Config(format!(
+            "{what} is {n}, more than the limit of {max} on this machine (4 per core, at least 8, at most 256)"
+        )));
+    }
+    Ok(n)
+}
+
 /// Sets libtorch's intra-op thread count; 0 leaves libtorch's default (one
 /// per core).
 pub fn set_torch_threads(n: usize) {
@@ -62,6 +87,19 @@ pub fn manual_seed(seed: u64) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn thread_counts_are_bounded() {
+        assert_eq!(check_threads("threads", 0).unwrap(), 0);
+        assert_eq!(check_threads("threads", 8).unwrap(), 8);
+        let err = check_threads("run.torch_threads", 100_000)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("run.torch_threads") && err.contains(&max_threads().to_string()),
+            "{err}"
+        );
+    }
 
     #[test]
     fn device_names_parse() {

@@ -60,7 +60,7 @@ fn check_random_playouts(seed: u64, plies: usize, planes_every: usize) {
                 "mirrored step {s} is not legal in the mirrored game"
             );
         }
-        if ply % planes_every == 0 {
+        if ply.is_multiple_of(planes_every) {
             encode::encode_planes(&game, &mut planes);
             encode::encode_planes(&mirror, &mut mplanes);
             encode::mirror_planes(&planes, &mut mirrored);

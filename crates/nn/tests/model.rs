@@ -331,3 +331,21 @@ fn evaluator_implements_the_search_trait_for_dama_state() {
     let none: &[Leaf<'_, DamaState>] = &[];
     assert!(eval.evaluate(none).unwrap().is_empty());
 }
+
+/// The parameter count computed from the config (used to refuse networks too
+/// large for memory, issue 19) is the built network's.
+#[test]
+fn parameter_count_matches_the_built_network() {
+    for m in [
+        ModelConfig::quick(),
+        ModelConfig::default(),
+        ModelConfig {
+            se_channels: 0,
+            blocks: 1,
+            ..ModelConfig::quick()
+        },
+    ] {
+        let net = Network::new(&m, Device::Cpu).unwrap();
+        assert_eq!(m.parameter_count(), net.num_parameters() as u128, "{m:?}");
+    }
+}

@@ -53,7 +53,9 @@ pub struct RunSection {
     /// Rayon workers for self-play's search (gather/apply); 0 = one per
     /// core. Default 1: on 2 cores with a small network the search is under
     /// a tenth of self-play time, and a second worker only competes with
-    /// libtorch's threads (measured with `dama bench selfplay`).
+    /// libtorch's threads (measured with `dama bench selfplay`). Every
+    /// thread count is at most `dama_nn::device::max_threads()` (4 per
+    /// core, 8..=256).
     pub threads: usize,
     /// libtorch intra-op threads for self-play and training; 0 = one per
     /// core. Default 0.
@@ -238,7 +240,8 @@ impl RunConfig {
     /// A missing file, TOML syntax, an unknown key, or an invalid value, each
     /// named with the file.
     pub fn load(path: &Path) -> Result<RunConfig, Error> {
-        let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+        let text = dama_nn::files::read_bounded_string(path, dama_nn::files::MAX_TEXT_FILE)
+            .map_err(|e| Error::io(path, e))?;
         RunConfig::parse(&text).map_err(|e| Error::BadFile {
             path: path.to_path_buf(),
             reason: e.to_string(),
@@ -272,6 +275,13 @@ impl RunConfig {
         if r.generations == 0 {
             return Err(invalid("run.generations", "must be at least 1"));
         }
+        for (key, n) in [
+            ("run.threads", r.threads),
+            ("run.torch_threads", r.torch_threads),
+            ("run.eval_threads", r.eval_threads),
+        ] {
+            dama_nn::device::check_threads(key, n).map_err(|err| invalid(key, err))?;
+        }
         if !matches!(r.device.as_str(), "auto" | "cpu" | "cuda") {
             return Err(invalid(
                 "run.device",
@@ -285,8 +295,17 @@ impl RunConfig {
                 "must be at least 1",
             ));
         }
-        if s.parallel_games == 0 {
-            return Err(invalid("selfplay.parallel_games", "must be at least 1"));
+        if s.parallel_games == 0 || s.parallel_games > 65_536 {
+            return Err(invalid(
+                "selfplay.parallel_games",
+                "must be in 1..=65536 (each game in flight holds a search tree)",
+            ));
+        }
+        if s.eval_cache_entries > 100_000_000 {
+            return Err(invalid(
+                "selfplay.eval_cache_entries",
+                "must be at most 100000000",
+            ));
         }
         if s.max_plies == 0 {
             return Err(invalid("selfplay.max_plies", "must be at least 1"));
@@ -330,8 +349,15 @@ impl RunConfig {
         if !(0.0..=1.0).contains(&e.gate_score) {
             return Err(invalid("eval.gate_score", "must be in [0, 1]"));
         }
+        if e.sims == 0 || e.sims > dama_mcts::MAX_SIMULATIONS {
+            return Err(invalid(
+                "eval.sims",
+                format!("must be in 1..={}", dama_mcts::MAX_SIMULATIONS),
+            ));
+        }
         for spec in &e.baselines {
             spec.parse::<dama_eval::PlayerSpec>()
+                .and_then(|p| p.check_files())
                 .map_err(|err| invalid("eval.baselines", format!("`{spec}`: {err}")))?;
         }
         self.model.validate().map_err(|err| invalid("model", err))?;

@@ -18,7 +18,7 @@ pub mod run;
 pub mod selfplay;
 
 pub use config::RunConfig;
-pub use run::{train, RunPaths, RunState, RunSummary, TrainOptions};
+pub use run::{train, RunLock, RunPaths, RunState, RunSummary, TrainOptions};
 
 /// Errors of the self-play and training library.
 #[derive(Debug, thiserror::Error)]
@@ -38,6 +38,14 @@ pub enum Error {
         path: PathBuf,
         /// What is wrong with it.
         reason: String,
+    },
+    /// Another process holds the run directory's lock.
+    #[error("run directory {dir} is in use by {holder} (another `dama train` on the same run?); wait for it to finish or stop it")]
+    Locked {
+        /// The run directory.
+        dir: PathBuf,
+        /// Who holds the lock (`process 1234`).
+        holder: String,
     },
     /// Data that does not decode.
     #[error("corrupt data: {0}")]

@@ -34,6 +34,18 @@ pub const FORMAT_VERSION: u32 = 1;
 const MAGIC: &[u8; 8] = b"DAMAGAME";
 const HEADER_LEN: usize = 28;
 
+/// The largest payload a chunk may have, in bytes (128 MiB). A chunk of
+/// 64 games of a few hundred plies is a few MiB; a
+/// writer refuses to write more and a reader refuses to read more.
+pub const MAX_PAYLOAD: usize = 128 << 20;
+
+/// The bincode configuration of chunk payloads: the standard encoding, with
+/// every allocation the decoder makes counted against [`MAX_PAYLOAD`], so a
+/// crafted length (a string of 64 GiB) is an error, not an abort.
+fn bincode_config() -> impl bincode::config::Config {
+    bincode::config::standard().with_limit::<MAX_PAYLOAD>()
+}
+
 /// One plane of the network input, stored compactly.
 ///
 /// Nearly all planes are either 0/1 on squares (a bitboard) or one value on
@@ -173,8 +185,18 @@ pub struct GameRecord {
 /// # Errors
 /// I/O errors or an encoding failure, naming the path.
 pub fn write_chunk(path: &Path, games: &[GameRecord]) -> Result<(), Error> {
-    let payload = bincode::serde::encode_to_vec(games, bincode::config::standard())
+    let payload = bincode::serde::encode_to_vec(games, bincode_config())
         .map_err(|e| Error::Corrupt(format!("cannot encode games: {e}")))?;
+    if payload.len() > MAX_PAYLOAD {
+        return Err(Error::BadFile {
+            path: path.to_path_buf(),
+            reason: format!(
+                "{} games take {} bytes, more than the {MAX_PAYLOAD}-byte limit of a chunk",
+                games.len(),
+                payload.len()
+            ),
+        });
+    }
     let mut bytes = Vec::with_capacity(HEADER_LEN + payload.len());
     bytes.extend_from_slice(MAGIC);
     bytes.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
@@ -190,6 +212,16 @@ pub fn write_chunk(path: &Path, games: &[GameRecord]) -> Result<(), Error> {
 /// A missing file, a wrong magic number, an unknown version, a truncated or
 /// altered payload: each named with the path.
 pub fn read_chunk(path: &Path) -> Result<Vec<GameRecord>, Error> {
+    let size = fs::metadata(path).map_err(|e| Error::io(path, e))?.len();
+    if size > (HEADER_LEN + MAX_PAYLOAD) as u64 {
+        return Err(Error::BadFile {
+            path: path.to_path_buf(),
+            reason: format!(
+                "file is {size} bytes, more than a chunk may hold ({} bytes)",
+                HEADER_LEN + MAX_PAYLOAD
+            ),
+        });
+    }
     let bytes = fs::read(path).map_err(|e| Error::io(path, e))?;
     decode_chunk(&bytes).map_err(|e| Error::BadFile {
         path: path.to_path_buf(),
@@ -197,7 +229,13 @@ pub fn read_chunk(path: &Path) -> Result<Vec<GameRecord>, Error> {
     })
 }
 
-fn decode_chunk(bytes: &[u8]) -> Result<Vec<GameRecord>, String> {
+/// Decodes the bytes of one chunk file (header and payload), checking the
+/// magic number, version, length and checksum, and bounding every
+/// allocation by [`MAX_PAYLOAD`].
+///
+/// # Errors
+/// The problem, in words (the caller names the file).
+pub fn decode_chunk(bytes: &[u8]) -> Result<Vec<GameRecord>, String> {
     if bytes.len() < HEADER_LEN {
         return Err(format!(
             "file is {} bytes, shorter than the {HEADER_LEN}-byte header (truncated?)",
@@ -213,7 +251,13 @@ fn decode_chunk(bytes: &[u8]) -> Result<Vec<GameRecord>, String> {
             "game file format version {version}, this build reads version {FORMAT_VERSION}"
         ));
     }
-    let len = u64::from_le_bytes(bytes[12..20].try_into().map_err(|_| "header")?) as usize;
+    let len = u64::from_le_bytes(bytes[12..20].try_into().map_err(|_| "header")?);
+    if len > MAX_PAYLOAD as u64 {
+        return Err(format!(
+            "header says the payload is {len} bytes, more than the {MAX_PAYLOAD}-byte limit"
+        ));
+    }
+    let len = len as usize;
     let sum = u64::from_le_bytes(bytes[20..28].try_into().map_err(|_| "header")?);
     let payload = &bytes[HEADER_LEN..];
     if payload.len() != len {
@@ -226,7 +270,7 @@ fn decode_chunk(bytes: &[u8]) -> Result<Vec<GameRecord>, String> {
         return Err("checksum mismatch (file altered or corrupted)".into());
     }
     let (games, used): (Vec<GameRecord>, usize) =
-        bincode::serde::decode_from_slice(payload, bincode::config::standard())
+        bincode::serde::decode_from_slice(payload, bincode_config())
             .map_err(|e| format!("cannot decode games: {e}"))?;
     if used != payload.len() {
         return Err(format!(
@@ -377,6 +421,51 @@ mod tests {
             .unwrap_err()
             .to_string()
             .contains("version 99"));
+    }
+
+    /// A payload with a valid checksum whose first game declares a string of
+    /// 64 GiB: the reader used to abort on the allocation (issue 19, item 1).
+    #[test]
+    fn crafted_lengths_with_valid_checksum_are_errors() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("crafted.games");
+        let mut crafted = Vec::new();
+        // One game; game_id, generation; then `rules` (a string) of 2^36 bytes.
+        crafted.push(1u8);
+        crafted.extend_from_slice(&[7, 2]);
+        crafted.push(253); // bincode varint: a u64 follows.
+        crafted.extend_from_slice(&(1u64 << 36).to_le_bytes());
+        crafted.extend_from_slice(b"abc");
+        for payload in [crafted, {
+            // A vector of 2^60 games.
+            let mut v = vec![253u8];
+            v.extend_from_slice(&(1u64 << 60).to_le_bytes());
+            v
+        }] {
+            let mut bytes = Vec::new();
+            bytes.extend_from_slice(MAGIC);
+            bytes.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
+            bytes.extend_from_slice(&(payload.len() as u64).to_le_bytes());
+            bytes.extend_from_slice(&fnv1a64(&payload).to_le_bytes());
+            bytes.extend_from_slice(&payload);
+            fs::write(&path, &bytes).unwrap();
+            let err = read_chunk(&path).unwrap_err().to_string();
+            assert!(
+                err.contains("crafted.games") && err.contains("decode"),
+                "{err}"
+            );
+        }
+    }
+
+    #[test]
+    fn oversized_payload_lengths_are_rejected_before_reading() {
+        let mut bytes = Vec::new();
+        bytes.extend_from_slice(MAGIC);
+        bytes.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
+        bytes.extend_from_slice(&u64::MAX.to_le_bytes());
+        bytes.extend_from_slice(&0u64.to_le_bytes());
+        let err = decode_chunk(&bytes).unwrap_err();
+        assert!(err.contains("limit"), "{err}");
     }
 
     #[test]

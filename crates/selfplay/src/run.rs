@@ -78,6 +78,122 @@ impl RunPaths {
     pub fn eval(&self) -> PathBuf {
         self.root.join("eval")
     }
+    /// The lock file: locked by the trainer that owns the run, holding its
+    /// process id.
+    pub fn lock(&self) -> PathBuf {
+        self.root.join("lock")
+    }
+}
+
+/// An exclusive OS lock on a run directory, held while the value lives.
+///
+/// The lock is `flock`-style on the file `lock` in the run directory, so
+/// the operating system releases it when the process ends, however it ends
+/// (a crash or `kill -9` leaves no stale lock). The file holds the process
+/// id of the holder, for the error message of the next trainer.
+#[derive(Debug)]
+pub struct RunLock {
+    _file: std::fs::File,
+}
+
+impl RunLock {
+    /// Locks the run directory `paths.root()`, creating it if needed.
+    ///
+    /// # Errors
+    /// [`Error::Locked`] when another process holds the lock, naming its
+    /// process id; I/O errors naming the file.
+    pub fn acquire(paths: &RunPaths) -> Result<RunLock, Error> {
+        use std::io::{Read, Seek, Write};
+        std::fs::create_dir_all(paths.root()).map_err(|e| Error::io(paths.root(), e))?;
+        let path = paths.lock();
+        let mut file = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(&path)
+            .map_err(|e| Error::io(&path, e))?;
+        match file.try_lock() {
+            Ok(()) => {}
+            Err(std::fs::TryLockError::WouldBlock) => {
+                let mut holder = String::new();
+                let _ = file.read_to_string(&mut holder);
+                let holder = holder.trim();
+                return Err(Error::Locked {
+                    dir: paths.root().to_path_buf(),
+                    holder: if holder.is_empty() {
+                        "a process that has not written its id yet".into()
+                    } else {
+                        format!("process {holder}")
+                    },
+                });
+            }
+            Err(std::fs::TryLockError::Error(e)) => return Err(Error::io(&path, e)),
+        }
+        (|| {
+            file.set_len(0)?;
+            file.seek(std::io::SeekFrom::Start(0))?;
+            writeln!(file, "{}", std::process::id())?;
+            file.sync_all()
+        })()
+        .map_err(|e| Error::io(&path, e))?;
+        Ok(RunLock { _file: file })
+    }
+}
+
+/// Removes the temporary files (`*.tmp`) a killed writer left in the run
+/// directory and its subdirectories. Only the lock holder may call it.
+fn remove_stale_temp_files(paths: &RunPaths) -> Result<(), Error> {
+    for dir in [
+        paths.root().to_path_buf(),
+        paths.root().join("models"),
+        paths.games(),
+        paths.eval(),
+    ] {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for entry in entries {
+            let path = entry.map_err(|e| Error::io(&dir, e))?.path();
+            if path.extension().is_some_and(|e| e == "tmp") && path.is_file() {
+                std::fs::remove_file(&path).map_err(|e| Error::io(&path, e))?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Removes the chunk files of `generation` (left by an unfinished attempt
+/// at it, which the same deterministic work is about to redo).
+fn remove_chunks_of(paths: &RunPaths, generation: u32) -> Result<(), Error> {
+    let prefix = format!("gen-{generation:04}-");
+    for chunk in record::list_chunks(&paths.games())? {
+        if chunk
+            .file_name()
+            .is_some_and(|n| n.to_string_lossy().starts_with(&prefix))
+        {
+            std::fs::remove_file(&chunk).map_err(|e| Error::io(&chunk, e))?;
+        }
+    }
+    Ok(())
+}
+
+/// The games of `generation` from its chunk files, in game-id order: the
+/// order self-play hands them to the replay buffer, whatever order they
+/// finished (and were written) in.
+fn games_of(paths: &RunPaths, generation: u32) -> Result<Vec<GameRecord>, Error> {
+    let prefix = format!("gen-{generation:04}-");
+    let mut games = Vec::new();
+    for chunk in record::list_chunks(&paths.games())? {
+        if chunk
+            .file_name()
+            .is_some_and(|n| n.to_string_lossy().starts_with(&prefix))
+        {
+            games.extend(record::read_chunk(&chunk)?);
+        }
+    }
+    games.sort_by_key(|g| g.game_id);
+    Ok(games)
 }
 
 /// Where a run stands (`state.json`).
@@ -99,7 +215,8 @@ pub struct RunState {
 
 impl RunState {
     fn load(path: &Path) -> Result<RunState, Error> {
-        let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+        let text = dama_nn::files::read_bounded_string(path, dama_nn::files::MAX_TEXT_FILE)
+            .map_err(|e| Error::io(path, e))?;
         serde_json::from_str(&text).map_err(|e| Error::BadFile {
             path: path.to_path_buf(),
             reason: e.to_string(),
@@ -299,14 +416,28 @@ pub fn train(opts: &TrainOptions, stop: &AtomicBool) -> Result<RunSummary, Error
         })?;
     let rules: Rules = cfg.rules;
 
+    if paths.root().as_os_str().is_empty() {
+        return Err(Error::Config("the run directory must not be empty".into()));
+    }
+    if opts.resume && !paths.config().exists() {
+        return Err(Error::Config(format!(
+            "nothing to resume: {} holds no run (no {})",
+            paths.root().display(),
+            paths.config().display()
+        )));
+    }
+    // One trainer per run: held until this function returns.
+    let _lock = RunLock::acquire(&paths)?;
+    remove_stale_temp_files(&paths)?;
+
     let exists = paths.state().exists();
-    let mut state = if exists {
-        if !opts.resume {
-            return Err(Error::Config(format!(
-                "run directory {} already holds a run: pass --resume to continue it, or choose another --run",
-                paths.root().display()
-            )));
-        }
+    if exists && !opts.resume {
+        return Err(Error::Config(format!(
+            "run directory {} already holds a run: pass --resume to continue it, or choose another --run",
+            paths.root().display()
+        )));
+    }
+    if opts.resume {
         let frozen = RunConfig::load(&paths.config())?;
         if !differs_only_in_session_settings(&frozen, cfg) {
             return Err(Error::Config(format!(
@@ -315,23 +446,35 @@ pub fn train(opts: &TrainOptions, stop: &AtomicBool) -> Result<RunSummary, Error
                 paths.config().display()
             )));
         }
-        RunState::load(&paths.state())?
+    }
+    let (mut state, mut trainer) = if exists {
+        let state = RunState::load(&paths.state())?;
+        let trainer = dama_nn::load_trainer(
+            &paths.model(state.generation),
+            device,
+            Some(cfg.train.clone()),
+        )
+        .map_err(nn_err)?;
+        (state, trainer)
     } else {
-        if opts.resume {
-            return Err(Error::Config(format!(
-                "nothing to resume: {} has no state.json",
-                paths.root().display()
-            )));
+        // A new run, or one stopped before its first state.json (whatever
+        // it left, such as a generation-0 weights file without its
+        // sidecar, is not a finished checkpoint): start it from scratch.
+        if !opts.resume {
+            record::write_atomic(&paths.config(), cfg.to_toml()?.as_bytes())?;
         }
-        std::fs::create_dir_all(paths.root()).map_err(|e| Error::io(paths.root(), e))?;
-        record::write_atomic(&paths.config(), cfg.to_toml()?.as_bytes())?;
-        RunState {
+        let state = RunState {
             version: 1,
             generation: 0,
             step: 0,
             best_generation: 0,
             elapsed_secs: 0.0,
-        }
+        };
+        device::manual_seed(cfg.run.seed);
+        let net = Network::new(&cfg.model, device).map_err(nn_err)?;
+        let trainer = Trainer::new(net, cfg.train.clone()).map_err(nn_err)?;
+        dama_nn::save_trainer(&trainer, &rules, &paths.model(0)).map_err(nn_err)?;
+        (state, trainer)
     };
     // Forget metrics of an unfinished generation (they will be redone).
     metrics::truncate_after_generation(&paths.metrics(), state.generation)?;
@@ -357,22 +500,9 @@ pub fn train(opts: &TrainOptions, stop: &AtomicBool) -> Result<RunSummary, Error
         eprintln!("warning: {w}");
     }
 
-    // The trainer: a fresh network for a new run, the last checkpoint else.
-    let mut trainer = if state.generation == 0 && !paths.model(0).exists() {
-        device::manual_seed(cfg.run.seed);
-        let net = Network::new(&cfg.model, device).map_err(nn_err)?;
-        let trainer = Trainer::new(net, cfg.train.clone()).map_err(nn_err)?;
-        dama_nn::save_trainer(&trainer, &rules, &paths.model(0)).map_err(nn_err)?;
+    if !exists {
         state.save(&paths.state())?;
-        trainer
-    } else {
-        dama_nn::load_trainer(
-            &paths.model(state.generation),
-            device,
-            Some(cfg.train.clone()),
-        )
-        .map_err(nn_err)?
-    };
+    }
     if trainer.step() != state.step {
         return Err(Error::BadFile {
             path: paths.model(state.generation),
@@ -395,12 +525,7 @@ pub fn train(opts: &TrainOptions, stop: &AtomicBool) -> Result<RunSummary, Error
         .saturating_sub(cfg.buffer.max_generations as u32)
         + 1;
     for g in first..=state.generation {
-        for chunk in record::list_chunks(&paths.games())? {
-            let name = chunk.file_name().map(|n| n.to_string_lossy().into_owned());
-            if name.is_some_and(|n| n.starts_with(&format!("gen-{g:04}-"))) {
-                buffer.add_games(g, &record::read_chunk(&chunk)?, limits);
-            }
-        }
+        buffer.add_games(g, &games_of(&paths, g)?, limits);
     }
 
     let mut self_play_net = if state.best_generation == state.generation {
@@ -443,6 +568,7 @@ pub fn train(opts: &TrainOptions, stop: &AtomicBool) -> Result<RunSummary, Error
             "gen {prefix} self-play [{bar:30}] {pos}/{len} games {msg} ({elapsed})",
         );
         pb.set_prefix(gen.to_string());
+        remove_chunks_of(&paths, gen)?;
         let mut writer = ChunkWriter {
             paths: paths.clone(),
             generation: gen,
@@ -508,7 +634,7 @@ pub fn train(opts: &TrainOptions, stop: &AtomicBool) -> Result<RunSummary, Error
                 "loss {:.3} (p {:.3} v {:.3})",
                 m.loss, m.policy_loss, m.value_loss
             ));
-            if (i + 1) % TRAIN_LOG_EVERY == 0 || i + 1 == steps {
+            if (i + 1).is_multiple_of(TRAIN_LOG_EVERY) || i + 1 == steps {
                 metrics.write(&json!({
                     "kind": "train", "generation": gen, "step": m.step, "lr": m.lr,
                     "loss": m.loss, "policy_loss": m.policy_loss, "value_loss": m.value_loss,
@@ -531,8 +657,8 @@ pub fn train(opts: &TrainOptions, stop: &AtomicBool) -> Result<RunSummary, Error
 
         // 4. Evaluation.
         let mut evals = Vec::new();
-        let eval_due =
-            cfg.eval.games > 0 && (gen % cfg.eval.every == 0 || gen == cfg.run.generations);
+        let eval_due = cfg.eval.games > 0
+            && (gen.is_multiple_of(cfg.eval.every) || gen == cfg.run.generations);
         if eval_due {
             // The network player's searches share batched network calls
             // across the games in flight (dama_eval's batched arena), with

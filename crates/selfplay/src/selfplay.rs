@@ -314,7 +314,7 @@ impl Slot {
             job.search.clone(),
             State::new(game).with_tablebase(job.tablebase.clone()),
         )
-            .map_err(|e| Error::Search(e.to_string()))?;
+        .map_err(|e| Error::Search(e.to_string()))?;
         let mut slot = Slot {
             index,
             search,

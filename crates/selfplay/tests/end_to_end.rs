@@ -233,6 +233,49 @@ fn bad_configs_name_the_key() {
     assert!(err.contains("stockfish"), "{err}");
 }
 
+/// Issue 19: values that used to pass the config check and fail (or
+/// exhaust the machine) later.
+#[test]
+fn late_failures_fail_at_the_config_check() {
+    let cases = [
+        ("sims = 2", "sims = 0", "eval.sims"),
+        (
+            "baselines = [\"random\"]",
+            "baselines = [\"ckpt:no/such/gen-0001.safetensors\"]",
+            "does not exist",
+        ),
+        (
+            "baselines = [\"random\"]",
+            "baselines = [\"ckpt:.\"]",
+            "is a directory",
+        ),
+        (
+            "torch_threads = 1",
+            "torch_threads = 1000",
+            "run.torch_threads",
+        ),
+        ("torch_threads = 1", "threads = 100000", "run.threads"),
+        ("channels = 8", "channels = 200000", "parameters"),
+        (
+            "simulations = 4",
+            "simulations = 4000000000",
+            "at most 1000000",
+        ),
+        (
+            "parallel_games = 4",
+            "parallel_games = 1000000000",
+            "parallel_games",
+        ),
+        ("batch_size = 16", "batch_size = 1000000000", "batch_size"),
+    ];
+    for (from, to, expect) in cases {
+        let text = TINY.replace(from, to);
+        assert_ne!(text, TINY, "{from}");
+        let err = RunConfig::parse(&text).unwrap_err().to_string();
+        assert!(err.contains(expect), "{to}: {err}");
+    }
+}
+
 #[test]
 fn shipped_configs_parse_and_validate() {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../configs");

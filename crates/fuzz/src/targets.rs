@@ -1,0 +1,504 @@
+//! The fuzz targets: one per parser of outside input, with the properties
+//! each must keep (never panic; round-trip what it accepts).
+
+use std::path::Path;
+
+use dama_engine::{GameRecord, MoveText, Position, Rules};
+use dama_selfplay::record::{self, GameRecord as ChunkGame, GameResult, PackedPlane, Sample};
+
+use crate::Target;
+
+/// Every target.
+pub const TARGETS: &[Target] = &[
+    Target {
+        name: "position",
+        tokens: &[
+            "W:", "B:", "W", "B", "K", ",", ":", "a1", "h8", "-", "startpos",
+        ],
+        run: position,
+    },
+    Target {
+        name: "move",
+        tokens: &["x", "-", "a3", "d4", "h8", "K", ":", "W:Wa2:Bh7"],
+        run: move_text,
+    },
+    Target {
+        name: "game_record",
+        tokens: &[
+            "[",
+            "]",
+            "\"",
+            "[Rules \"",
+            "[Position \"",
+            "[FEN \"",
+            "1.",
+            "2...",
+            "{",
+            "}",
+            "1-0",
+            "0-1",
+            "1/2-1/2",
+            "*",
+            "x",
+            "-",
+            "\n",
+        ],
+        run: game_record,
+    },
+    Target {
+        name: "rules",
+        tokens: &[
+            "default",
+            "promotion=",
+            "continue_as_king",
+            "end_of_move",
+            "one_piece_each=",
+            "king_beats_man",
+            "no_capture_limit=",
+            "off",
+            ",",
+            " ",
+            "=",
+        ],
+        run: rules,
+    },
+    Target {
+        name: "player_spec",
+        tokens: &[
+            "random",
+            "greedy",
+            "alphabeta:",
+            "ab:",
+            "mcts:",
+            "ckpt:",
+            "policy:",
+            "depth=",
+            "time=",
+            "tt=",
+            "sims=",
+            "search=",
+            "gumbel",
+            "puct",
+            ",",
+            ":",
+            "=",
+        ],
+        run: player_spec,
+    },
+    Target {
+        name: "config",
+        tokens: &[
+            "[run]",
+            "[model]",
+            "[search]",
+            "[selfplay]",
+            "[buffer]",
+            "[train]",
+            "[schedule]",
+            "[eval]",
+            "[rules]",
+            "=",
+            "\"",
+            "\n",
+            "threads",
+            "torch_threads",
+            "channels",
+            "blocks",
+            "sims",
+            "baselines",
+            "[",
+            "]",
+            "true",
+            "1e400",
+            "-0.0",
+        ],
+        run: config,
+    },
+    Target {
+        name: "bot_protocol",
+        tokens: &[
+            "hello",
+            "isready",
+            "rules ",
+            "position ",
+            "moves ",
+            "undo ",
+            "go ",
+            "sims ",
+            "time ",
+            "eval",
+            "show",
+            "legal",
+            "newgame",
+            "startpos",
+            "\n",
+            "\u{ff}",
+            "\r",
+        ],
+        run: bot_protocol,
+    },
+    Target {
+        name: "game_chunk",
+        tokens: &["DAMAGAME", "\u{0}", "\u{1}", "\u{fb}", "\u{fc}", "\u{fd}"],
+        run: game_chunk,
+    },
+    Target {
+        name: "sidecar",
+        tokens: &[
+            "{",
+            "}",
+            "[",
+            "]",
+            "\"",
+            ":",
+            ",",
+            "null",
+            "\"channels\"",
+            "\"blocks\"",
+            "\"model\"",
+            "\"weights\"",
+            "1e400",
+        ],
+        run: sidecar,
+    },
+    Target {
+        name: "bundle",
+        tokens: &[
+            "{",
+            "}",
+            "\"",
+            ":",
+            ",",
+            "null",
+            "\"model_file\"",
+            "\"../x\"",
+            "\"/etc/passwd\"",
+            "\"format\"",
+            "\"channels\"",
+        ],
+        run: bundle,
+    },
+    Target {
+        name: "opening",
+        tokens: &["1.", "W:", "B:", "x", "-", " ", "K"],
+        run: opening,
+    },
+    Target {
+        name: "run_state",
+        tokens: &[
+            "{",
+            "}",
+            "\"generation\"",
+            "\"step\"",
+            ":",
+            ",",
+            "1e400",
+            "-1",
+        ],
+        run: run_state,
+    },
+];
+
+fn text(data: &[u8]) -> Option<&str> {
+    std::str::from_utf8(data).ok()
+}
+
+fn position(data: &[u8]) -> bool {
+    let Some(s) = text(data) else { return false };
+    match s.parse::<Position>() {
+        Ok(p) => {
+            let back: Position = p
+                .to_string()
+                .parse()
+                .unwrap_or_else(|e| panic!("{p} does not parse back: {e}"));
+            assert_eq!(back.to_string(), p.to_string());
+            // Move generation must be sound on anything the parser accepts.
+            let _ = p.legal_moves();
+            true
+        }
+        Err(_) => false,
+    }
+}
+
+fn move_text(data: &[u8]) -> bool {
+    let Some(s) = text(data) else { return false };
+    let mut accepted = s.parse::<MoveText>().is_ok();
+    for fen in ["startpos", "W:Wa2,b2,Kd4:Ba7,Kh8", "W:Wd4,e2:Bd5,d7,f5,Kb7"] {
+        let Ok(pos) = fen.parse::<Position>() else {
+            continue;
+        };
+        if let Ok(m) = pos.parse_move(s) {
+            assert!(pos.legal_moves().contains(&m), "{s} in {fen}");
+            let mut p = pos;
+            p.play_unchecked(&m);
+            accepted = true;
+        }
+    }
+    accepted
+}
+
+fn game_record(data: &[u8]) -> bool {
+    let Some(s) = text(data) else { return false };
+    match s.parse::<GameRecord>() {
+        Ok(r) => {
+            let written = r.to_string();
+            let back: GameRecord = written
+                .parse()
+                .unwrap_or_else(|e| panic!("record does not read back: {e}\n{written}"));
+            assert_eq!(back.game.moves(), r.game.moves());
+            assert_eq!(back.game.rules(), r.game.rules());
+            true
+        }
+        Err(_) => false,
+    }
+}
+
+fn rules(data: &[u8]) -> bool {
+    let Some(s) = text(data) else { return false };
+    match s.parse::<Rules>() {
+        Ok(r) => {
+            assert_eq!(r.to_string().parse::<Rules>().ok(), Some(r));
+            true
+        }
+        Err(_) => false,
+    }
+}
+
+fn player_spec(data: &[u8]) -> bool {
+    let Some(s) = text(data) else { return false };
+    match s.parse::<dama_eval::PlayerSpec>() {
+        Ok(p) => {
+            let back: dama_eval::PlayerSpec = p
+                .to_string()
+                .parse()
+                .unwrap_or_else(|e| panic!("{p} does not parse back: {e}"));
+            assert_eq!(back, p);
+            true
+        }
+        Err(_) => false,
+    }
+}
+
+fn config(data: &[u8]) -> bool {
+    let Some(s) = text(data) else { return false };
+    match dama_selfplay::RunConfig::parse(s) {
+        Ok(c) => {
+            let toml = c.to_toml().expect("a valid config writes as TOML");
+            let back = dama_selfplay::RunConfig::parse(&toml)
+                .unwrap_or_else(|e| panic!("config does not read back: {e}\n{toml}"));
+            assert!(back == c, "config changed on the way back:\n{toml}");
+            true
+        }
+        Err(_) => false,
+    }
+}
+
+fn bot_protocol(data: &[u8]) -> bool {
+    let bot = dama_bot::Bot::from_spec("random", &dama_bot::BotOptions::default())
+        .expect("the random bot builds");
+    let mut session = dama_bot::Session::new(bot);
+    let mut out = Vec::new();
+    session
+        .serve(&mut std::io::Cursor::new(data), &mut out)
+        .expect("writing to memory does not fail");
+    // Every answer ends with one of the terminal words (docs/protocol.md),
+    // and the output is text.
+    let out = String::from_utf8(out).expect("the protocol writes UTF-8");
+    out.lines().any(|l| !l.starts_with("error"))
+}
+
+fn with_header(payload: &[u8]) -> Vec<u8> {
+    let mut bytes = Vec::with_capacity(28 + payload.len());
+    bytes.extend_from_slice(b"DAMAGAME");
+    bytes.extend_from_slice(&record::FORMAT_VERSION.to_le_bytes());
+    bytes.extend_from_slice(&(payload.len() as u64).to_le_bytes());
+    bytes.extend_from_slice(&dama_nn::files::fnv1a64(payload).to_le_bytes());
+    bytes.extend_from_slice(payload);
+    bytes
+}
+
+/// The input as a whole chunk file, and as the payload of a chunk with a
+/// valid header and checksum (a crafted file: issue 19).
+fn game_chunk(data: &[u8]) -> bool {
+    let raw = record::decode_chunk(data).is_ok();
+    let payload = data.get(28..).unwrap_or(data);
+    let crafted = match record::decode_chunk(&with_header(payload)) {
+        Ok(games) => {
+            // What decodes must encode to a chunk that decodes the same.
+            for g in &games {
+                for s in &g.samples {
+                    let mut out = [0f32; 64];
+                    for p in &s.planes {
+                        let _ = p.unpack_into(&mut out);
+                    }
+                }
+            }
+            true
+        }
+        Err(_) => false,
+    };
+    raw || crafted
+}
+
+fn sidecar(data: &[u8]) -> bool {
+    let Some(s) = text(data) else { return false };
+    dama_nn::checkpoint::parse_meta(s, Path::new("fuzz.json")).is_ok()
+}
+
+fn bundle(data: &[u8]) -> bool {
+    let Some(s) = text(data) else { return false };
+    dama_bot::BundleMeta::parse(s).is_ok()
+}
+
+fn opening(data: &[u8]) -> bool {
+    let Some(s) = text(data) else { return false };
+    match dama_eval::Opening::parse(s) {
+        Ok(o) => {
+            let back = dama_eval::Opening::parse(&o.text())
+                .unwrap_or_else(|e| panic!("{} does not parse back: {e}", o.text()));
+            assert_eq!(back.text(), o.text());
+            true
+        }
+        Err(_) => false,
+    }
+}
+
+fn run_state(data: &[u8]) -> bool {
+    let Some(s) = text(data) else { return false };
+    serde_json::from_str::<dama_selfplay::RunState>(s).is_ok()
+}
+
+fn sample_chunk_game(id: u64) -> ChunkGame {
+    let mut plane = vec![0.0f32; 64];
+    plane[3] = 1.0;
+    ChunkGame {
+        game_id: id,
+        generation: 1,
+        rules: "no_capture_limit = 50\n".into(),
+        start: "startpos".into(),
+        moves: vec!["d3-d4".into(), "d6-d5".into()],
+        result: GameResult::Draw,
+        termination: "move cap".into(),
+        resigned: false,
+        resign_disabled: false,
+        would_have_resigned_wrongly: false,
+        samples: vec![Sample {
+            planes: vec![
+                PackedPlane::pack(&plane),
+                PackedPlane::pack(&[0.5; 64]),
+                PackedPlane::Dense((0..64).map(|i| i as f32).collect()),
+            ],
+            legal: vec![1, 2, 3],
+            policy: vec![0.5, 0.25, 0.25],
+            search_value: [0.1, 0.8, 0.1],
+            outcome: [0.0, 1.0, 0.0],
+            ply: 0,
+        }],
+    }
+}
+
+/// The built-in seeds of a target: valid inputs of its format (what
+/// `dama-fuzz --write-corpus` writes into `fuzz/corpus/<target>/`).
+pub fn builtin_seeds(name: &str) -> Vec<Vec<u8>> {
+    let texts: Vec<String> = match name {
+        "position" => vec![
+            "startpos".into(),
+            "W:Wa2,b2,Kd4:Ba7,Kh8".into(),
+            "B:Wd4,e2:Bd5,d7,f5,Kb7".into(),
+            Position::startpos().to_string(),
+        ],
+        "move" => vec!["d3-d4".into(), "b3xd3xd5".into(), "Kd4-d8".into(), "a2-a3".into()],
+        "game_record" => vec![
+            "1. d3-d4 d6-d5 2. d4xd6xd8 *".into(),
+            "[Event \"dama play\"]\n[Rules \"promotion=continue_as_king one_piece_each=draw no_capture_limit=off\"]\n1. c3-c4 f6-f5 2. b3-b4 {a comment} 1/2-1/2\n".into(),
+            "[Position \"W:Wa2,b2,Kd4:Ba7,Kh8\"]\n1. Kd4-d5 *\n".into(),
+        ],
+        "rules" => vec![
+            "default".into(),
+            "promotion=continue_as_king".into(),
+            "no_capture_limit=off, one_piece_each=king_beats_man".into(),
+            Rules::default().to_string(),
+        ],
+        "player_spec" => vec![
+            "random".into(),
+            "greedy".into(),
+            "alphabeta:depth=4,tt=16".into(),
+            "alphabeta:time=100".into(),
+            "mcts:sims=800".into(),
+            "ckpt:runs/a/models/gen-0001.safetensors,sims=64,search=puct".into(),
+            "policy:x.safetensors".into(),
+        ],
+        "config" => {
+            let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../configs");
+            ["smoke.toml", "quick.toml"]
+                .iter()
+                .filter_map(|f| std::fs::read_to_string(dir.join(f)).ok())
+                .collect()
+        }
+        "bot_protocol" => vec![
+            "hello\nisready\nposition startpos moves d3-d4\ngo\nlegal\nshow\nquit\n".into(),
+            "rules no_capture_limit=off\nnewgame\nmoves c3-c4 f6-f5\nundo 1\ngo sims 1\neval\n"
+                .into(),
+            "position W:Wa2,b2,Kd4:Ba7,Kh8\ngo time 1\n".into(),
+        ],
+        "game_chunk" => {
+            let mut bytes = Vec::new();
+            let dir = std::env::temp_dir().join(format!("dama-fuzz-seed-{}", std::process::id()));
+            let path = dir.join("seed.games");
+            let games = vec![sample_chunk_game(1), sample_chunk_game(2)];
+            if record::write_chunk(&path, &games).is_ok() {
+                bytes = std::fs::read(&path).unwrap_or_default();
+            }
+            let _ = std::fs::remove_dir_all(&dir);
+            return vec![bytes];
+        }
+        "sidecar" => {
+            let meta = dama_nn::CheckpointMeta {
+                format: dama_nn::checkpoint::CHECKPOINT_FORMAT,
+                encoding_version: dama_nn::encode::ENCODING_VERSION,
+                model: dama_nn::ModelConfig::quick(),
+                rules: Rules::default(),
+                step: 3,
+                train: Some(dama_nn::TrainConfig::default()),
+                weights: dama_nn::checkpoint::FileEntry {
+                    file: "gen-0001.safetensors".into(),
+                    bytes: 1234,
+                    fnv1a64: "0123456789abcdef".into(),
+                },
+                optimizer: None,
+            };
+            vec![serde_json::to_string_pretty(&meta).unwrap_or_default()]
+        }
+        "bundle" => {
+            let meta = dama_bot::BundleMeta {
+                format: dama_bot::BUNDLE_FORMAT,
+                encoding_version: dama_nn::encode::ENCODING_VERSION,
+                input_planes: dama_nn::encode::NUM_PLANES,
+                policy_size: dama_nn::encode::POLICY_SIZE,
+                rules: Rules::default(),
+                model: dama_nn::ModelConfig::quick(),
+                search: dama_mcts::SearchConfig::default(),
+                step: 1,
+                generation: Some(1),
+                elo: Vec::new(),
+                source: "checkpoints/a/models/gen-0001.safetensors".into(),
+                model_file: "model.ts".into(),
+                weights_file: "weights.safetensors".into(),
+                check: None,
+                dama_version: "0.1.0".into(),
+            };
+            vec![serde_json::to_string_pretty(&meta).unwrap_or_default()]
+        }
+        "opening" => vec![
+            "d3-d4 d6-d5".into(),
+            "1. c3-c4 f6-f5".into(),
+            "W:Wa2,b2,Kd4:Ba7,Kh8 Kd4-d5".into(),
+        ],
+        "run_state" => vec![
+            "{\"version\":1,\"generation\":2,\"step\":6,\"best_generation\":2,\"elapsed_secs\":1.5}"
+                .into(),
+        ],
+        _ => Vec::new(),
+    };
+    texts.into_iter().map(String::into_bytes).collect()
+}
