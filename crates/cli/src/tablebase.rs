@@ -67,7 +67,7 @@ struct GenerateArgs {
 
 #[derive(Args, Debug)]
 struct ProbeArgs {
-    /// The position (`W:WKd4,Ke5:Kh8`).
+    /// The position (`W:WKd4,Ke5:BKh8`).
     #[arg(long)]
     position: String,
     /// Plies already played without a capture.

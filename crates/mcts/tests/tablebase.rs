@@ -1,0 +1,105 @@
+//! The search with endgame tables: positions the tables hold are terminal
+//! with their exact result, and the solver proves the lines into them.
+
+use std::sync::Arc;
+
+use dama_engine::{Position, Rules};
+use dama_mcts::dama::DamaState;
+use dama_mcts::{Algorithm, Game, NodeId, Outcome, Player, Search, SearchConfig, UniformEvaluator};
+use dama_tablebase::{Generator, Tablebase, Wdl};
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+
+fn tables() -> (tempfile::TempDir, Arc<Tablebase>) {
+    let dir = tempfile::tempdir().expect("temp dir");
+    Generator::new(dir.path(), Rules::default())
+        .generate(3, &|_| {})
+        .expect("3-piece tables generate");
+    let tb = Tablebase::open(dir.path()).expect("tables open");
+    (dir, Arc::new(tb))
+}
+
+#[test]
+fn table_positions_are_terminal_with_the_tables_result() {
+    let (_dir, tb) = tables();
+    for (text, counter) in [
+        ("W:WKd4,Ke5:BKh8", 0),
+        ("W:WKd4,Ke5:BKh8", 49),
+        ("B:WKd4,Ke5:BKh8", 0),
+    ] {
+        let pos: Position = text.parse().expect("valid position");
+        let pos = pos.with_counters(counter, 0);
+        let probe = tb.probe(&pos).expect("a 3-piece position is in the tables");
+        let state = DamaState::from_position(pos).with_tablebase(Some(tb.clone()));
+        let expected = match probe.wdl {
+            Wdl::Win => Outcome::Win(state.to_play()),
+            Wdl::Loss => Outcome::Win(state.to_play().other()),
+            _ => Outcome::Draw,
+        };
+        assert_eq!(
+            state.outcome(),
+            Some(expected),
+            "{text} at counter {counter}"
+        );
+        // Without the tables the game goes on.
+        assert_eq!(DamaState::from_position(pos).outcome(), None);
+    }
+}
+
+/// Four pieces, White to capture into a three-piece ending (two kings
+/// against a man): the search (with
+/// a uniform evaluator) proves the root's result from the tables and plays a
+/// move that keeps it.
+#[test]
+fn the_solver_proves_captures_into_the_tables() {
+    let (_dir, tb) = tables();
+    let pos: Position = "W:WKh1,Kb3:Bd3,a6".parse().expect("valid position");
+    let moves = pos.legal_moves();
+    assert!(moves.iter().all(|m| m.is_capture()));
+    // White wins iff some capture leaves Black (to move) lost in the tables.
+    let white_wins = moves.iter().any(|m| {
+        let mut child = pos;
+        child.play_unchecked(m);
+        tb.probe(&child).is_some_and(|p| p.wdl == Wdl::Loss)
+    });
+    // (Two kings against a lone man win in these tables.)
+    assert!(white_wins, "the tables do not see the win");
+    for algorithm in [Algorithm::Puct, Algorithm::Gumbel] {
+        let cfg = SearchConfig {
+            algorithm,
+            simulations: 64,
+            ..SearchConfig::default()
+        };
+        let state = DamaState::from_position(pos).with_tablebase(Some(tb.clone()));
+        let mut search = Search::new(cfg, state).expect("valid");
+        let r = search
+            .run(
+                &mut UniformEvaluator::default(),
+                &mut ChaCha8Rng::seed_from_u64(3),
+            )
+            .expect("search runs");
+        assert_eq!(
+            search.tree().proven(NodeId::ROOT),
+            Some(Player::First),
+            "{algorithm:?}"
+        );
+        assert_eq!(r.value.scalar(), 1.0);
+        // The chosen step begins a capture that keeps the tables' best result.
+        let best = moves
+            .iter()
+            .map(|m| {
+                let mut child = pos;
+                child.play_unchecked(m);
+                tb.probe(&child).map_or(0, |p| -i32::from(p.wdl.score()))
+            })
+            .max()
+            .unwrap_or(0);
+        let kept = moves.iter().any(|m| {
+            let mut child = pos;
+            child.play_unchecked(m);
+            m.steps().first() == Some(&r.action)
+                && tb.probe(&child).map_or(0, |p| -i32::from(p.wdl.score())) == best
+        });
+        assert!(kept, "{algorithm:?} played {:?}", r.action);
+    }
+}
