@@ -137,6 +137,10 @@ pub struct BotOptions {
     pub seed: u64,
     /// Overrides the root search of network bots.
     pub algorithm: Option<Algorithm>,
+    /// Endgame tables: a position they hold is played perfectly from them
+    /// (fastest win, longest loss), and searches treat such positions as
+    /// terminal with their exact result.
+    pub tablebase: Option<std::sync::Arc<dama_tablebase::Tablebase>>,
 }
 
 impl Default for BotOptions {
@@ -145,6 +149,7 @@ impl Default for BotOptions {
             device: "cpu".to_owned(),
             seed: 0,
             algorithm: None,
+            tablebase: None,
         }
     }
 }
@@ -232,6 +237,9 @@ pub struct Thought {
     pub nodes: u64,
     /// Thinking time.
     pub elapsed: Duration,
+    /// The endgame tables' verdict, when they hold the position (then
+    /// `best` is their best move).
+    pub tablebase: Option<dama_tablebase::Probe>,
 }
 
 impl Thought {
@@ -251,6 +259,7 @@ impl Thought {
             })).collect::<Vec<_>>(),
             "nodes": self.nodes,
             "time_ms": self.elapsed.as_secs_f64() * 1000.0,
+            "tablebase": self.tablebase.map(|p| json!({"wdl": p.wdl.to_string(), "dtz": p.dtz})),
         })
     }
 }
@@ -264,6 +273,19 @@ pub struct Bot {
     rng: ChaCha8Rng,
     bundle: Option<BundleMeta>,
     rules: Option<Rules>,
+    tablebase: Option<std::sync::Arc<dama_tablebase::Tablebase>>,
+}
+
+/// The tables' verdict in words: "tablebase win in 17 plies" (plies to the
+/// capture that keeps the result, or to the end).
+#[must_use]
+pub fn describe_tablebase(probe: &dama_tablebase::Probe) -> String {
+    match probe.dtz {
+        Some(d) if probe.wdl.score() != 0 => {
+            format!("tablebase {} in {d} plies", probe.wdl)
+        }
+        _ => format!("tablebase {}", probe.wdl),
+    }
 }
 
 impl fmt::Debug for Bot {
@@ -354,7 +376,9 @@ impl Bot {
                 (
                     spec.to_string(),
                     Brain::AlphaBeta {
-                        engine: Box::new(AlphaBeta::new(*tt_mb)),
+                        engine: Box::new(
+                            AlphaBeta::new(*tt_mb).with_tablebase(options.tablebase.clone()),
+                        ),
                         limit: *limit,
                     },
                 )
@@ -364,7 +388,7 @@ impl Bot {
                     spec,
                     &BuildOptions {
                         device: Some(options.device.clone()),
-                        ..BuildOptions::default()
+                        tablebase: options.tablebase.clone(),
                     },
                 )?;
                 (spec.to_string(), Brain::Player(factory.build()?))
@@ -382,6 +406,7 @@ impl Bot {
             rng,
             bundle,
             rules,
+            tablebase: options.tablebase.clone(),
         })
     }
 
@@ -458,6 +483,31 @@ impl Bot {
         }))
     }
 
+    /// The tables' move at a move boundary of a position they hold.
+    fn think_tablebase(&self, game: &Game, network: Option<Eval>) -> Option<Thought> {
+        let tb = self.tablebase.as_ref()?;
+        if game.pending_capture().is_some() {
+            return None;
+        }
+        let pos = game.position();
+        if pos.occupied().count() > tb.max_pieces() {
+            return None;
+        }
+        let probe = tb.probe(pos)?;
+        let (best, _) = tb.best_moves(pos)?.first().copied()?;
+        Some(Thought {
+            best,
+            eval: None,
+            network,
+            score_cm: None,
+            pv: vec![best],
+            top: Vec::new(),
+            nodes: 0,
+            elapsed: Duration::ZERO,
+            tablebase: Some(probe),
+        })
+    }
+
     /// Thinks about the position of `game` within `limit` (default: the
     /// bot's) and returns the move to play with what the bot found.
     ///
@@ -481,10 +531,24 @@ impl Bot {
             }),
             None => None,
         };
+        // A position the tables hold: their best move, no search.
+        if let Some(thought) = self.think_tablebase(game, network) {
+            return Ok(Thought {
+                elapsed: start.elapsed(),
+                ..thought
+            });
+        }
+        let tablebase = self.tablebase.clone();
         let mut thought = match &mut self.brain {
-            Brain::Search(eval) => {
-                think_search(eval, &self.config, &mut self.rng, game, limit, start)?
-            }
+            Brain::Search(eval) => think_search(
+                eval,
+                &self.config,
+                &mut self.rng,
+                game,
+                limit,
+                start,
+                tablebase,
+            )?,
             Brain::AlphaBeta { engine, limit: own } => {
                 let limits = match (limit, *own) {
                     (Limit::Time(d), _) => SearchLimits::time(d),
@@ -511,6 +575,7 @@ impl Bot {
                     top: Vec::new(),
                     nodes: report.nodes,
                     elapsed: Duration::ZERO,
+                    tablebase: None,
                 }
             }
             Brain::Player(p) => {
@@ -524,6 +589,7 @@ impl Bot {
                     top: Vec::new(),
                     nodes: 0,
                     elapsed: Duration::ZERO,
+                    tablebase: None,
                 }
             }
         };
@@ -564,6 +630,7 @@ fn think_search(
     game: &Game,
     limit: Limit,
     start: Instant,
+    tablebase: Option<std::sync::Arc<dama_tablebase::Tablebase>>,
 ) -> Result<Thought, Error> {
     let mut config = base.clone();
     let deadline = match limit {
@@ -590,7 +657,10 @@ fn think_search(
         } else if first.is_some() && steps.len() == 1 {
             steps[0]
         } else {
-            let mut search = Search::new(config.clone(), DamaState::new(state.clone()))?;
+            let mut search = Search::new(
+                config.clone(),
+                DamaState::new(state.clone()).with_tablebase(tablebase.clone()),
+            )?;
             run_until(&mut search, eval, deadline, rng)?;
             let r = search.result(rng)?;
             nodes += u64::from(r.simulations);
@@ -628,6 +698,7 @@ fn think_search(
         top,
         nodes,
         elapsed: Duration::ZERO,
+        tablebase: None,
     })
 }
 

@@ -35,7 +35,9 @@ mod python;
 mod rules;
 
 pub use board::draw_board;
-pub use bot::{Bot, BotOptions, BotSpec, Eval, Limit, RawEval, Thought, TopMove};
+pub use bot::{
+    describe_tablebase, Bot, BotOptions, BotSpec, Eval, Limit, RawEval, Thought, TopMove,
+};
 pub use bundle::{Bundle, BundleMeta, EloEntry, ExportCheck, BUNDLE_FORMAT};
 pub use error::Error;
 pub use export::{export, ExportOptions, ExportReport};

@@ -412,7 +412,8 @@ fn one_line(s: &str) -> String {
 }
 
 /// `info …` for a thought: `time_ms`, `nodes`, `value`, `wdl`, `score_cm`,
-/// `depth`, then `pv` last (it runs to the end of the line).
+/// `depth`, `tablebase <win|cursed-win|draw|blessed-loss|loss> [dtz N]`,
+/// then `pv` last (it runs to the end of the line).
 fn info_line(t: &Thought) -> String {
     let mut s = format!("info time_ms {} nodes {}", t.elapsed.as_millis(), t.nodes);
     if let Some(e) = &t.eval {
@@ -423,6 +424,15 @@ fn info_line(t: &Thought) -> String {
     }
     if let Some((score, depth)) = t.score_cm {
         s.push_str(&format!(" score_cm {score} depth {depth}"));
+    }
+    if let Some(p) = &t.tablebase {
+        s.push_str(&format!(
+            " tablebase {}",
+            p.wdl.to_string().replace(' ', "-")
+        ));
+        if let Some(d) = p.dtz {
+            s.push_str(&format!(" dtz {d}"));
+        }
     }
     let pv: Vec<String> = t.pv.iter().map(ToString::to_string).collect();
     s.push_str(&format!(" pv {}", pv.join(" ")));

@@ -91,6 +91,9 @@ pub fn run(args: &AnalyseArgs) -> Result<()> {
         thought.elapsed.as_secs_f64() * 1e3
     );
     let wdl = |w: [f32; 3]| format!("W {} D {} L {}", pct(w[0]), pct(w[1]), pct(w[2]));
+    if let Some(p) = &thought.tablebase {
+        outln!("tables    {} for {turn}", dama_bot::describe_tablebase(p));
+    }
     if let Some(e) = &thought.eval {
         outln!("eval      {:+.3} for {turn}  ({})", e.value, wdl(e.wdl));
     }

@@ -52,6 +52,11 @@ pub struct BotArgs {
     /// Seed of the bot's random choices.
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
+    /// Endgame tables (`dama tablebase generate`): positions they hold are
+    /// played perfectly from them. A missing directory means no tables
+    /// (with a note unless it is the default); `--tablebase ''` turns them off.
+    #[arg(long, default_value = "tablebases")]
+    pub tablebase: String,
 }
 
 impl BotArgs {
@@ -79,6 +84,34 @@ impl BotArgs {
         }
     }
 
+    /// The tables of --tablebase, if the directory holds any; a note on
+    /// stderr when a directory given explicitly holds none.
+    fn open_tablebase(&self) -> Result<Option<std::sync::Arc<dama_tablebase::Tablebase>>> {
+        if self.tablebase.is_empty() {
+            return Ok(None);
+        }
+        let dir = std::path::Path::new(&self.tablebase);
+        let explicit = self.tablebase != "tablebases";
+        if !dir.is_dir() {
+            if explicit {
+                eprintln!(
+                    "note: no endgame tables: {} is not a directory",
+                    dir.display()
+                );
+            }
+            return Ok(None);
+        }
+        let tb = dama_tablebase::Tablebase::open(dir)
+            .with_context(|| format!("cannot read the endgame tables in {}", dir.display()))?;
+        if tb.max_pieces() == 0 {
+            if explicit {
+                eprintln!("note: no endgame tables in {}", dir.display());
+            }
+            return Ok(None);
+        }
+        Ok(Some(std::sync::Arc::new(tb)))
+    }
+
     /// Builds the bot, its default limit set from --sims/--time.
     pub fn build(&self) -> Result<Bot> {
         let spec = self.spec();
@@ -90,6 +123,7 @@ impl BotArgs {
                 SearchArg::Puct => Algorithm::Puct,
                 SearchArg::Gumbel => Algorithm::Gumbel,
             }),
+            tablebase: self.open_tablebase()?,
         };
         let mut bot =
             Bot::from_spec(&spec, &options).with_context(|| format!("cannot load bot `{spec}`"))?;

@@ -112,6 +112,9 @@ pub fn run(args: &PlayArgs) -> Result<()> {
                 }
             };
             let mut line = format!("plays {}", t.best);
+            if let Some(p) = &t.tablebase {
+                line.push_str(&format!("  ({})", dama_bot::describe_tablebase(p)));
+            }
             if let Some(e) = &t.eval {
                 line.push_str(&format!(
                     "  eval {:+.2} for the bot (W {:.0}% D {:.0}% L {:.0}%)",

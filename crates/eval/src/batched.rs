@@ -200,7 +200,7 @@ pub(crate) fn run_batched(
         while !stopped && next < config.games && slots.len() < config.batch_games.max(1) {
             let k = next / 2;
             let opening_index = k as usize % openings.len();
-            let a_is_white = next % 2 == 0;
+            let a_is_white = next.is_multiple_of(2);
             let mut rng = ChaCha8Rng::seed_from_u64(config.seed);
             rng.set_stream(u64::from(next) + 1);
             let (mut white, mut black) = if a_is_white {

@@ -54,6 +54,7 @@ fn tiny_checkpoint(dir: &std::path::Path, name: &str, seed: u64) -> std::path::P
 fn cpu() -> BuildOptions {
     BuildOptions {
         device: Some("cpu".to_owned()),
+        ..BuildOptions::default()
     }
 }
 

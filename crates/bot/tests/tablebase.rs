@@ -1,0 +1,68 @@
+//! The bot in positions its endgame tables hold: their best move, said as
+//! such, over the protocol too.
+
+use std::sync::Arc;
+
+use dama_bot::{describe_tablebase, Bot, BotOptions, Session};
+use dama_engine::{Game, Position, Rules};
+use dama_tablebase::{Generator, Tablebase, Wdl};
+
+fn tables() -> (tempfile::TempDir, Arc<Tablebase>) {
+    let dir = tempfile::tempdir().expect("temp dir");
+    Generator::new(dir.path(), Rules::default())
+        .generate(3, &|_| {})
+        .expect("3-piece tables generate");
+    let tb = Tablebase::open(dir.path()).expect("tables open");
+    (dir, Arc::new(tb))
+}
+
+#[test]
+fn table_positions_are_played_from_the_tables() {
+    let (_dir, tb) = tables();
+    let options = BotOptions {
+        tablebase: Some(tb.clone()),
+        ..BotOptions::default()
+    };
+    // A win in 3 plies for White (two kings against a man).
+    let pos: Position = "W:WKh1,Kb3:Ba6".parse().expect("valid position");
+    let expected = tb.probe(&pos).expect("in the tables");
+    assert_eq!(expected.wdl, Wdl::Win);
+    for spec in ["mcts:sims=16", "alphabeta:depth=1", "random"] {
+        let mut bot = Bot::from_spec(spec, &options).expect("bot builds");
+        let t = bot.think(&Game::from_position(pos), None).expect("thinks");
+        assert_eq!(t.tablebase, Some(expected), "{spec}");
+        let mut child = pos;
+        child.play_unchecked(&t.best);
+        let after = tb.probe(&child).map(|p| p.wdl);
+        assert!(
+            child.legal_moves().is_empty() || after == Some(Wdl::Loss),
+            "{spec}: {} leaves {after:?}",
+            t.best
+        );
+        let said = describe_tablebase(&expected);
+        assert!(said.starts_with("tablebase win in"), "{said}");
+    }
+    // Without tables the bot searches and says nothing of them.
+    let mut bot = Bot::from_spec("mcts:sims=16", &BotOptions::default()).expect("bot builds");
+    let t = bot.think(&Game::from_position(pos), None).expect("thinks");
+    assert_eq!(t.tablebase, None);
+}
+
+#[test]
+fn the_protocol_reports_the_tables() {
+    let (_dir, tb) = tables();
+    let options = BotOptions {
+        tablebase: Some(tb),
+        ..BotOptions::default()
+    };
+    let mut session = Session::new(Bot::from_spec("mcts:sims=16", &options).expect("bot"));
+    let r = session.handle("position W:WKh1,Kb3:Ba6");
+    assert!(r.lines.iter().all(|l| !l.starts_with("error")), "{r:?}");
+    let r = session.handle("go");
+    let info = r
+        .lines
+        .iter()
+        .find(|l| l.starts_with("info "))
+        .expect("info line");
+    assert!(info.contains(" tablebase win dtz 3"), "{info}");
+}
