@@ -7,10 +7,9 @@ use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
 use clap::{Args, Subcommand};
-use dama_engine::{Bitboard, Color, MidCapturePromotion, OnePieceEachRule, Position, Rules};
+use dama_engine::{MidCapturePromotion, OnePieceEachRule, Position, Rules};
 use dama_tablebase::{Event, Generator, Tablebase, MAX_PIECES};
 use indicatif::{ProgressBar, ProgressStyle};
-use rand::{Rng, SeedableRng};
 
 /// Arguments of `dama tablebase`.
 #[derive(Args, Debug)]
@@ -306,46 +305,7 @@ fn bench(a: &BenchArgs) -> Result<()> {
         bail!("--probes must be 1 to 1e9, not {}", a.probes);
     }
     let tb = open(&a.dir)?;
-    let mats: Vec<_> = tb.tables().iter().map(|t| t.material()).collect();
-    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(1);
-    let mut positions = Vec::with_capacity(1 << 16);
-    while positions.len() < 1 << 16 {
-        let m = mats[rng.gen_range(0..mats.len())];
-        let mut occ = 0u64;
-        let mut sets = [0u64; 4];
-        for (g, k) in [m.white_men, m.white_kings, m.black_men, m.black_kings]
-            .into_iter()
-            .enumerate()
-        {
-            for _ in 0..k {
-                loop {
-                    let sq = if g % 2 == 0 {
-                        rng.gen_range(8..56)
-                    } else {
-                        rng.gen_range(0..64)
-                    };
-                    if occ & (1 << sq) == 0 {
-                        occ |= 1 << sq;
-                        sets[g] |= 1 << sq;
-                        break;
-                    }
-                }
-            }
-        }
-        let turn = if rng.gen() {
-            Color::White
-        } else {
-            Color::Black
-        };
-        if let Ok(p) = Position::from_bitboards(
-            Bitboard(sets[0] | sets[1]),
-            Bitboard(sets[2] | sets[3]),
-            Bitboard(sets[1] | sets[3]),
-            turn,
-        ) {
-            positions.push(p.with_rules(tb.rules()));
-        }
-    }
+    let positions = dama_tablebase::sample_positions(&tb, 1 << 16, 1);
     let start = Instant::now();
     let mut found = 0u64;
     for i in 0..a.probes {
@@ -360,7 +320,7 @@ fn bench(a: &BenchArgs) -> Result<()> {
         a.probes,
         a.probes as f64 / secs.max(1e-9) / 1e6,
         secs * 1e9 / a.probes as f64,
-        mats.len()
+        tb.tables().len()
     );
     Ok(())
 }

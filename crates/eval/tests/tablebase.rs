@@ -10,11 +10,8 @@ use dama_tablebase::{Generator, Tablebase, Wdl};
 
 fn tables() -> (tempfile::TempDir, Arc<Tablebase>) {
     let dir = tempfile::tempdir().expect("temp dir");
-    Generator::new(dir.path(), Rules::default())
-        .generate(3, &|_| {})
-        .expect("3-piece tables generate");
-    let tb = Tablebase::open(dir.path()).expect("tables open");
-    (dir, Arc::new(tb))
+    let tb = Generator::new(dir.path(), Rules::default()).generate_and_open(3);
+    (dir, Arc::new(tb.expect("3-piece tables generate")))
 }
 
 /// Every three-piece root the tables call won: the engine plays a move that

@@ -12,11 +12,8 @@ use rand_chacha::ChaCha8Rng;
 
 fn tables() -> (tempfile::TempDir, Arc<Tablebase>) {
     let dir = tempfile::tempdir().expect("temp dir");
-    Generator::new(dir.path(), Rules::default())
-        .generate(3, &|_| {})
-        .expect("3-piece tables generate");
-    let tb = Tablebase::open(dir.path()).expect("tables open");
-    (dir, Arc::new(tb))
+    let tb = Generator::new(dir.path(), Rules::default()).generate_and_open(3);
+    (dir, Arc::new(tb.expect("3-piece tables generate")))
 }
 
 #[test]

@@ -6,9 +6,7 @@
 
 use std::time::Instant;
 
-use dama_engine::{Bitboard, Color, Position};
 use dama_tablebase::Tablebase;
-use rand::{Rng, SeedableRng};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut args = std::env::args().skip(1);
@@ -26,46 +24,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         tb.tables().len(),
         t.elapsed().as_secs_f64()
     );
-    let mats: Vec<_> = tb.tables().iter().map(|t| t.material()).collect();
-    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(1);
-    let mut positions = Vec::with_capacity(1 << 16);
-    while positions.len() < 1 << 16 {
-        let m = mats[rng.gen_range(0..mats.len())];
-        let mut occ = 0u64;
-        let mut sets = [0u64; 4];
-        for (g, k) in [m.white_men, m.white_kings, m.black_men, m.black_kings]
-            .into_iter()
-            .enumerate()
-        {
-            for _ in 0..k {
-                loop {
-                    let sq = if g % 2 == 0 {
-                        rng.gen_range(8..56)
-                    } else {
-                        rng.gen_range(0..64)
-                    };
-                    if occ & (1 << sq) == 0 {
-                        occ |= 1 << sq;
-                        sets[g] |= 1 << sq;
-                        break;
-                    }
-                }
-            }
-        }
-        let turn = if rng.gen() {
-            Color::White
-        } else {
-            Color::Black
-        };
-        if let Ok(p) = Position::from_bitboards(
-            Bitboard(sets[0] | sets[1]),
-            Bitboard(sets[2] | sets[3]),
-            Bitboard(sets[1] | sets[3]),
-            turn,
-        ) {
-            positions.push(p.with_rules(tb.rules()));
-        }
-    }
+    let positions = dama_tablebase::sample_positions(&tb, 1 << 16, 1);
     let start = Instant::now();
     let cpu0 = cpu_ns();
     let mut decisive = 0u64;

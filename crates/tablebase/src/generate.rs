@@ -195,6 +195,17 @@ impl Generator {
         self.generate_until(max_pieces, None, on_event)
     }
 
+    /// Generates every table of at most `max_pieces` pieces (silently) and
+    /// opens the directory.
+    ///
+    /// # Errors
+    ///
+    /// As [`Generator::generate`] and [`Tablebase::open`](crate::Tablebase::open).
+    pub fn generate_and_open(&self, max_pieces: u32) -> Result<crate::Tablebase> {
+        self.generate(max_pieces, &|_| {})?;
+        crate::Tablebase::open(&self.dir)
+    }
+
     /// As [`Generator::generate`], but stops after the split named `last`
     /// (`KKKvK`) if given: the splits it depends on come before it in the
     /// order, so this measures one split without generating all of its size.

@@ -428,3 +428,55 @@ impl Tablebase {
         Ok(checked)
     }
 }
+
+/// `n` random positions of the loaded splits (men on ranks 2–7, either
+/// side to move, under the tables' rules), for probe benchmarks: seeded,
+/// so two runs probe the same positions.
+pub fn sample_positions(tb: &Tablebase, n: usize, seed: u64) -> Vec<Position> {
+    use dama_engine::{Bitboard, Color};
+    use rand::{Rng, SeedableRng};
+    let mats: Vec<_> = tb.tables().iter().map(|t| t.material()).collect();
+    let mut positions = Vec::with_capacity(n);
+    if mats.is_empty() {
+        return positions;
+    }
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+    while positions.len() < n {
+        let m = mats[rng.gen_range(0..mats.len())];
+        let mut occ = 0u64;
+        let mut sets = [0u64; 4];
+        for (g, k) in [m.white_men, m.white_kings, m.black_men, m.black_kings]
+            .into_iter()
+            .enumerate()
+        {
+            for _ in 0..k {
+                loop {
+                    let sq = if g % 2 == 0 {
+                        rng.gen_range(8..56)
+                    } else {
+                        rng.gen_range(0..64)
+                    };
+                    if occ & (1 << sq) == 0 {
+                        occ |= 1 << sq;
+                        sets[g] |= 1 << sq;
+                        break;
+                    }
+                }
+            }
+        }
+        let turn = if rng.gen() {
+            Color::White
+        } else {
+            Color::Black
+        };
+        if let Ok(p) = Position::from_bitboards(
+            Bitboard(sets[0] | sets[1]),
+            Bitboard(sets[2] | sets[3]),
+            Bitboard(sets[1] | sets[3]),
+            turn,
+        ) {
+            positions.push(p.with_rules(tb.rules()));
+        }
+    }
+    positions
+}
