@@ -49,6 +49,10 @@ pub struct EvalArgs {
     /// Either way libtorch runs one thread (games run in parallel).
     #[arg(long, default_value_t = 64)]
     batch_games: usize,
+    /// Endgame tables for the players that use them (alpha-beta probes
+    /// them in its search and plays their move at a table root).
+    #[arg(long)]
+    tablebase: Option<PathBuf>,
 }
 
 /// Arguments of `dama ladder`.
@@ -144,10 +148,27 @@ fn options(device: &str) -> BuildOptions {
     }
 }
 
+/// The endgame tables of `--tablebase DIR` (none for an empty path).
+fn tablebase(dir: &std::path::Path) -> Result<Option<std::sync::Arc<dama_tablebase::Tablebase>>> {
+    if dir.as_os_str().is_empty() {
+        return Ok(None);
+    }
+    let tb = dama_tablebase::Tablebase::open(dir)
+        .with_context(|| format!("cannot read the endgame tables in {}", dir.display()))?;
+    Ok(Some(std::sync::Arc::new(tb)))
+}
+
 /// Runs `dama eval`.
 pub fn run_eval(args: &EvalArgs) -> Result<()> {
-    let a = parse_player(&args.a, &options(&args.device)).context("player --a")?;
-    let b = parse_player(&args.b, &options(&args.device)).context("player --b")?;
+    let opts = BuildOptions {
+        tablebase: match &args.tablebase {
+            Some(dir) => tablebase(dir)?,
+            None => None,
+        },
+        ..options(&args.device)
+    };
+    let a = parse_player(&args.a, &opts).context("player --a")?;
+    let b = parse_player(&args.b, &opts).context("player --b")?;
     let sprt = args
         .sprt
         .as_deref()

@@ -213,6 +213,9 @@ pub struct EvalConfig {
     /// What a draw is worth to the network players of evaluation games
     /// (`ckpt:…,draw=D`; see the search's `draw_score`). Default 0 (neutral).
     pub draw_score: f32,
+    /// Root search of the network players of evaluation games: `"gumbel"`
+    /// (deterministic, no Gumbel noise) or `"puct"`. Default `"gumbel"`.
+    pub search: dama_eval::SearchKind,
 }
 
 impl Default for EvalConfig {
@@ -225,6 +228,7 @@ impl Default for EvalConfig {
             sims: 32,
             gate_score: 0.0,
             draw_score: 0.0,
+            search: dama_eval::SearchKind::Gumbel,
         }
     }
 }

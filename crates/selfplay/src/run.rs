@@ -666,18 +666,25 @@ pub fn train(opts: &TrainOptions, stop: &AtomicBool) -> Result<RunSummary, Error
             // cores, and spinning OpenMP threads beside them were 48x
             // slower on this loaded 2-core machine (issue 12).
             device::set_torch_threads(1);
-            let draw = if cfg.eval.draw_score != 0.0 {
+            let mut search_opts = if cfg.eval.draw_score != 0.0 {
                 format!(",draw={}", cfg.eval.draw_score)
             } else {
                 String::new()
             };
-            let me = format!("ckpt:{},sims={}{draw}", ckpt.display(), cfg.eval.sims);
+            if cfg.eval.search == dama_eval::SearchKind::Puct {
+                search_opts.push_str(",search=puct");
+            }
+            let me = format!(
+                "ckpt:{},sims={}{search_opts}",
+                ckpt.display(),
+                cfg.eval.sims
+            );
             let mut opponents: Vec<String> = cfg.eval.baselines.clone();
             if cfg.eval.against_previous {
                 opponents.insert(
                     0,
                     format!(
-                        "ckpt:{},sims={}{draw}",
+                        "ckpt:{},sims={}{search_opts}",
                         paths.model(state.best_generation).display(),
                         cfg.eval.sims
                     ),
@@ -687,8 +694,7 @@ pub fn train(opts: &TrainOptions, stop: &AtomicBool) -> Result<RunSummary, Error
                 if stop.load(Ordering::SeqCst) {
                     break;
                 }
-                let mut line =
-                    eval_match(&me, opp, cfg, gen, k as u64, opts.progress, &cfg.run.device)?;
+                let mut line = eval_match(&me, opp, cfg, gen, k as u64, opts.progress, &tablebase)?;
                 if k == 0 && cfg.eval.against_previous {
                     line.label = format!("previous ({})", line.label);
                 }
@@ -815,11 +821,12 @@ fn eval_match(
     gen: u32,
     k: u64,
     progress: bool,
-    device: &str,
+    tablebase: &Option<std::sync::Arc<dama_tablebase::Tablebase>>,
 ) -> Result<EvalLine, Error> {
+    // Players that use endgame tables (alpha-beta) get the run's.
     let options = dama_eval::BuildOptions {
-        device: Some(device.to_string()),
-        ..dama_eval::BuildOptions::default()
+        device: Some(cfg.run.device.clone()),
+        tablebase: tablebase.clone(),
     };
     let a = dama_eval::parse_player(me, &options).map_err(|e| Error::Eval(e.to_string()))?;
     let b = dama_eval::parse_player(opponent, &options).map_err(|e| Error::Eval(e.to_string()))?;
