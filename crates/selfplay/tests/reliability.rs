@@ -5,11 +5,24 @@
 
 use std::path::Path;
 use std::sync::atomic::AtomicBool;
+use std::sync::{Mutex, MutexGuard};
 
 use dama_selfplay::{train, Error, RunConfig, RunLock, RunPaths, TrainOptions};
 
 /// configs/smoke.toml with more games than parallel slots, so games finish
 /// (and are written) in an order other than their ids.
+/// libtorch's random generator (seeded when a run creates its network) and
+/// thread count are global to the process, and cargo runs the tests of a
+/// file on parallel threads: tests that train take turns, or a run could
+/// draw its initial weights after another run reseeded the generator.
+static TRAINING: Mutex<()> = Mutex::new(());
+
+fn one_trainer_at_a_time() -> MutexGuard<'static, ()> {
+    TRAINING
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
 fn config(generations: u32) -> RunConfig {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../configs/smoke.toml");
     let mut config = RunConfig::load(&path).unwrap();
@@ -40,6 +53,7 @@ fn weights(dir: &Path, generation: u32) -> Vec<u8> {
 /// finished rather than in game-id order.
 #[test]
 fn resume_after_generation_one_is_bit_exact() {
+    let _turn = one_trainer_at_a_time();
     let tmp = tempfile::tempdir().unwrap();
     let stop = AtomicBool::new(false);
     let straight = tmp.path().join("straight");
@@ -59,6 +73,7 @@ fn resume_after_generation_one_is_bit_exact() {
 /// error naming the holder's process id; the lock goes with its holder.
 #[test]
 fn a_second_trainer_is_locked_out() {
+    let _turn = one_trainer_at_a_time();
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("run");
     let stop = AtomicBool::new(false);
@@ -86,6 +101,7 @@ fn a_second_trainer_is_locked_out() {
 /// sidecar (or `state.json`), a run restarts, with or without `--resume`.
 #[test]
 fn an_orphan_generation_zero_checkpoint_does_not_block_the_run() {
+    let _turn = one_trainer_at_a_time();
     let tmp = tempfile::tempdir().unwrap();
     let stop = AtomicBool::new(false);
     let reference = tmp.path().join("reference");
@@ -106,6 +122,7 @@ fn an_orphan_generation_zero_checkpoint_does_not_block_the_run() {
 /// `--run ''` would train into the checkpoints directory itself.
 #[test]
 fn an_empty_run_directory_is_refused() {
+    let _turn = one_trainer_at_a_time();
     let stop = AtomicBool::new(false);
     let err = train(&options(Path::new(""), 1, false), &stop)
         .unwrap_err()
