@@ -486,15 +486,10 @@ impl Bot {
     /// The tables' move at a move boundary of a position they hold.
     fn think_tablebase(&self, game: &Game, network: Option<Eval>) -> Option<Thought> {
         let tb = self.tablebase.as_ref()?;
-        if game.pending_capture().is_some() {
-            return None;
-        }
-        let pos = game.position();
-        if pos.occupied().count() > tb.max_pieces() {
-            return None;
-        }
-        let probe = tb.probe(pos)?;
-        let (best, _) = tb.best_moves(pos)?.first().copied()?;
+        let probe = DamaState::new(game.clone())
+            .with_tablebase(Some(tb.clone()))
+            .probe()?;
+        let (best, _) = tb.best_moves(game.position())?.first().copied()?;
         Some(Thought {
             best,
             eval: None,

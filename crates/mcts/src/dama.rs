@@ -81,12 +81,21 @@ impl DamaState {
     /// rules, or when the tables do not hold the position.
     #[must_use]
     pub fn probe(&self) -> Option<Probe> {
+        if self.game.outcome().is_some() {
+            return None;
+        }
+        self.probe_unfinished()
+    }
+
+    /// [`DamaState::probe`] for a game already known not to be over by the
+    /// rules (so [`Game::outcome`] does not ask the engine twice).
+    fn probe_unfinished(&self) -> Option<Probe> {
         let tb = self.tablebase.as_ref()?;
         if self.game.pending_capture().is_some() {
             return None;
         }
         let pos = self.game.position();
-        if pos.occupied().count() > tb.max_pieces() || self.game.outcome().is_some() {
+        if pos.occupied().count() > tb.max_pieces() {
             return None;
         }
         tb.probe(pos)
@@ -177,7 +186,7 @@ impl Game for DamaState {
                 None => Outcome::Draw,
             });
         }
-        let probe = self.probe()?;
+        let probe = self.probe_unfinished()?;
         let us = player(self.game.turn());
         Some(match probe.wdl.score() {
             1 => Outcome::Win(us),
