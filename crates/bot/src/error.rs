@@ -13,7 +13,7 @@ pub enum Error {
     #[error(transparent)]
     Eval(#[from] dama_eval::Error),
     /// The search failed.
-    #[error("search: {0}")]
+    #[error(transparent)]
     Search(#[from] dama_mcts::Error),
     /// A bundle is missing, damaged or made for another build; every
     /// problem is named.
@@ -27,14 +27,17 @@ pub enum Error {
     /// Running the Python exporter failed.
     #[error("python: {0}")]
     Python(String),
-    /// Text from a user (a spec, rules, a command) does not parse.
+    /// Rules text (`rules …`, `--rules`) does not parse.
+    #[error(transparent)]
+    Rules(#[from] dama_engine::ParseRulesError),
+    /// Text from a user (a spec, a command) does not parse.
     #[error("{0}")]
     Input(String),
     /// Asked to move in a finished game, or in a position without moves.
     #[error("{0}")]
     GameOver(String),
     /// Reading or writing a file.
-    #[error("i/o: {0}")]
+    #[error(transparent)]
     Io(#[from] std::io::Error),
     /// Reading or writing a named file or directory.
     #[error("{path}")]
@@ -45,7 +48,7 @@ pub enum Error {
         source: std::io::Error,
     },
     /// JSON (de)serialisation.
-    #[error("json: {0}")]
+    #[error(transparent)]
     Json(#[from] serde_json::Error),
 }
 
@@ -54,5 +57,37 @@ impl Error {
     pub fn file(path: impl Into<PathBuf>) -> impl FnOnce(std::io::Error) -> Error {
         let path = path.into();
         move |source| Error::File { path, source }
+    }
+}
+
+/// `err` and its causes on one line, each once: `outer: cause: cause`.
+pub(crate) fn chain(err: &dyn std::error::Error) -> String {
+    let mut out = err.to_string();
+    let mut source = err.source();
+    while let Some(e) = source {
+        let text = e.to_string();
+        if !out.ends_with(&text) {
+            out.push_str(": ");
+            out.push_str(&text);
+        }
+        source = e.source();
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn chain_names_each_cause_once() {
+        let io = std::io::Error::new(std::io::ErrorKind::NotFound, "no such file");
+        let err = Error::File {
+            path: "model.ts".into(),
+            source: io,
+        };
+        assert_eq!(chain(&err), "model.ts: no such file");
+        let err = Error::from(dama_nn::Error::Io(std::io::Error::other("disk full")));
+        assert_eq!(chain(&err), "disk full");
     }
 }

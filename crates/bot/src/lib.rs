@@ -9,7 +9,8 @@
 //!   time [`Limit`], and reports a [`Thought`]: best move, evaluation,
 //!   principal variation and the top moves with their visit shares.
 //! * [`Session`]: the line protocol of `dama bot` (`docs/protocol.md`).
-//! * [`parse_rules`] and [`draw_board`]: shared by the terminal front ends.
+//! * [`draw_board`]: shared by the terminal front ends (rules parse and
+//!   print with `dama_engine::Rules`' `FromStr` and `Display`).
 //!
 //! # Examples
 //!
@@ -32,7 +33,6 @@ mod error;
 mod export;
 mod protocol;
 mod python;
-mod rules;
 
 pub use board::draw_board;
 pub use bot::{
@@ -43,4 +43,3 @@ pub use error::Error;
 pub use export::{export, ExportOptions, ExportReport};
 pub use protocol::{Reply, Session, PROTOCOL_VERSION};
 pub use python::find_python;
-pub use rules::{parse_rules, rules_to_string};

@@ -9,7 +9,6 @@ use std::time::Duration;
 use dama_engine::{Game, Position, Rules};
 
 use crate::bot::{Bot, Limit, Thought};
-use crate::rules::{parse_rules, rules_to_string};
 use crate::Error;
 
 /// Version of the protocol, announced by `hello`.
@@ -169,7 +168,8 @@ impl Session {
                 "unknown command `{cmd}` (commands: {COMMANDS})"
             ))),
         };
-        result.unwrap_or_else(|e| Reply::one(format!("error {}", one_line(&e.to_string()))))
+        result
+            .unwrap_or_else(|e| Reply::one(format!("error {}", one_line(&crate::error::chain(&e)))))
     }
 
     fn hello(&self) -> Reply {
@@ -185,7 +185,7 @@ impl Session {
             ));
         }
         lines.push(format!("id limit {}", limit_text(self.bot.default_limit())));
-        lines.push(format!("rules {}", rules_to_string(&self.rules)));
+        lines.push(format!("rules {}", self.rules));
         lines.push("ok".into());
         Reply { lines, quit: false }
     }
@@ -193,14 +193,11 @@ impl Session {
     fn set_rules(&mut self, rest: &str) -> Result<Reply, Error> {
         if rest.is_empty() {
             return Ok(Reply {
-                lines: vec![
-                    format!("rules {}", rules_to_string(&self.rules)),
-                    "ok".into(),
-                ],
+                lines: vec![format!("rules {}", self.rules), "ok".into()],
                 quit: false,
             });
         }
-        let rules = parse_rules(rest)?;
+        let rules = rest.parse::<Rules>()?;
         // Replay the current game under the new rules.
         let moves: Vec<String> = self.game.moves().iter().map(ToString::to_string).collect();
         let start = self.game.start_position().with_rules(rules);
@@ -220,7 +217,7 @@ impl Session {
         if let Some(trained) = self.bot.trained_rules().filter(|t| *t != rules) {
             r.lines.push(format!(
                 "info warning the network was trained under rules {}",
-                rules_to_string(&trained)
+                trained
             ));
         }
         r.lines.push("ok".into());

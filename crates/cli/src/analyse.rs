@@ -65,7 +65,7 @@ pub fn run(args: &AnalyseArgs) -> Result<()> {
         let out = json!({
             "position": game.position().to_string(),
             "turn": turn.to_string(),
-            "rules": dama_bot::rules_to_string(&rules),
+            "rules": rules.to_string(),
             "bot": bot.name(),
             "analysis": top,
             "network": raw.as_ref().map(|r| json!({

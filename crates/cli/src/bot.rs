@@ -5,19 +5,10 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
-use clap::{Args, ValueEnum};
+use clap::Args;
 use dama_bot::{Bot, BotOptions, Limit, Session};
 use dama_engine::Rules;
 use dama_mcts::Algorithm;
-
-/// Root search of network bots.
-#[derive(Clone, Copy, Debug, ValueEnum)]
-pub enum SearchArg {
-    /// AlphaZero PUCT.
-    Puct,
-    /// Gumbel AlphaZero (simulation budgets only).
-    Gumbel,
-}
 
 /// Which bot, and how strong.
 #[derive(Args, Debug, Clone)]
@@ -40,9 +31,10 @@ pub struct BotArgs {
     /// Thinking time per move in milliseconds (at most one hour).
     #[arg(long, value_parser = crate::args::move_time_ms)]
     pub time: Option<u64>,
-    /// Root search of network bots (default: the bundle's, else PUCT).
-    #[arg(long, value_enum)]
-    pub search: Option<SearchArg>,
+    /// Root search of network bots: puct or gumbel (Gumbel: simulation
+    /// budgets only; default: the bundle's, else puct).
+    #[arg(long)]
+    pub search: Option<Algorithm>,
     /// auto, cpu, cuda or cuda:N.
     #[arg(long, default_value = "cpu")]
     pub device: String,
@@ -119,10 +111,7 @@ impl BotArgs {
         let options = BotOptions {
             device: self.device.clone(),
             seed: self.seed,
-            algorithm: self.search.map(|s| match s {
-                SearchArg::Puct => Algorithm::Puct,
-                SearchArg::Gumbel => Algorithm::Gumbel,
-            }),
+            algorithm: self.search,
             tablebase: self.open_tablebase()?,
         };
         let mut bot =
@@ -137,7 +126,7 @@ impl BotArgs {
 /// Parses `--rules`, defaulting to the rules the bot was trained under.
 pub fn rules_for(text: Option<&str>, bot: &Bot) -> Result<Rules> {
     match text {
-        Some(t) => Ok(dama_bot::parse_rules(t)?),
+        Some(t) => Ok(t.parse::<dama_engine::Rules>()?),
         None => Ok(bot.trained_rules().unwrap_or_default()),
     }
 }

@@ -55,7 +55,7 @@ pub fn run(args: &PlayArgs) -> Result<()> {
     if let Some(trained) = bot.trained_rules().filter(|t| *t != rules) {
         outln!(
             "note: the network was trained under rules {}",
-            dama_bot::rules_to_string(&trained)
+            trained.to_string()
         );
     }
     let pos: Position = args
@@ -81,7 +81,7 @@ pub fn run(args: &PlayArgs) -> Result<()> {
         "dama play: you are {human}, the bot is {} ({}); rules: {}",
         bot.name(),
         bot.default_limit(),
-        dama_bot::rules_to_string(&rules)
+        rules.to_string()
     );
     outln!("{HELP}");
     let stdin = std::io::stdin();
@@ -236,7 +236,7 @@ fn save(
         ("Event".into(), "dama play".into()),
         ("White".into(), white.into()),
         ("Black".into(), black.into()),
-        ("Rules".into(), dama_bot::rules_to_string(game.rules())),
+        ("Rules".into(), game.rules().to_string()),
     ];
     if let Some(loser) = resigned {
         record.result = Some(Outcome::Decisive { winner: !loser });

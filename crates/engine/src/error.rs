@@ -149,11 +149,13 @@ pub enum ParseGameError {
         text: String,
     },
     /// The `Rules` tag does not parse.
+    /// (The cause is in the message, so not also a `source`: a chain
+    /// printer would say it twice.)
     #[error("bad rules tag: {0}")]
-    Rules(#[from] ParseRulesError),
-    /// The `FEN`/`Position` tag does not parse.
+    Rules(ParseRulesError),
+    /// The `FEN`/`Position` tag does not parse (the cause is in the message).
     #[error("bad starting position: {0}")]
-    Position(#[from] ParsePositionError),
+    Position(ParsePositionError),
     /// A move that does not parse or is illegal.
     #[error("move {ply} ({text:?}): {reason}")]
     Move {
@@ -205,4 +207,16 @@ pub enum Error {
     /// See [`ParseGameError`].
     #[error(transparent)]
     ParseGame(#[from] ParseGameError),
+}
+
+impl From<ParseRulesError> for ParseGameError {
+    fn from(e: ParseRulesError) -> ParseGameError {
+        ParseGameError::Rules(e)
+    }
+}
+
+impl From<ParsePositionError> for ParseGameError {
+    fn from(e: ParsePositionError) -> ParseGameError {
+        ParseGameError::Position(e)
+    }
 }

@@ -88,6 +88,7 @@ mod bitboard;
 mod color;
 mod error;
 mod game;
+mod geometry;
 mod movegen;
 mod mv;
 mod notation;
@@ -108,7 +109,9 @@ pub use game::{Game, PendingCapture, StepList, StepResult};
 pub use mv::{Move, MoveList, Path, Step, MAX_CAPTURES, MAX_MOVES};
 pub use notation::{GameRecord, MoveText};
 pub use outcome::{Outcome, Termination};
-pub use perft::{perft, perft_divide, perft_divide_parallel, perft_parallel};
+pub use perft::{perft, perft_divide};
+#[cfg(feature = "parallel")]
+pub use perft::{perft_divide_parallel, perft_parallel};
 pub use position::Position;
 pub use rules::{MidCapturePromotion, OnePieceEachRule, Rules};
 pub use square::{Direction, Square};

@@ -5,6 +5,7 @@
 
 use arrayvec::ArrayVec;
 
+use crate::geometry::RAYS;
 use crate::mv::MAX_CAPTURES;
 use crate::{Bitboard, Color, Direction, Move, MoveList, Role, Square, Step};
 
@@ -39,46 +40,6 @@ impl Side for White {
 impl Side for Black {
     const WHITE: bool = false;
     type Other = White;
-}
-
-/// `RAYS[d][sq]`: the squares from `sq` (exclusive) to the edge in direction `d`.
-pub(crate) static RAYS: [[u64; 64]; 4] = {
-    let mut rays = [[0u64; 64]; 4];
-    let mut d = 0;
-    while d < 4 {
-        let (df, dr): (i8, i8) = match d {
-            0 => (0, 1),
-            1 => (1, 0),
-            2 => (0, -1),
-            _ => (-1, 0),
-        };
-        let mut sq = 0;
-        while sq < 64 {
-            let mut f = (sq % 8) as i8 + df;
-            let mut r = (sq / 8) as i8 + dr;
-            let mut bb = 0u64;
-            while f >= 0 && f < 8 && r >= 0 && r < 8 {
-                bb |= 1 << (r * 8 + f);
-                f += df;
-                r += dr;
-            }
-            rays[d][sq] = bb;
-            sq += 1;
-        }
-        d += 1;
-    }
-    rays
-};
-
-/// The squares strictly between `a` and `b` if they share a rank or file.
-pub(crate) fn between(a: Square, b: Square) -> Bitboard {
-    match Direction::between(a, b) {
-        Some(d) => {
-            let d = d as usize;
-            Bitboard(RAYS[d][a.index() as usize] & !RAYS[d][b.index() as usize] & !(1 << b.index()))
-        }
-        None => Bitboard::EMPTY,
-    }
 }
 
 /// North and East rays grow with the square index; South and West shrink.

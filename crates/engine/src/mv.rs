@@ -165,7 +165,7 @@ impl Move {
         let mut remaining = self.captured;
         let mut at = self.from;
         for to in self.path() {
-            let seg = crate::movegen::between(at, to) & remaining;
+            let seg = crate::geometry::between(at, to) & remaining;
             let captured = seg.first();
             if let Some(c) = captured {
                 remaining.remove(c);

@@ -1,5 +1,6 @@
 //! Perft: counting the leaves of the move tree.
 
+#[cfg(feature = "parallel")]
 use rayon::prelude::*;
 
 use crate::movegen::{self, Black, Compact, CompactList, Side, White};
@@ -65,6 +66,7 @@ pub fn perft_divide(pos: &Position, rules: &Rules, depth: u32) -> Vec<(Move, u64
         .collect()
 }
 
+#[cfg(feature = "parallel")]
 /// [`perft`], with the subtrees of the root moves counted in parallel on the
 /// current rayon thread pool (run it inside `ThreadPool::install` to choose
 /// the number of threads).
@@ -88,6 +90,7 @@ pub fn perft_parallel(pos: &Position, rules: &Rules, depth: u32) -> u64 {
         .sum()
 }
 
+#[cfg(feature = "parallel")]
 /// [`perft_divide`], with the root moves counted in parallel on the current
 /// rayon thread pool.
 pub fn perft_divide_parallel(pos: &Position, rules: &Rules, depth: u32) -> Vec<(Move, u64)> {

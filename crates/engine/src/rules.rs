@@ -173,3 +173,39 @@ impl fmt::Display for Rules {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn text_round_trips_and_bad_text_is_named() {
+        for text in [
+            "default",
+            "",
+            "promotion=continue_as_king",
+            "no_capture_limit=off one_piece_each=king_beats_man",
+            "no_capture_limit=80",
+        ] {
+            let r: Rules = text.parse().unwrap();
+            assert_eq!(r.to_string().parse::<Rules>().unwrap(), r, "{text}");
+        }
+        assert_eq!(
+            "no_capture_limit=off, one_piece_each=king_beats_man"
+                .parse::<Rules>()
+                .unwrap()
+                .to_string(),
+            "promotion=end_of_move one_piece_each=king_beats_man no_capture_limit=off"
+        );
+        for bad in [
+            "foo",
+            "foo=bar",
+            "promotion=sometimes",
+            "no_capture_limit=0",
+            "no_capture_limit=-3",
+        ] {
+            let e = bad.parse::<Rules>().unwrap_err().to_string();
+            assert!(e.contains("rules"), "{bad}: {e}");
+        }
+    }
+}

@@ -18,20 +18,16 @@ use std::path::PathBuf;
 use std::str::FromStr;
 use std::time::Duration;
 
-use dama_mcts::MAX_SIMULATIONS;
+use dama_mcts::{Algorithm, MAX_SIMULATIONS};
 use serde::{Deserialize, Serialize};
 
 use crate::Error;
 
-/// Search kind for a checkpoint player.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum SearchKind {
-    /// Gumbel AlphaZero root search (sequential halving).
-    Gumbel,
-    /// PUCT (AlphaZero).
-    Puct,
-}
+/// The root search of a checkpoint player: `dama_mcts`' [`Algorithm`], the
+/// one search-algorithm type of the workspace.
+/// (Kept while the crates move to `Algorithm`.)
+#[doc(hidden)]
+pub type SearchKind = Algorithm;
 
 /// Limit of an alpha-beta search.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -98,8 +94,8 @@ pub enum PlayerSpec {
         path: PathBuf,
         /// Simulations per decision (default 200) or time per move.
         budget: SearchBudget,
-        /// Root search (default Gumbel).
-        search: SearchKind,
+        /// Root search (default [`DEFAULT_CKPT_SEARCH`]).
+        search: Algorithm,
         /// What a draw is worth to the player in its search
         /// ([`dama_mcts::SearchConfig::draw_score`]; default 0, neutral;
         /// negative values are contempt for draws).
@@ -118,8 +114,14 @@ pub const DEFAULT_TT_MB: usize = 16;
 /// (one hour).
 pub const MAX_MOVE_TIME_MS: u64 = MAX_MOVE_TIME.as_millis() as u64;
 
-/// Default simulations of a `ckpt` player.
+/// Default simulations of a checkpoint player (`ckpt:PATH`, a bare
+/// checkpoint given to `dama bot`/`play`/`analyse`, a bundle without settings).
 pub const DEFAULT_CKPT_SIMS: u32 = 200;
+/// Default root search of a checkpoint player. PUCT: it searches to a
+/// deadline as well as to a simulation count, and in evaluation it converts
+/// won positions where deterministic Gumbel search drifts into 50-ply draws
+/// (see the README's strength figures).
+pub const DEFAULT_CKPT_SEARCH: Algorithm = Algorithm::Puct;
 
 fn options(kind: &str, rest: &str) -> Result<Vec<(String, String)>, Error> {
     rest.split(',')
@@ -231,7 +233,7 @@ impl FromStr for PlayerSpec {
                     return Ok(PlayerSpec::Policy { path: path.into() });
                 }
                 let mut budget = None;
-                let mut search = SearchKind::Gumbel;
+                let mut search = DEFAULT_CKPT_SEARCH;
                 let mut draw_score = 0.0f32;
                 for (k, v) in opts {
                     match k.as_str() {
@@ -260,15 +262,11 @@ impl FromStr for PlayerSpec {
                             budget = Some(SearchBudget::Time(Duration::from_millis(ms)));
                         }
                         "search" => {
-                            search = match v.as_str() {
-                                "gumbel" => SearchKind::Gumbel,
-                                "puct" => SearchKind::Puct,
-                                _ => {
-                                    return Err(Error::Spec(format!(
-                                        "`ckpt`: search must be gumbel or puct, got `{v}`"
-                                    )))
-                                }
-                            }
+                            search = v.parse().map_err(|_| {
+                                Error::Spec(format!(
+                                    "`ckpt`: search must be gumbel or puct, got `{v}`"
+                                ))
+                            })?;
                         }
                         "draw" => {
                             draw_score = number(kind, &k, &v)?;
@@ -363,8 +361,8 @@ impl fmt::Display for PlayerSpec {
                     SearchBudget::Sims(n) => write!(f, ",sims={n}")?,
                     SearchBudget::Time(d) => write!(f, ",time={}", d.as_millis())?,
                 }
-                if *search != SearchKind::Gumbel {
-                    f.write_str(",search=puct")?;
+                if *search != DEFAULT_CKPT_SEARCH {
+                    write!(f, ",search={search}")?;
                 }
                 if *draw_score != 0.0 {
                     write!(f, ",draw={draw_score}")?;
@@ -390,10 +388,10 @@ mod tests {
             "alphabeta:depth=6,tt=64",
             "mcts:sims=800",
             "ckpt:runs/a/models/x.safetensors",
-            "ckpt:x.safetensors,sims=64,search=puct",
+            "ckpt:x.safetensors,sims=64,search=gumbel",
             "ckpt:x.safetensors,sims=64,draw=-0.25",
             "ckpt:x.safetensors,time=100",
-            "ckpt:x.safetensors,time=3600000,search=puct",
+            "ckpt:x.safetensors,time=3600000,search=gumbel",
             "policy:x.safetensors",
         ] {
             let spec: PlayerSpec = s.parse().unwrap();
@@ -407,7 +405,7 @@ mod tests {
             }
         );
         assert_eq!(
-            "ckpt:m.safetensors,search=gumbel,sims=200"
+            "ckpt:m.safetensors,search=puct,sims=200"
                 .parse::<PlayerSpec>()
                 .unwrap()
                 .to_string(),
@@ -486,7 +484,7 @@ mod tests {
             PlayerSpec::Checkpoint {
                 path: "m".into(),
                 budget: SearchBudget::Time(Duration::from_millis(250)),
-                search: SearchKind::Gumbel,
+                search: DEFAULT_CKPT_SEARCH,
                 draw_score: 0.0,
             }
         );

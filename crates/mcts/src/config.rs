@@ -21,6 +21,48 @@ pub enum Algorithm {
     Gumbel,
 }
 
+impl Algorithm {
+    /// Every algorithm, in the order `--help` lists them.
+    pub const ALL: [Algorithm; 2] = [Algorithm::Puct, Algorithm::Gumbel];
+
+    /// The name configs, specs and command lines use: `puct` or `gumbel`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Algorithm::Puct => "puct",
+            Algorithm::Gumbel => "gumbel",
+        }
+    }
+}
+
+impl std::fmt::Display for Algorithm {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl std::str::FromStr for Algorithm {
+    type Err = Error;
+
+    /// Parses `puct` or `gumbel`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use dama_mcts::Algorithm;
+    ///
+    /// assert_eq!("gumbel".parse::<Algorithm>()?, Algorithm::Gumbel);
+    /// assert_eq!(Algorithm::Puct.to_string(), "puct");
+    /// assert!("alphabeta".parse::<Algorithm>().is_err());
+    /// # Ok::<(), dama_mcts::Error>(())
+    /// ```
+    fn from_str(text: &str) -> Result<Algorithm, Error> {
+        Algorithm::ALL
+            .into_iter()
+            .find(|a| a.name() == text)
+            .ok_or_else(|| Error::UnknownAlgorithm(text.to_owned()))
+    }
+}
+
 /// Search parameters. Every field has a default (see [`SearchConfig::default`]);
 /// a TOML table may give any subset, and unknown keys are rejected.
 ///

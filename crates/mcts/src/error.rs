@@ -12,9 +12,12 @@ pub enum Error {
         /// What is wrong with it.
         why: &'static str,
     },
+    /// A search algorithm's name is neither `puct` nor `gumbel`.
+    #[error("search `{0}`: expected puct or gumbel")]
+    UnknownAlgorithm(String),
     /// The evaluator failed.
-    #[error("evaluator failed: {0}")]
-    Evaluator(#[source] Box<dyn std::error::Error + Send + Sync + 'static>),
+    #[error(transparent)]
+    Evaluator(Box<dyn std::error::Error + Send + Sync + 'static>),
     /// `apply` got a different number of evaluations than leaves pending.
     #[error("expected {expected} evaluations, got {got}")]
     BatchSize {

@@ -6,13 +6,13 @@ use std::path::PathBuf;
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
     /// An error reported by libtorch (shape mismatch, bad dtype, CUDA, ...).
-    #[error("libtorch: {0}")]
+    #[error(transparent)]
     Tch(#[from] tch::TchError),
     /// A file could not be read or written.
-    #[error("i/o: {0}")]
+    #[error(transparent)]
     Io(#[from] std::io::Error),
     /// A JSON sidecar could not be parsed or written.
-    #[error("json: {0}")]
+    #[error(transparent)]
     Json(#[from] serde_json::Error),
     /// A configuration value is out of range.
     #[error("invalid config: {0}")]

@@ -56,6 +56,7 @@ mod train;
 pub use checkpoint::{load_network, load_trainer, save_network, save_trainer, CheckpointMeta};
 pub use config::{LrSchedule, ModelConfig, OptimizerConfig, TrainConfig};
 pub use cpu::{cpu_bf16_fast, CpuFeatures, PrecisionChoice};
+pub use device::DeviceSpec;
 pub use error::{Error, Result};
 pub use evaluator::{masked_softmax, NnEvaluator, NnInput, Precision, RawOutput};
 pub use model::{Network, Output};
