@@ -25,6 +25,7 @@ use std::path::Path;
 use dama_mcts::{Evaluation, Evaluator, Game as SearchGame, Leaf};
 use tch::{CModule, Device, IValue, Kind, Tensor};
 
+use crate::batch::BatchBuilder;
 use crate::encode::{NUM_PLANES, PLANES_LEN, POLICY_SIZE};
 use crate::error::{Error, Result};
 use crate::evaluator::{evaluate_with, input_tensor, raw_output, NnInput, RawOutput};
@@ -135,7 +136,7 @@ fn split_output(out: IValue) -> Result<(Tensor, Tensor)> {
 pub struct TorchScriptEvaluator {
     module: CModule,
     device: Device,
-    planes: Vec<f32>,
+    inputs: BatchBuilder,
 }
 
 impl TorchScriptEvaluator {
@@ -160,7 +161,7 @@ impl TorchScriptEvaluator {
         let eval = TorchScriptEvaluator {
             module,
             device,
-            planes: Vec::new(),
+            inputs: BatchBuilder::new(),
         };
         eval.infer(&vec![0.0; PLANES_LEN], 1)
             .map_err(|e| Error::Corrupt {
@@ -211,9 +212,9 @@ impl TorchScriptEvaluator {
         &mut self,
         batch: &[(&S, &[S::Action])],
     ) -> Result<Vec<Evaluation>> {
-        let mut planes = std::mem::take(&mut self.planes);
-        let out = evaluate_with(&mut planes, batch, |p, n| self.infer(p, n));
-        self.planes = planes;
+        let mut inputs = std::mem::take(&mut self.inputs);
+        let out = evaluate_with(&mut inputs, batch, |p, n| self.infer(p, n));
+        self.inputs = inputs;
         out
     }
 }
