@@ -24,9 +24,6 @@ pub enum Error {
         /// One sentence per problem.
         problems: Vec<String>,
     },
-    /// Running the Python exporter failed.
-    #[error("python: {0}")]
-    Python(String),
     /// Text from a user (a spec, rules, a command) does not parse.
     #[error("{0}")]
     Input(String),
