@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""The dama-nn network rebuilt in PyTorch, measured on the same figures as
+"""The dama-nn network in PyTorch (the twin `Net` of scripts/dama_py/model.py),
+measured on the same figures as
 `cargo run --release -p dama-nn --example bench`.
 
 Same architecture and parameter names as crates/nn/src/model.rs (a residual
@@ -20,95 +21,14 @@ implementations' outputs.
 """
 import argparse
 import json
-import math
-import struct
 import sys
 import time
 
 import numpy as np
 import torch
-import torch.nn as nn
 import torch.nn.functional as F
 
-NUM_PLANES = 12
-POLICY_PLANES = 28
-POLICY_SIZE = POLICY_PLANES * 64
-
-MODELS = {
-    "default": dict(blocks=6, channels=64, se_channels=16, policy_channels=32, value_channels=8, value_hidden=128),
-    "quick": dict(blocks=2, channels=32, se_channels=8, policy_channels=16, value_channels=4, value_hidden=32),
-}
-
-
-class ConvBn(nn.Module):
-    def __init__(self, cin, cout, k):
-        super().__init__()
-        self.conv = nn.Conv2d(cin, cout, k, padding=k // 2, bias=False)
-        self.bn = nn.BatchNorm2d(cout)
-
-    def forward(self, x):
-        return self.bn(self.conv(x))
-
-
-class SqueezeExcite(nn.Module):
-    def __init__(self, c, s):
-        super().__init__()
-        self.fc1 = nn.Linear(c, s)
-        self.fc2 = nn.Linear(s, 2 * c)
-        self.c = c
-
-    def forward(self, x):
-        g = self.fc2(F.relu(self.fc1(x.mean(dim=(2, 3)))))
-        g = g.view(-1, 2, self.c, 1, 1)
-        return x * torch.sigmoid(g[:, 0]) + g[:, 1]
-
-
-class Block(nn.Module):
-    def __init__(self, c, s):
-        super().__init__()
-        a, b = ConvBn(c, c, 3), ConvBn(c, c, 3)
-        # Names as in the Rust model: tower.{i}.conv1 / bn1 / conv2 / bn2 / se.
-        self.conv1, self.bn1, self.conv2, self.bn2 = a.conv, a.bn, b.conv, b.bn
-        self.se = SqueezeExcite(c, s) if s > 0 else None
-
-    def forward(self, x):
-        y = F.relu(self.bn1(self.conv1(x)))
-        y = self.bn2(self.conv2(y))
-        if self.se is not None:
-            y = self.se(y)
-        return F.relu(x + y)
-
-
-class Head(nn.Module):
-    pass
-
-
-class Net(nn.Module):
-    def __init__(self, blocks, channels, se_channels, policy_channels, value_channels, value_hidden):
-        super().__init__()
-        c = channels
-        self.input = ConvBn(NUM_PLANES, c, 3)
-        self.tower = nn.ModuleList([Block(c, se_channels) for _ in range(blocks)])
-        self.policy = Head()
-        self.policy.conv = nn.Conv2d(c, policy_channels, 3, padding=1, bias=False)
-        self.policy.bn = nn.BatchNorm2d(policy_channels)
-        self.policy.out = nn.Conv2d(policy_channels, POLICY_PLANES, 1)
-        self.value = Head()
-        self.value.conv = nn.Conv2d(c, value_channels, 1, bias=False)
-        self.value.bn = nn.BatchNorm2d(value_channels)
-        self.value.fc1 = nn.Linear(64 * value_channels, value_hidden)
-        self.value.fc2 = nn.Linear(value_hidden, 3)
-
-    def forward(self, x):
-        h = F.relu(self.input(x))
-        for b in self.tower:
-            h = b(h)
-        p = F.relu(self.policy.bn(self.policy.conv(h)))
-        p = self.policy.out(p).flatten(1)
-        v = F.relu(self.value.bn(self.value.conv(h))).flatten(1)
-        v = self.value.fc2(F.relu(self.value.fc1(v)))
-        return p, v
-
+from dama_py.model import MODELS, NUM_PLANES, POLICY_SIZE, Net, read_safetensors
 
 def cpu_seconds():
     """User + system CPU time from /proc/self/stat, like the Rust bench."""
@@ -177,22 +97,6 @@ class Trainer:
             policy_loss=policy_loss.item(), value_loss=value_loss.item(), reg=reg.item(),
             grad_norm=grad_norm.item(), entropy=entropy.item(), acc=acc.item(),
         )
-
-
-def read_safetensors(path):
-    with open(path, "rb") as f:
-        data = f.read()
-    (n,) = struct.unpack("<Q", data[:8])
-    header = json.loads(data[8 : 8 + n])
-    body = data[8 + n :]
-    out = {}
-    for name, meta in header.items():
-        if name == "__metadata__":
-            continue
-        assert meta["dtype"] == "F32", meta
-        a, b = meta["data_offsets"]
-        out[name] = torch.from_numpy(np.frombuffer(body[a:b], dtype=np.float32).copy()).view(meta["shape"])
-    return out
 
 
 def check(dir):

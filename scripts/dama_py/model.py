@@ -1,32 +1,139 @@
-"""Loading a dama network in Python and evaluating positions with it.
+"""The network in Python: the PyTorch twin of crates/nn/src/model.rs, and
+loading a dama network and evaluating positions with it.
+
+`Net` has the Rust network's architecture and parameter names (a residual
+tower with squeeze-excitation, a convolutional policy head of 28 planes x 64
+squares = 1792 logits, a WDL value head), so a checkpoint's safetensors load
+into it unchanged. It is the one twin: scripts/bench_torch.py benchmarks it,
+the notebooks and `dama_py.check` run checkpoints with it.
 
 Two sources, one interface (planes `[B, 12, 8, 8]` -> policy logits
 `[B, 1792]`, WDL logits `[B, 3]`, win/draw/loss for the side to move):
 
 * an exported bot bundle (`dama export --out DIR`): `DIR/model.ts`
-  (TorchScript) and `DIR/bundle.json` (its encoding version is checked);
+  (TorchScript, traced by `dama export`) and `DIR/bundle.json` (its encoding
+  version is checked); the bundle carries a copy of this package, so
+  `sys.path.insert(0, DIR)` then `from dama_py import model` works without
+  the dama repository;
 * a training checkpoint (`gen-NNNN.safetensors` with its `gen-NNNN.json`
-  sidecar), run by the PyTorch twin of the Rust network in
-  scripts/bench_torch.py; a run directory means its newest checkpoint.
+  sidecar, or a bundle's `weights.safetensors`), run by `Net`; a run
+  directory means its newest checkpoint.
+
+`forward(module, planes)` runs either and returns `(policy_logits,
+wdl_logits)`: a bundle's traced module returns one tensor `[B, 1795]` (the
+policy logits, then the WDL logits), bundles of format 1 a tuple.
 """
 
 from __future__ import annotations
 
 import json
 import re
-import sys
+import struct
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import torch
+import torch.nn as nn
+import torch.nn.functional as F
 
-from .encode import ENCODING_VERSION, NUM_PLANES, POLICY_SIZE, encode_planes, policy_index
+from .encode import ENCODING_VERSION, NUM_PLANES, POLICY_PLANES, POLICY_SIZE, encode_planes, policy_index
 from .movegen import legal_steps
 from .position import Position
 
-_SCRIPTS = Path(__file__).resolve().parent.parent
 MODEL_KEYS = ["blocks", "channels", "se_channels", "policy_channels", "value_channels", "value_hidden"]
+
+# Network shapes of crates/nn/src/config.rs (`ModelConfig::default()` and `quick()`).
+MODELS = {
+    "default": dict(blocks=6, channels=64, se_channels=16, policy_channels=32, value_channels=8, value_hidden=128),
+    "quick": dict(blocks=2, channels=32, se_channels=8, policy_channels=16, value_channels=4, value_hidden=32),
+}
+
+
+class ConvBn(nn.Module):
+    def __init__(self, cin, cout, k):
+        super().__init__()
+        self.conv = nn.Conv2d(cin, cout, k, padding=k // 2, bias=False)
+        self.bn = nn.BatchNorm2d(cout)
+
+    def forward(self, x):
+        return self.bn(self.conv(x))
+
+
+class SqueezeExcite(nn.Module):
+    def __init__(self, c, s):
+        super().__init__()
+        self.fc1 = nn.Linear(c, s)
+        self.fc2 = nn.Linear(s, 2 * c)
+        self.c = c
+
+    def forward(self, x):
+        g = self.fc2(F.relu(self.fc1(x.mean(dim=(2, 3)))))
+        g = g.view(-1, 2, self.c, 1, 1)
+        return x * torch.sigmoid(g[:, 0]) + g[:, 1]
+
+
+class Block(nn.Module):
+    def __init__(self, c, s):
+        super().__init__()
+        a, b = ConvBn(c, c, 3), ConvBn(c, c, 3)
+        # Names as in the Rust model: tower.{i}.conv1 / bn1 / conv2 / bn2 / se.
+        self.conv1, self.bn1, self.conv2, self.bn2 = a.conv, a.bn, b.conv, b.bn
+        self.se = SqueezeExcite(c, s) if s > 0 else None
+
+    def forward(self, x):
+        y = F.relu(self.bn1(self.conv1(x)))
+        y = self.bn2(self.conv2(y))
+        if self.se is not None:
+            y = self.se(y)
+        return F.relu(x + y)
+
+
+class Head(nn.Module):
+    pass
+
+
+class Net(nn.Module):
+    def __init__(self, blocks, channels, se_channels, policy_channels, value_channels, value_hidden):
+        super().__init__()
+        c = channels
+        self.input = ConvBn(NUM_PLANES, c, 3)
+        self.tower = nn.ModuleList([Block(c, se_channels) for _ in range(blocks)])
+        self.policy = Head()
+        self.policy.conv = nn.Conv2d(c, policy_channels, 3, padding=1, bias=False)
+        self.policy.bn = nn.BatchNorm2d(policy_channels)
+        self.policy.out = nn.Conv2d(policy_channels, POLICY_PLANES, 1)
+        self.value = Head()
+        self.value.conv = nn.Conv2d(c, value_channels, 1, bias=False)
+        self.value.bn = nn.BatchNorm2d(value_channels)
+        self.value.fc1 = nn.Linear(64 * value_channels, value_hidden)
+        self.value.fc2 = nn.Linear(value_hidden, 3)
+
+    def forward(self, x):
+        h = F.relu(self.input(x))
+        for b in self.tower:
+            h = b(h)
+        p = F.relu(self.policy.bn(self.policy.conv(h)))
+        p = self.policy.out(p).flatten(1)
+        v = F.relu(self.value.bn(self.value.conv(h))).flatten(1)
+        v = self.value.fc2(F.relu(self.value.fc1(v)))
+        return p, v
+
+
+def read_safetensors(path):
+    with open(path, "rb") as f:
+        data = f.read()
+    (n,) = struct.unpack("<Q", data[:8])
+    header = json.loads(data[8 : 8 + n])
+    body = data[8 + n :]
+    out = {}
+    for name, meta in header.items():
+        if name == "__metadata__":
+            continue
+        assert meta["dtype"] == "F32", meta
+        a, b = meta["data_offsets"]
+        out[name] = torch.from_numpy(np.frombuffer(body[a:b], dtype=np.float32).copy()).view(meta["shape"])
+    return out
 
 
 @dataclass
@@ -76,10 +183,6 @@ def load_checkpoint(path) -> Loaded:
     sidecar = p.with_suffix(".json")
     meta = json.loads(sidecar.read_text(encoding="utf-8"))
     _check_encoding(meta, sidecar)
-    if str(_SCRIPTS) not in sys.path:
-        sys.path.insert(0, str(_SCRIPTS))
-    from bench_torch import Net, read_safetensors  # the PyTorch twin
-
     model = meta["model"]
     if model.get("input_planes", NUM_PLANES) != NUM_PLANES:
         raise ValueError(f"{sidecar}: {model['input_planes']} input planes, the encoder writes {NUM_PLANES}")
@@ -104,6 +207,17 @@ def load(path) -> Loaded:
     return load_checkpoint(p)
 
 
+def forward(module, planes):
+    """Runs `module` (a bundle's TorchScript or a `Net`) on float32 planes
+    `[B, 12, 8, 8]` without gradients: `(policy_logits [B, 1792],
+    wdl_logits [B, 3])`."""
+    with torch.no_grad():
+        out = module(planes)
+    if isinstance(out, (tuple, list)):
+        return out[0], out[1]
+    return out[:, :POLICY_SIZE], out[:, POLICY_SIZE:]
+
+
 @dataclass
 class Evaluation:
     """The network's view of one position: W/D/L probabilities for the side
@@ -124,8 +238,7 @@ def evaluate(loaded: Loaded, positions: list) -> list:
     """Runs the network on `positions` (Position objects or position text)."""
     positions = [Position.parse(p) if isinstance(p, str) else p for p in positions]
     x = torch.from_numpy(np.stack([encode_planes(p) for p in positions]))
-    with torch.no_grad():
-        policy, wdl = loaded.module(x)
+    policy, wdl = forward(loaded.module, x)
     wdl = torch.softmax(wdl.float(), dim=1).numpy()
     policy = policy.float().numpy()
     out = []

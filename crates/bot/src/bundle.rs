@@ -5,9 +5,14 @@
 //! | file | contents |
 //! |---|---|
 //! | `bundle.json` | [`BundleMeta`]: format, encoding version, rules, model, search defaults, step, Elo |
-//! | `model.ts` | TorchScript: planes `[B, 12, 8, 8]` f32 → `(policy_logits [B, 1792], wdl_logits [B, 3])` |
+//! | `model.ts` | TorchScript traced from Rust: planes `[B, 12, 8, 8]` f32 → `[B, 1795]`, the policy logits `[B, 1792]` then the WDL logits `[B, 3]` |
 //! | `weights.safetensors`, `weights.json` | the same network as a `dama-nn` checkpoint |
+//! | `dama_py/`, `bundle_example.py` | the Python side (positions, legal steps, encoder, loader, the PyTorch twin), so that the bundle is usable from Python alone |
 //! | `README.md` | how to use it |
+//!
+//! Format 1 (written before `dama export` traced from Rust) had a
+//! `model.ts` scripted in Python that returns the tuple `(policy_logits,
+//! wdl_logits)` and no Python files; this build still loads it.
 
 use std::path::{Path, PathBuf};
 
@@ -19,8 +24,11 @@ use serde::{Deserialize, Serialize};
 
 use crate::Error;
 
-/// Version of the bundle layout (this module).
-pub const BUNDLE_FORMAT: u32 = 1;
+/// Version of the bundle layout (this module) that this build writes.
+pub const BUNDLE_FORMAT: u32 = 2;
+
+/// The oldest bundle format this build reads.
+pub const OLDEST_BUNDLE_FORMAT: u32 = 1;
 
 /// One evaluation result of the checkpoint's generation, from the run's
 /// `metrics.jsonl`.
@@ -42,29 +50,33 @@ pub struct EloEntry {
 
 /// How closely the exported module reproduces the Rust network, measured at
 /// export on fixed positions.
+///
+/// (Bundles of format 1 also hold `python_max_*` figures of a check through
+/// PyTorch at export; that check is now the Python test of the bundle,
+/// `bundle_example.py --dama`, and the fields are ignored when read.)
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ExportCheck {
     /// Positions compared.
     pub positions: usize,
-    /// Largest |policy logit difference|, PyTorch (`torch.jit.load`) vs Rust.
-    pub python_max_policy_logit_diff: f64,
-    /// Largest |WDL probability difference|, PyTorch vs Rust.
-    pub python_max_wdl_diff: f64,
-    /// Largest |policy logit difference|, libtorch from Rust
-    /// ([`TorchScriptEvaluator`]) vs the Rust network.
+    /// The batch sizes the positions were run in (empty in format 1).
+    #[serde(default)]
+    pub batch_sizes: Vec<usize>,
+    /// Largest |policy logit difference|, `model.ts` run by libtorch from
+    /// Rust ([`TorchScriptEvaluator`]) vs the Rust network.
     pub libtorch_max_policy_logit_diff: f64,
     /// Largest |WDL probability difference|, libtorch vs the Rust network.
     pub libtorch_max_wdl_diff: f64,
     /// The tolerance both had to meet.
     pub tolerance: f64,
-    /// The PyTorch version that wrote `model.ts`.
+    /// The libtorch version that wrote `model.ts`.
     pub torch: String,
 }
 
 /// `bundle.json`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct BundleMeta {
-    /// [`BUNDLE_FORMAT`] of the writer.
+    /// [`BUNDLE_FORMAT`] of the writer (this build reads
+    /// [`OLDEST_BUNDLE_FORMAT`] up to it).
     pub format: u32,
     /// The position encoding the network expects
     /// ([`dama_nn::encode::ENCODING_VERSION`]).
@@ -122,9 +134,9 @@ impl BundleMeta {
         let mut problems = Vec::new();
         let num = |k: &str| value.get(k).and_then(serde_json::Value::as_u64);
         match num("format") {
-            Some(f) if f == u64::from(BUNDLE_FORMAT) => {}
+            Some(f) if (u64::from(OLDEST_BUNDLE_FORMAT)..=u64::from(BUNDLE_FORMAT)).contains(&f) => {}
             Some(f) => problems.push(format!(
-                "bundle format {f}, this build reads format {BUNDLE_FORMAT}"
+                "bundle format {f}, this build reads formats {OLDEST_BUNDLE_FORMAT} to {BUNDLE_FORMAT}"
             )),
             None => problems.push("bundle.json has no `format`".into()),
         }
@@ -303,6 +315,33 @@ mod tests {
         std::fs::write(dir.path().join("bundle.json"), "[1, 2").unwrap();
         let err = Bundle::load(dir.path()).unwrap_err().to_string();
         assert!(err.contains("does not parse"), "{err}");
+    }
+
+    /// Issue 14: bundles of format 1 (a `model.ts` scripted in Python, with
+    /// the PyTorch figures in its check) still load; a newer format does
+    /// not.
+    #[test]
+    fn format_1_bundles_load_and_newer_formats_are_refused() {
+        let mut v = serde_json::to_value(meta()).unwrap();
+        v["format"] = 1.into();
+        v["check"] = serde_json::json!({
+            "positions": 24,
+            "python_max_policy_logit_diff": 1e-6,
+            "python_max_wdl_diff": 1e-7,
+            "libtorch_max_policy_logit_diff": 2e-6,
+            "libtorch_max_wdl_diff": 3e-7,
+            "tolerance": 1e-4,
+            "torch": "2.13.0"
+        });
+        let m = BundleMeta::parse(&v.to_string()).unwrap();
+        let check = m.check.unwrap();
+        assert_eq!(check.libtorch_max_policy_logit_diff, 2e-6);
+        assert!(check.batch_sizes.is_empty());
+        v["format"] = (BUNDLE_FORMAT + 1).into();
+        let problems = BundleMeta::parse(&v.to_string()).unwrap_err().join("; ");
+        assert!(problems.contains("reads formats 1 to 2"), "{problems}");
+        v["format"] = 0.into();
+        assert!(BundleMeta::parse(&v.to_string()).is_err());
     }
 
     /// Issue 19: a bundle's file names must stay inside the bundle, its

@@ -24,9 +24,6 @@ pub enum Error {
         /// One sentence per problem.
         problems: Vec<String>,
     },
-    /// Running the Python exporter failed.
-    #[error("python: {0}")]
-    Python(String),
     /// Rules text (`rules …`, `--rules`) does not parse.
     #[error(transparent)]
     Rules(#[from] dama_engine::ParseRulesError),

@@ -1,36 +1,68 @@
 //! `dama export`: a checkpoint → a self-contained bundle directory.
 //!
-//! TorchScript cannot be produced from `tch`, so the export runs
-//! `scripts/export_torchscript.py` (embedded in the binary, with the
-//! PyTorch twin of the network from `scripts/bench_torch.py`) with a Python
-//! that has PyTorch. The Rust side writes the weights and a set of fixed
-//! positions with the Rust network's outputs on them; the script rebuilds
-//! the network, loads the weights, saves `model.ts`, loads it back and
-//! compares. Rust then loads `model.ts` through libtorch and compares again.
+//! Everything happens in Rust, without Python: the network is traced into
+//! TorchScript by [`dama_nn::torchscript::save`] (`tch`'s
+//! `CModule::create_by_tracing`), the traced `model.ts` is loaded back
+//! through libtorch and compared with the Rust network on fixed positions,
+//! in one batch and in smaller ones, and only then are `bundle.json` and the
+//! README written. The bundle also carries the Python side (the `dama_py`
+//! package of `scripts/`, with the encoder, the legal steps and the loader,
+//! and `bundle_example.py`), so that it can be used from Python without this
+//! repository; `crates/cli/tests/bot.rs` runs that example from the bundle
+//! and checks that `torch.jit.load` reproduces `dama analyse --json`.
 
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use dama_engine::{Game, StepResult};
 use dama_mcts::{Algorithm, SearchConfig};
 use dama_nn::device::Device;
-use dama_nn::encode::{self, ENCODING_VERSION, NUM_PLANES, PLANES_LEN, POLICY_SIZE};
-use dama_nn::{NnEvaluator, Precision, RawOutput};
+use dama_nn::encode::{ENCODING_VERSION, NUM_PLANES, POLICY_SIZE};
+use dama_nn::{BatchBuilder, NnEvaluator, Precision, RawOutput, TorchScriptEvaluator};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde::Serialize;
 
 use crate::bundle::{Bundle, BundleMeta, EloEntry, ExportCheck, BUNDLE_FORMAT};
-use crate::python::find_python;
 use crate::Error;
-
-const EXPORT_SCRIPT: &str = include_str!("../../../scripts/export_torchscript.py");
-const TWIN_SCRIPT: &str = include_str!("../../../scripts/bench_torch.py");
 
 /// Largest output difference accepted between the exported module and the
 /// Rust network (policy logits and WDL probabilities, f32 on CPU).
 pub const EXPORT_TOLERANCE: f64 = 1e-4;
+
+/// The libtorch version `tch` 0.26 links (see `scripts/setup-torch.sh`),
+/// recorded in the bundle as the version that traced `model.ts`.
+const LIBTORCH_VERSION: &str = "2.13.0";
+
+/// The Python files a bundle carries, by their path inside the bundle: the
+/// `dama_py` package without its repository-only parts (`check.py` reads the
+/// engine's test data, `draw.py` needs matplotlib) and the example.
+const PYTHON_FILES: &[(&str, &str)] = &[
+    (
+        "dama_py/__init__.py",
+        include_str!("../../../scripts/dama_py/__init__.py"),
+    ),
+    (
+        "dama_py/position.py",
+        include_str!("../../../scripts/dama_py/position.py"),
+    ),
+    (
+        "dama_py/movegen.py",
+        include_str!("../../../scripts/dama_py/movegen.py"),
+    ),
+    (
+        "dama_py/encode.py",
+        include_str!("../../../scripts/dama_py/encode.py"),
+    ),
+    (
+        "dama_py/model.py",
+        include_str!("../../../scripts/dama_py/model.py"),
+    ),
+    (
+        "bundle_example.py",
+        include_str!("../../../scripts/bundle_example.py"),
+    ),
+];
 
 /// What to export and how.
 #[derive(Clone, Debug)]
@@ -40,8 +72,6 @@ pub struct ExportOptions {
     /// The bundle directory to write (created; existing bundle files are
     /// replaced).
     pub out: PathBuf,
-    /// The Python interpreter (default: see [`find_python`]).
-    pub python: Option<PathBuf>,
     /// Simulations per move recorded as the bundle's search default.
     pub sims: u32,
 }
@@ -53,21 +83,14 @@ pub struct ExportReport {
     pub dir: PathBuf,
     /// Its metadata.
     pub meta: BundleMeta,
-    /// The interpreter that ran the exporter.
-    pub python: PathBuf,
-}
-
-fn python_error(msg: impl Into<String>) -> Error {
-    Error::Python(msg.into())
 }
 
 /// Writes a bundle: see the [module docs](self) and [`Bundle`].
 ///
 /// # Errors
 ///
-/// Loading errors of the checkpoint, [`Error::Python`] when no interpreter
-/// with PyTorch is found or the exporter fails (its message is passed on),
-/// [`Error::Bundle`] when an output check fails, I/O errors.
+/// Loading errors of the checkpoint, tracing errors, [`Error::Bundle`] when
+/// the traced module does not reproduce the Rust network, I/O errors.
 pub fn export(opts: &ExportOptions) -> Result<ExportReport, Error> {
     let (net, ckpt) = dama_nn::load_network(&opts.checkpoint, Device::Cpu, None)?;
     let out = &opts.out;
@@ -78,90 +101,36 @@ pub fn export(opts: &ExportOptions) -> Result<ExportReport, Error> {
         )));
     }
     fs::create_dir_all(out).map_err(Error::file(out))?;
-    let weights = out.join("weights.safetensors");
-    dama_nn::save_network(&net, &ckpt.rules, ckpt.step, &weights)?;
-
-    // Fixed positions and the Rust network's outputs on them.
-    let check_dir = out.join(".export-check");
-    fs::create_dir_all(&check_dir).map_err(Error::file(&check_dir))?;
-    let games = check_positions();
-    let n = games.len();
-    let mut planes = vec![0f32; n * PLANES_LEN];
-    for (g, chunk) in games.iter().zip(planes.chunks_exact_mut(PLANES_LEN)) {
-        encode::encode_planes(g, chunk);
-    }
-    let reference = NnEvaluator::new(&net, Device::Cpu, Precision::F32)?.infer(&planes, n)?;
-    write_f32(&check_dir.join("input.f32"), &planes)?;
-    write_f32(&check_dir.join("policy.f32"), &reference.policy_logits)?;
-    write_f32(&check_dir.join("wdl.f32"), &reference.wdl)?;
-    for (name, text) in [
-        ("export_torchscript.py", EXPORT_SCRIPT),
-        ("bench_torch.py", TWIN_SCRIPT),
-    ] {
-        let path = check_dir.join(name);
-        fs::write(&path, text).map_err(Error::file(&path))?;
-    }
-
-    let python = find_python(opts.python.as_deref()).ok_or_else(|| {
-        python_error(
-            "no Python interpreter found: run scripts/setup-torch.sh (or `source scripts/env.sh`), \
-             set DAMA_VENV, or pass --python",
-        )
-    })?;
+    let weights_file = "weights.safetensors";
+    dama_nn::save_network(&net, &ckpt.rules, ckpt.step, &out.join(weights_file))?;
     let model_file = "model.ts";
-    let output = Command::new(&python)
-        .arg(check_dir.join("export_torchscript.py"))
-        .arg("--weights")
-        .arg(&weights)
-        .arg("--model")
-        .arg(serde_json::to_string(net.config())?)
-        .arg("--out")
-        .arg(out.join(model_file))
-        .arg("--check")
-        .arg(&check_dir)
-        .arg("--tolerance")
-        .arg(EXPORT_TOLERANCE.to_string())
-        .output()
-        .map_err(|e| python_error(format!("cannot run {}: {e}", python.display())))?;
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    if !output.status.success() {
-        let tail: Vec<&str> = stderr.lines().rev().take(6).collect();
-        let tail: Vec<&str> = tail.into_iter().rev().collect();
-        let hint = if stderr.contains("No module named") {
-            " (this interpreter lacks PyTorch or numpy: run scripts/setup-torch.sh or pass --python)"
-        } else {
-            ""
-        };
-        return Err(python_error(format!(
-            "{} export_torchscript.py failed{hint}: {}",
-            python.display(),
-            tail.join(" | ")
-        )));
-    }
-    let report: serde_json::Value = stdout
-        .lines()
-        .rev()
-        .find_map(|l| serde_json::from_str(l).ok())
-        .ok_or_else(|| python_error(format!("unexpected exporter output: {stdout}")))?;
-    let f = |k: &str| report.get(k).and_then(serde_json::Value::as_f64);
+    let model_path = out.join(model_file);
+    dama_nn::torchscript::save(&net, &model_path)?;
 
-    // libtorch from Rust on the file just written.
-    let script = dama_nn::TorchScriptEvaluator::load(&out.join(model_file), Device::Cpu)?;
-    let got = script.infer(&planes, n)?;
-    let (lp, lw) = max_diffs(&got, &reference);
+    // The traced module, run by libtorch from the file just written, against
+    // the Rust network, on fixed positions in batches of several sizes.
+    let games = check_positions();
+    let reference = NnEvaluator::new(&net, Device::Cpu, Precision::F32)?;
+    let script = TorchScriptEvaluator::load(&model_path, Device::Cpu)?;
+    let (mut lp, mut lw) = (0.0f64, 0.0f64);
+    let batch_sizes = check_batch_sizes(games.len());
+    for &size in &batch_sizes {
+        for chunk in games.chunks(size) {
+            let inputs = encode_all(chunk);
+            let want = reference.infer(inputs.planes_slice(), inputs.len())?;
+            let got = script.infer(inputs.planes_slice(), inputs.len())?;
+            let (p, w) = max_diffs(&got, &want);
+            lp = lp.max(p);
+            lw = lw.max(w);
+        }
+    }
     let check = ExportCheck {
-        positions: n,
-        python_max_policy_logit_diff: f("max_policy_logit_diff").unwrap_or(f64::NAN),
-        python_max_wdl_diff: f("max_wdl_diff").unwrap_or(f64::NAN),
+        positions: games.len(),
+        batch_sizes,
         libtorch_max_policy_logit_diff: lp,
         libtorch_max_wdl_diff: lw,
         tolerance: EXPORT_TOLERANCE,
-        torch: report
-            .get("torch")
-            .and_then(serde_json::Value::as_str)
-            .unwrap_or("?")
-            .to_owned(),
+        torch: LIBTORCH_VERSION.to_owned(),
     };
     if !(lp <= EXPORT_TOLERANCE && lw <= EXPORT_TOLERANCE) {
         return Err(Error::Bundle {
@@ -171,7 +140,9 @@ pub fn export(opts: &ExportOptions) -> Result<ExportReport, Error> {
             )],
         });
     }
-    fs::remove_dir_all(&check_dir).map_err(Error::file(&check_dir))?;
+    for (name, text) in PYTHON_FILES {
+        write_atomic(&out.join(name), text.as_bytes())?;
+    }
 
     let generation = generation_of(&opts.checkpoint);
     let meta = BundleMeta {
@@ -189,7 +160,7 @@ pub fn export(opts: &ExportOptions) -> Result<ExportReport, Error> {
             .unwrap_or_default(),
         source: opts.checkpoint.display().to_string(),
         model_file: model_file.to_owned(),
-        weights_file: "weights.safetensors".to_owned(),
+        weights_file: weights_file.to_owned(),
         check: Some(check),
         dama_version: env!("CARGO_PKG_VERSION").to_owned(),
     };
@@ -204,8 +175,24 @@ pub fn export(opts: &ExportOptions) -> Result<ExportReport, Error> {
     Ok(ExportReport {
         dir: bundle.dir,
         meta: bundle.meta,
-        python,
     })
+}
+
+/// The batch sizes the export compares on: all positions at once, one at a
+/// time, and a size that divides neither (a ragged last batch).
+fn check_batch_sizes(n: usize) -> Vec<usize> {
+    let mut sizes = vec![n.max(1), 1, 5];
+    sizes.dedup();
+    sizes
+}
+
+/// The input planes of `games`, `[n, C, 8, 8]`.
+fn encode_all(games: &[Game]) -> BatchBuilder {
+    let mut inputs = BatchBuilder::new();
+    for g in games {
+        inputs.push_state(g);
+    }
+    inputs
 }
 
 /// The search a bundle recommends: PUCT without noise, most-visited move.
@@ -265,12 +252,6 @@ fn max_diffs(a: &RawOutput, b: &RawOutput) -> (f64, f64) {
     (d(&a.policy_logits, &b.policy_logits), d(&a.wdl, &b.wdl))
 }
 
-fn write_f32(path: &Path, values: &[f32]) -> Result<(), Error> {
-    let bytes: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
-    fs::write(path, bytes).map_err(Error::file(path))?;
-    Ok(())
-}
-
 fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), Error> {
     dama_nn::files::write_atomic(path, bytes).map_err(Error::file(path))?;
     Ok(())
@@ -327,11 +308,11 @@ fn readme(meta: &BundleMeta) -> String {
             .join("\n")
     };
     let check = meta.check.as_ref().map_or_else(String::new, |c| {
+        let sizes: Vec<String> = c.batch_sizes.iter().map(ToString::to_string).collect();
         format!(
-            "At export, on {} fixed positions, `torch.jit.load` reproduced the Rust network to within {:.1e} (policy logits) and {:.1e} (WDL probabilities), and libtorch called from Rust to within {:.1e} and {:.1e} (tolerance {:.0e}; PyTorch {}).\n",
+            "At export, on {} fixed positions in batches of {}, `model.ts` run by libtorch reproduced the Rust network to within {:.1e} (policy logits) and {:.1e} (WDL probabilities) (tolerance {:.0e}; libtorch {}).\n",
             c.positions,
-            c.python_max_policy_logit_diff,
-            c.python_max_wdl_diff,
+            sizes.join(", "),
             c.libtorch_max_policy_logit_diff,
             c.libtorch_max_wdl_diff,
             c.tolerance,
@@ -345,9 +326,11 @@ A Turkish draughts policy/value network exported by `dama export` (dama {version
 
 ## Files
 
-- `model.ts`: the network as TorchScript.
+- `model.ts`: the network as TorchScript (traced from the Rust network).
 - `weights.safetensors` + `weights.json`: the same network as a dama checkpoint.
 - `bundle.json`: metadata: encoding version {enc}, rules, model shape, search defaults, training step, Elo.
+- `dama_py/`: the network's Python side, needing only PyTorch and numpy: positions and legal steps (`position.py`, `movegen.py`), the input encoding and policy indices (`encode.py`), loading this bundle or the weights (`model.py`, with `Net`, the network in PyTorch).
+- `bundle_example.py`: runs the bundle on a few positions from Python.
 
 ## Playing it
 
@@ -362,21 +345,38 @@ Loading checks the encoding version and refuses a bundle made for another one.
 
 ## Using the network from Python or C++
 
+With the bundle's own Python package (PyTorch and numpy, nothing from the dama repository):
+
 ```python
-import torch
-model = torch.jit.load("model.ts")
-policy_logits, wdl_logits = model(planes)   # planes: float32 [B, {planes}, 8, 8]
+import sys
+sys.path.insert(0, "{dir_hint}")
+from dama_py.model import evaluate, load_bundle
+
+net = load_bundle("{dir_hint}")             # checks the encoding version
+ev = evaluate(net, ["startpos", "B:Wa2,b2,c3,d3,Kd4:Ba7,b6,c6,Kh8"])[0]
+print(ev.value, ev.wdl, ev.steps[:3])       # value for the side to move, W/D/L, best steps with priors
 ```
 
-From C++: `torch::jit::load("model.ts")`, then `forward({{planes}})` returns the same tuple.
+`python {dir_hint}/bundle_example.py` does that for a few positions and prints the evaluations.
 
-- Input: float32 `[B, {planes}, 8, 8]`, encoded from the side to move (encoding version {enc}; see `crates/nn/src/encode.rs`, ported to Python in `scripts/bundle_example.py`).
+The module itself:
+
+```python
+import torch
+from dama_py import Position, encode_planes
+model = torch.jit.load("model.ts")
+planes = torch.from_numpy(encode_planes(Position.parse("startpos")))[None]   # float32 [B, {planes}, 8, 8]
+out = model(planes)                                                          # float32 [B, {width}]
+policy_logits, wdl_logits = out[:, :{policy}], out[:, {policy}:]
+```
+
+From C++: `torch::jit::load("model.ts")`, then `forward({{planes}})` returns the same `[B, {width}]` tensor.
+
+- Input: float32 `[B, {planes}, 8, 8]`, any batch size `B`, encoded from the side to move (encoding version {enc}; `dama_py/encode.py`, the Python port of `crates/nn/src/encode.rs`).
   For Black to move the board is flipped vertically (rank r → 7 − r).
   Planes: 0 own men, 1 own kings, 2 opponent men, 3 opponent kings, 4 the piece continuing a capture, 5–8 the forbidden jump direction (N, E, S, W), 9 repetition, 10 plies since the last capture / limit, 11 ones.
-- Output: `policy_logits` `[B, {policy}]`, index `(direction · 7 + distance − 1) · 64 + from` (directions N, E, S, W from the mover's side); softmax over the legal steps only.
-  `wdl_logits` `[B, 3]`: softmax gives win, draw, loss for the side to move; the value is win − loss.
-
-`python scripts/bundle_example.py {dir_hint}` encodes positions, runs the module and prints the evaluation.
+- Output: one tensor `[B, {width}]`: columns `0..{policy}` are the policy logits, index `(direction · 7 + distance − 1) · 64 + from` (directions N, E, S, W from the mover's side; `dama_py.encode.policy_index`); softmax over the legal steps only.
+  Columns `{policy}..{width}` are the WDL logits: softmax gives win, draw, loss for the side to move; the value is win − loss.
 
 {check}
 ## Strength
@@ -396,6 +396,7 @@ From C++: `torch::jit::load("model.ts")`, then `forward({{planes}})` returns the
         sims = meta.search.simulations,
         planes = meta.input_planes,
         policy = meta.policy_size,
+        width = meta.policy_size + 3,
         dir_hint = "BUNDLE_DIR",
         rules = serde_json::to_string_pretty(&meta.rules).unwrap_or_default(),
     )

@@ -1,9 +1,12 @@
 //! Using a trained network: bundles, a thinking bot, the line protocol.
 //!
 //! * [`export`]: a checkpoint → a self-contained bundle directory
-//!   (`model.ts` as TorchScript, `weights.safetensors` + `weights.json`,
-//!   `bundle.json`, `README.md`); [`Bundle::load`] reads one back and checks
-//!   its encoding version.
+//!   (`model.ts` as TorchScript traced from Rust, `weights.safetensors` +
+//!   `weights.json`, `bundle.json`, `README.md`, and the Python side:
+//!   `dama_py/` and `bundle_example.py`), without Python; [`Bundle::load`]
+//!   reads one back and checks its format and encoding version.
+//! * [`find_python`]: the Python with PyTorch that the tests and scripts run
+//!   the bundle's Python side with.
 //! * [`Bot`]: thinks about a [`dama_engine::Game`] with a network (a
 //!   checkpoint or a bundle) or a baseline player, within a simulation or
 //!   time [`Limit`], and reports a [`Thought`]: best move, evaluation,
@@ -38,7 +41,7 @@ pub use board::draw_board;
 pub use bot::{
     describe_tablebase, Bot, BotOptions, BotSpec, Eval, Limit, RawEval, Thought, TopMove,
 };
-pub use bundle::{Bundle, BundleMeta, EloEntry, ExportCheck, BUNDLE_FORMAT};
+pub use bundle::{Bundle, BundleMeta, EloEntry, ExportCheck, BUNDLE_FORMAT, OLDEST_BUNDLE_FORMAT};
 pub use error::Error;
 pub use export::{export, ExportOptions, ExportReport};
 pub use protocol::{Reply, Session, PROTOCOL_VERSION};

@@ -10,8 +10,8 @@ use std::time::Instant;
 use anyhow::{Context, Result};
 use clap::{Args, Subcommand};
 use dama_engine::Game;
-use dama_nn::encode::{self, PLANES_LEN};
-use dama_nn::{Network, NnEvaluator, Precision};
+use dama_nn::encode::PLANES_LEN;
+use dama_nn::{BatchBuilder, Network, NnEvaluator, Precision};
 use dama_selfplay::selfplay::{play_games, EvalCache, SelfplayJob};
 use dama_selfplay::RunConfig;
 use rand::seq::SliceRandom;
@@ -140,8 +140,8 @@ fn selfplay(args: &SelfplayBenchArgs) -> Result<()> {
 fn pure_inference(evaluator: &NnEvaluator, histogram: &[u64], seed: u64) -> Result<f64> {
     let max = histogram.len().saturating_sub(1).max(1);
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
-    let mut planes = vec![0.0f32; max * PLANES_LEN];
-    for chunk in planes.chunks_exact_mut(PLANES_LEN) {
+    let mut inputs = BatchBuilder::new();
+    for _ in 0..max {
         let mut game = Game::new();
         for _ in 0..20 {
             if game.is_game_over() {
@@ -152,14 +152,14 @@ fn pure_inference(evaluator: &NnEvaluator, histogram: &[u64], seed: u64) -> Resu
                 game.play_unchecked(&m);
             }
         }
-        encode::encode_planes(&game, chunk);
+        inputs.push_state(&game);
     }
     let (mut positions, mut seconds) = (0.0f64, 0.0f64);
     for (b, &calls) in histogram.iter().enumerate() {
         if b == 0 || calls == 0 {
             continue;
         }
-        let input = &planes[..b * PLANES_LEN];
+        let input = &inputs.planes_slice()[..b * PLANES_LEN];
         evaluator.infer(input, b)?; // warm-up
         let reps = calls.clamp(3, 30);
         let start = Instant::now();

@@ -16,10 +16,6 @@ pub struct ExportArgs {
     /// The bundle directory to write.
     #[arg(long)]
     out: PathBuf,
-    /// Python with PyTorch (default: $DAMA_VENV, the venv of
-    /// scripts/setup-torch.sh, then python3 on PATH).
-    #[arg(long)]
-    python: Option<PathBuf>,
     /// Simulations per move recorded as the bundle's default strength.
     #[arg(long, default_value_t = 200)]
     sims: u32,
@@ -33,7 +29,6 @@ pub fn run(args: &ExportArgs) -> Result<()> {
     let report = export(&ExportOptions {
         checkpoint: args.checkpoint.clone(),
         out: args.out.clone(),
-        python: args.python.clone(),
         sims: args.sims,
     })
     .with_context(|| format!("cannot export {}", args.checkpoint.display()))?;
@@ -44,7 +39,7 @@ pub fn run(args: &ExportArgs) -> Result<()> {
     let m = &report.meta;
     outln!("bundle written to {}", report.dir.display());
     outln!(
-        "  model.ts (TorchScript), {} + weights.json, bundle.json, README.md",
+        "  model.ts (TorchScript), {} + weights.json, bundle.json, README.md, dama_py/, bundle_example.py",
         m.weights_file
     );
     outln!(
@@ -57,11 +52,10 @@ pub fn run(args: &ExportArgs) -> Result<()> {
     );
     if let Some(c) = &m.check {
         outln!(
-            "  check on {} positions: torch.jit.load vs Rust max |diff| {:.1e} (policy logits), {:.1e} (wdl); \
-             libtorch from Rust {:.1e}, {:.1e} (tolerance {:.0e}, torch {})",
+            "  check on {} positions in batches of {:?}: model.ts run by libtorch vs the Rust network \
+             max |diff| {:.1e} (policy logits), {:.1e} (wdl) (tolerance {:.0e}, libtorch {})",
             c.positions,
-            c.python_max_policy_logit_diff,
-            c.python_max_wdl_diff,
+            c.batch_sizes,
             c.libtorch_max_policy_logit_diff,
             c.libtorch_max_wdl_diff,
             c.tolerance,
@@ -78,6 +72,5 @@ pub fn run(args: &ExportArgs) -> Result<()> {
             e.games
         );
     }
-    outln!("  python: {}", report.python.display());
     Ok(())
 }

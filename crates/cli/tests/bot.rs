@@ -1,10 +1,13 @@
 //! Issue 8 end to end: `dama export` a checkpoint, load the bundle in Rust
 //! (`dama analyse`, `dama play`, `dama bot`) and in Python
-//! (`scripts/bundle_example.py`, `scripts/test_bot_protocol.py`), and bad
-//! bundles, moves and commands answered with errors rather than panics.
+//! (`bundle_example.py` from the repository and from the bundle itself,
+//! `scripts/test_bot_protocol.py`), and bad bundles, moves and commands
+//! answered with errors rather than panics. Issue 14: the export runs
+//! without Python.
 //!
-//! Needs the Python of `scripts/setup-torch.sh` (found as `dama export`
-//! finds it: `$DAMA_VENV`, the cache venv, then `python3`).
+//! Needs the Python of `scripts/setup-torch.sh` for the Python side (found
+//! by [`dama_bot::find_python`]: `$DAMA_VENV`, the cache venv, then
+//! `python3`).
 
 // Helpers outside #[test] functions unwrap too: this is test code.
 #![allow(clippy::unwrap_used)]
@@ -104,12 +107,8 @@ fn export_then_play_analyse_and_drive_the_bundle() {
     let b = bundle.to_str().unwrap();
     let c = ckpt.to_str().unwrap();
 
-    // Export, with the Python found the same way as the test.
-    let out = ok(
-        dama(&["export", "--checkpoint", c, "--out", b, "--sims", "16"])
-            .arg("--python")
-            .arg(&py),
-    );
+    // Export: no Python involved (issue 14), so no interpreter on PATH.
+    let out = ok(dama(&["export", "--checkpoint", c, "--out", b, "--sims", "16"]).env("PATH", ""));
     assert!(out.contains("bundle written"), "{out}");
     for f in [
         "model.ts",
@@ -117,6 +116,10 @@ fn export_then_play_analyse_and_drive_the_bundle() {
         "README.md",
         "weights.safetensors",
         "weights.json",
+        "bundle_example.py",
+        "dama_py/__init__.py",
+        "dama_py/encode.py",
+        "dama_py/model.py",
     ] {
         assert!(bundle.join(f).is_file(), "{f} missing");
     }
@@ -127,16 +130,15 @@ fn export_then_play_analyse_and_drive_the_bundle() {
     assert_eq!(meta["generation"], 1);
     assert_eq!(meta["search"]["simulations"], 16);
     assert_eq!(meta["elo"][0]["opponent"], "random");
+    // The PyTorch side of the check (`torch.jit.load` within 1e-4) is the
+    // Python example below, run from the bundle.
     let check = &meta["check"];
-    for k in [
-        "python_max_policy_logit_diff",
-        "python_max_wdl_diff",
-        "libtorch_max_policy_logit_diff",
-        "libtorch_max_wdl_diff",
-    ] {
+    for k in ["libtorch_max_policy_logit_diff", "libtorch_max_wdl_diff"] {
         let d = check[k].as_f64().unwrap();
         assert!(d <= 1e-4, "{k} = {d}");
     }
+    let sizes = check["batch_sizes"].as_array().unwrap();
+    assert!(sizes.len() >= 2 && sizes.contains(&1.into()), "{sizes:?}");
 
     // analyse: the bundle (TorchScript) and the checkpoint (tch) agree.
     let pos = "B:Wa2,b2,c3,d3,Kd4:Ba7,b6,c6,Kh8";
@@ -181,7 +183,9 @@ fn export_then_play_analyse_and_drive_the_bundle() {
     let text = ok(&mut dama(&["analyse", "--bundle", b, "--sims", "8"]));
     assert!(text.contains("eval ") && text.contains("share"), "{text}");
 
-    // The Python example reproduces the Rust evaluation.
+    // The Python example reproduces the Rust evaluation through
+    // `torch.jit.load`: the repository's copy, and the bundle's own copy
+    // with the bundle's `dama_py`, run from outside the repository.
     let out = ok(Command::new(&py)
         .arg(scripts().join("bundle_example.py"))
         .arg(&bundle)
@@ -192,6 +196,14 @@ fn export_then_play_analyse_and_drive_the_bundle() {
         "{out}"
     );
     println!("{out}");
+    let out = ok(Command::new(&py)
+        .arg(bundle.join("bundle_example.py"))
+        .arg("--dama")
+        .arg(DAMA)
+        .arg("--position")
+        .arg("W:Wa3,b3,c4,f2,g3:Bb6,c6,e5,f7,h6")
+        .current_dir(&root));
+    assert!(out.trim_end().ends_with("ok"), "{out}");
 
     // The protocol, driven by its script.
     let out = ok(Command::new(&py)
@@ -294,16 +306,10 @@ fn export_then_play_analyse_and_drive_the_bundle() {
     ])
     .arg(root.join("x")));
     assert!(e.contains("nonexistent"), "{e}");
-    let e = err(dama(&[
-        "export",
-        "--checkpoint",
-        c,
-        "--python",
-        "/no/python",
-        "--out",
-    ])
-    .arg(root.join("y")));
-    assert!(e.contains("python"), "{e}");
+    // (The export no longer runs Python, so a missing interpreter is no
+    // longer an error; an output path that is a file is.)
+    let e = err(dama(&["export", "--checkpoint", c, "--out"]).arg(&record));
+    assert!(e.contains("is a file"), "{e}");
 }
 
 #[test]

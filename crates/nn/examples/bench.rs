@@ -17,7 +17,9 @@
 use std::io::Write;
 use std::time::Instant;
 
-use dama_nn::{encode, Batch, ModelConfig, Network, NnEvaluator, Precision, TrainConfig, Trainer};
+use dama_nn::{
+    encode, Batch, BatchBuilder, ModelConfig, Network, NnEvaluator, Precision, TrainConfig, Trainer,
+};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use tch::{Device, Kind, Tensor};
@@ -111,24 +113,20 @@ fn random_planes(rng: &mut StdRng, n: usize) -> Vec<f32> {
 }
 
 fn random_batch(rng: &mut StdRng, n: usize) -> Result<Batch, dama_nn::Error> {
-    let planes = random_planes(rng, n);
-    let mut policy = vec![0.0; n * encode::POLICY_SIZE];
-    let mut mask = vec![false; n * encode::POLICY_SIZE];
-    let mut wdl = vec![0.0; n * 3];
-    for i in 0..n {
-        let row = i * encode::POLICY_SIZE;
-        for _ in 0..10 {
-            mask[row + rng.gen_range(0..encode::POLICY_SIZE)] = true;
-        }
-        let legal: Vec<usize> = (0..encode::POLICY_SIZE)
-            .filter(|&j| mask[row + j])
+    let mut builder = BatchBuilder::new();
+    for _ in 0..n {
+        let mut row = builder.push_sample();
+        row.planes
+            .mapv_inplace(|_| if rng.gen_bool(0.2) { 1.0 } else { 0.0 });
+        let legal: std::collections::BTreeSet<usize> = (0..10)
+            .map(|_| rng.gen_range(0..encode::POLICY_SIZE))
             .collect();
         for &j in &legal {
-            policy[row + j] = 1.0 / legal.len() as f32;
+            row.set_action(j, 1.0 / legal.len() as f32)?;
         }
-        wdl[i * 3 + rng.gen_range(0..3)] = 1.0;
+        row.wdl[rng.gen_range(0..3)] = 1.0;
     }
-    Batch::from_slices(n, &planes, &policy, &wdl, &mask, Device::Cpu)
+    builder.to_batch(Device::Cpu)
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -232,24 +230,19 @@ fn closeness(net: &Network, n: usize, rng: &mut StdRng) -> Result<(), Box<dyn st
         }
         game.play_step(steps[rng.gen_range(0..steps.len())])?;
     }
-    let mut planes = vec![0.0; n * encode::PLANES_LEN];
-    let mut policy = vec![0.0; n * encode::POLICY_SIZE];
-    let mut mask = vec![false; n * encode::POLICY_SIZE];
-    let mut wdl = vec![0.0; n * 3];
-    for (i, g) in states.iter().enumerate() {
-        encode::encode_planes(
-            g,
-            &mut planes[i * encode::PLANES_LEN..(i + 1) * encode::PLANES_LEN],
-        );
+    let mut builder = BatchBuilder::new();
+    for g in &states {
+        let mut row = builder.push_sample();
+        encode::encode_planes(g, row.planes.as_slice_mut().expect("contiguous row"));
         let steps = g.legal_steps();
         for s in &steps {
-            mask[i * encode::POLICY_SIZE + encode::policy_index(*s, g.turn())] = true;
+            row.set_action(encode::policy_index(*s, g.turn()), 0.0)?;
         }
         let t = steps[rng.gen_range(0..steps.len())];
-        policy[i * encode::POLICY_SIZE + encode::policy_index(t, g.turn())] = 1.0;
-        wdl[i * 3 + rng.gen_range(0..3)] = 1.0;
+        row.policy[encode::policy_index(t, g.turn())] = 1.0;
+        row.wdl[rng.gen_range(0..3)] = 1.0;
     }
-    let batch = Batch::from_slices(n, &planes, &policy, &wdl, &mask, Device::Cpu)?;
+    let batch = builder.to_batch(Device::Cpu)?;
     let cfg = TrainConfig {
         optimizer: dama_nn::OptimizerConfig::adamw(),
         lr: 2e-3,

@@ -7,6 +7,7 @@ use dama_mcts::{Evaluation, Evaluator, Game as SearchGame, Leaf, Pov, Wdl};
 use serde::{Deserialize, Serialize};
 use tch::{Device, Kind, Tensor};
 
+use crate::batch::BatchBuilder;
 use crate::checkpoint;
 use crate::encode::{self, NUM_PLANES, PLANES_LEN, POLICY_SIZE};
 use crate::error::{Error, Result};
@@ -106,7 +107,7 @@ pub struct RawOutput {
 pub struct NnEvaluator {
     net: Network,
     precision: Precision,
-    planes: Vec<f32>,
+    inputs: BatchBuilder,
 }
 
 impl NnEvaluator {
@@ -119,7 +120,7 @@ impl NnEvaluator {
         Ok(NnEvaluator {
             net: net.copy_to(device, precision.kind())?,
             precision,
-            planes: Vec::new(),
+            inputs: BatchBuilder::new(),
         })
     }
 
@@ -187,9 +188,9 @@ impl NnEvaluator {
         &mut self,
         batch: &[(&S, &[S::Action])],
     ) -> Result<Vec<Evaluation>> {
-        let mut planes = std::mem::take(&mut self.planes);
-        let out = evaluate_with(&mut planes, batch, |p, n| self.infer(p, n));
-        self.planes = planes;
+        let mut inputs = std::mem::take(&mut self.inputs);
+        let out = evaluate_with(&mut inputs, batch, |p, n| self.infer(p, n));
+        self.inputs = inputs;
         out
     }
 }
@@ -235,21 +236,19 @@ pub(crate) fn raw_output(policy: &Tensor, wdl_logits: &Tensor, n: usize) -> Resu
     })
 }
 
-/// Encodes `batch` into `planes` (reused between calls), runs `infer` once
+/// Encodes `batch` into `inputs` (reused between calls), runs `infer` once
 /// and turns its raw outputs into evaluations: a softmax over each state's
 /// legal actions, in the order given, and its WDL.
 pub(crate) fn evaluate_with<S: NnInput>(
-    planes: &mut Vec<f32>,
+    inputs: &mut BatchBuilder,
     batch: &[(&S, &[S::Action])],
     infer: impl FnOnce(&[f32], usize) -> Result<RawOutput>,
 ) -> Result<Vec<Evaluation>> {
-    let n = batch.len();
-    planes.clear();
-    planes.resize(n * PLANES_LEN, 0.0);
-    for ((state, _), chunk) in batch.iter().zip(planes.chunks_exact_mut(PLANES_LEN)) {
-        state.encode_planes(chunk);
+    inputs.clear();
+    for (state, _) in batch {
+        inputs.push_state(*state);
     }
-    let raw = infer(planes, n)?;
+    let raw = infer(inputs.planes_slice(), inputs.len())?;
     Ok(batch
         .iter()
         .enumerate()

@@ -5,6 +5,11 @@
 //!   (`0..1792`), pure slice code, plus the left-right mirror.
 //! * [`Network`]: residual tower with a convolutional policy head (`[B,
 //!   1792]` logits) and a win/draw/loss value head (`[B, 3]` logits).
+//! * [`BatchBuilder`]: positions → network input `[B, C, 8, 8]` and
+//!   training [`Batch`]es, row by row as `ndarray` views; the one place
+//!   batches are assembled, for inference and training.
+//! * [`torchscript`]: tracing the network into TorchScript from Rust, and
+//!   running a traced module ([`TorchScriptEvaluator`]).
 //! * [`Trainer`]: loss, SGD/AdamW with owned state, learning-rate schedule,
 //!   gradient clipping, [`StepMetrics`].
 //! * [`checkpoint`]: `.safetensors` weights and optimizer state with a JSON
@@ -17,22 +22,20 @@
 //! # Examples
 //!
 //! ```
-//! use dama_nn::{encode, Batch, ModelConfig, Network, TrainConfig, Trainer};
+//! use dama_nn::{encode, Batch, BatchBuilder, ModelConfig, Network, TrainConfig, Trainer};
 //! use tch::Device;
 //!
 //! // One self-play sample: planes, visit distribution, result.
 //! let game = dama_engine::Game::new();
-//! let mut planes = vec![0.0; encode::PLANES_LEN];
-//! encode::encode_planes(&game, &mut planes);
+//! let mut builder = BatchBuilder::new();
+//! let mut sample = builder.push_sample();
+//! encode::encode_planes(&game, sample.planes.as_slice_mut().expect("contiguous"));
 //! let steps = game.legal_steps();
-//! let mut policy = vec![0.0; encode::POLICY_SIZE];
-//! let mut mask = vec![false; encode::POLICY_SIZE];
 //! for s in &steps {
-//!     let i = encode::policy_index(*s, game.turn());
-//!     policy[i] = 1.0 / steps.len() as f32;
-//!     mask[i] = true;
+//!     sample.set_action(encode::policy_index(*s, game.turn()), 1.0 / steps.len() as f32)?;
 //! }
-//! let batch = Batch::from_slices(1, &planes, &policy, &[0.0, 1.0, 0.0], &mask, Device::Cpu)?;
+//! sample.wdl[1] = 1.0; // a draw
+//! let batch: Batch = builder.to_batch(Device::Cpu)?;
 //!
 //! let net = Network::new(&ModelConfig::quick(), Device::cuda_if_available())?;
 //! let mut trainer = Trainer::new(net, TrainConfig::default())?;
@@ -41,6 +44,7 @@
 //! # Ok::<(), dama_nn::Error>(())
 //! ```
 
+mod batch;
 pub mod checkpoint;
 mod config;
 pub mod cpu;
@@ -53,6 +57,7 @@ mod model;
 pub mod torchscript;
 mod train;
 
+pub use batch::{BatchBuilder, SampleMut};
 pub use checkpoint::{load_network, load_trainer, save_network, save_trainer, CheckpointMeta};
 pub use config::{LrSchedule, ModelConfig, OptimizerConfig, TrainConfig};
 pub use cpu::{cpu_bf16_fast, CpuFeatures, PrecisionChoice};

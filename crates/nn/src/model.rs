@@ -24,7 +24,7 @@ use tch::nn::{self, ConvConfig, ModuleT};
 use tch::{Device, Kind, Tensor};
 
 use crate::config::ModelConfig;
-use crate::encode::{POLICY_PLANES, POLICY_SIZE};
+use crate::encode::POLICY_PLANES;
 use crate::error::{Error, Result};
 
 /// Output of a forward pass.
@@ -71,10 +71,12 @@ struct SqueezeExcite {
 
 impl SqueezeExcite {
     fn forward(&self, xs: &Tensor) -> Tensor {
-        let b = xs.size()[0];
+        // `unflatten`, not a view with the batch size read from `xs`: a
+        // traced module (`torchscript::trace`) must keep the batch
+        // dimension free.
         let pooled = xs.mean_dim([2i64, 3].as_slice(), false, None::<Kind>);
         let g = pooled.apply(&self.fc1).relu().apply(&self.fc2);
-        let parts = g.view([b, 2, self.channels, 1, 1]);
+        let parts = g.unflatten(1, [2, self.channels, 1, 1]);
         let gate = parts.select(1, 0).sigmoid();
         let bias = parts.select(1, 1);
         xs * gate + bias
@@ -253,7 +255,6 @@ impl Network {
     /// If `xs` has the wrong shape; use [`Network::f_forward_t`] for input
     /// that was not checked.
     pub fn forward_t(&self, xs: &Tensor, train: bool) -> Output {
-        let b = xs.size()[0];
         let mut h = self.input.forward_t(xs, train).relu();
         for block in &self.tower {
             h = block.forward_t(&h, train);
@@ -263,7 +264,9 @@ impl Network {
             .forward_t(&h, train)
             .relu()
             .apply(&self.policy_out)
-            .view([b, POLICY_SIZE as i64]);
+            // [B, 28, 8, 8] → [B, 1792]; no batch size read from `xs`, so a
+            // traced module keeps the batch dimension free.
+            .flatten(1, 3);
         let wdl = self
             .value_a
             .forward_t(&h, train)

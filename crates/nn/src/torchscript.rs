@@ -1,28 +1,142 @@
-//! Running an exported TorchScript network (`model.ts` of a bundle written
-//! by `dama export`) behind [`dama_mcts::Evaluator`].
+//! TorchScript: tracing a [`Network`] into a module ([`trace`], [`save`]),
+//! and running an exported module (`model.ts` of a bundle written by `dama
+//! export`) behind [`dama_mcts::Evaluator`].
+//!
+//! The module is traced from Rust with `tch::CModule::create_by_tracing`
+//! (tch-rs's `jit-trace` example): the forward pass in evaluation mode is
+//! recorded on an example batch of [`TRACE_BATCH`] positions, with the
+//! weights as constants. The network never reads the batch size from its
+//! input, so the trace keeps the batch dimension free and the module takes
+//! a batch of any size (checked by the tests on sizes 1, 3 and 64).
 //!
 //! The module's `forward` takes planes `[B, C, 8, 8]` (f32, the layout of
-//! [`encode`](crate::encode)) and returns the tuple `(policy_logits [B,
-//! 1792], wdl_logits [B, 3])`, exactly what [`Network::forward_t`](crate::Network::forward_t)
-//! computes in evaluation mode. Checking that the module was exported for
+//! [`encode`](crate::encode)) and returns one tensor `[B, 1795]`, the policy
+//! logits `[B, 1792]` followed by the WDL logits `[B, 3]` (a traced method
+//! has a single return value), exactly what [`Network::forward_t`](crate::Network::forward_t)
+//! computes in evaluation mode. [`TorchScriptEvaluator`] also runs modules
+//! that return the tuple `(policy_logits, wdl_logits)` (bundles of format 1,
+//! scripted in Python). Checking that the module was exported for
 //! this build's encoding is the job of whoever reads the bundle's metadata
 //! (`dama-bot`); this module checks the shapes it gets back.
 
+use std::fs;
 use std::path::Path;
 
 use dama_mcts::{Evaluation, Evaluator, Game as SearchGame, Leaf};
-use tch::{CModule, Device, IValue};
+use tch::{CModule, Device, IValue, Kind, Tensor};
 
-use crate::encode::{PLANES_LEN, POLICY_SIZE};
+use crate::batch::BatchBuilder;
+use crate::encode::{NUM_PLANES, PLANES_LEN, POLICY_SIZE};
 use crate::error::{Error, Result};
 use crate::evaluator::{evaluate_with, input_tensor, raw_output, NnInput, RawOutput};
+use crate::files;
+use crate::model::Network;
+
+/// Positions in the example batch a module is traced on. More than one, so
+/// that nothing batch-size-specific (a squeezed dimension of size 1) can
+/// slip into the trace unnoticed.
+pub const TRACE_BATCH: i64 = 2;
+
+/// Traces `net` in evaluation mode into a TorchScript module whose
+/// `forward` takes planes `[B, C, 8, 8]` (f32, any `B`) and returns one
+/// tensor `[B, 1795]`: the policy logits `[B, 1792]` in columns `0..1792`,
+/// the WDL logits `[B, 3]` in columns `1792..1795` (what
+/// [`tch::nn::ModuleT::forward_t`] of a [`Network`] computes). A traced
+/// method must return a single value, so the two heads are concatenated.
+///
+/// The trace runs on an fp32 CPU copy of `net` with frozen weights, so the
+/// module holds fp32 weights whatever `net`'s device or kind.
+///
+/// # Errors
+///
+/// libtorch errors.
+pub fn trace(net: &Network) -> Result<CModule> {
+    let mut copy = net.copy_to(Device::Cpu, Kind::Float)?;
+    copy.var_store_mut().freeze();
+    let example = Tensor::f_zeros(
+        [TRACE_BATCH, NUM_PLANES as i64, 8, 8],
+        (Kind::Float, Device::Cpu),
+    )?;
+    let mut forward =
+        |inputs: &[Tensor]| vec![tch::nn::ModuleT::forward_t(&copy, &inputs[0], false)];
+    let module = tch::no_grad(|| {
+        CModule::create_by_tracing("DamaNet", "forward", &[example], &mut forward)
+    })?;
+    Ok(module)
+}
+
+/// Traces `net` ([`trace`]) and saves the module to `path` atomically (a
+/// synced temporary file renamed into place).
+///
+/// # Errors
+///
+/// libtorch errors; [`Error::Io`] when the file cannot be written.
+pub fn save(net: &Network, path: &Path) -> Result<()> {
+    let module = trace(net)?;
+    if let Some(dir) = path.parent() {
+        if !dir.as_os_str().is_empty() {
+            fs::create_dir_all(dir)?;
+        }
+    }
+    let tmp = files::tmp_path(path);
+    let result = (|| -> Result<()> {
+        module.save(&tmp)?;
+        fs::File::open(&tmp)?.sync_all()?;
+        files::commit_point(path);
+        fs::rename(&tmp, path)?;
+        Ok(())
+    })();
+    if result.is_err() {
+        let _ = fs::remove_file(&tmp);
+    }
+    result
+}
+
+/// Columns of a traced module's output `[B, 1795]`: the policy logits, then
+/// the WDL logits.
+pub const OUTPUT_WIDTH: usize = POLICY_SIZE + 3;
+
+/// The policy logits `[B, 1792]` and WDL logits `[B, 3]` of a module's
+/// output: a traced module's `[B, 1795]` tensor (see [`trace`]), or the
+/// tuple `(policy_logits, wdl_logits)` of a module scripted in Python
+/// (bundles of format 1).
+fn split_output(out: IValue) -> Result<(Tensor, Tensor)> {
+    match out {
+        IValue::Tensor(t) => {
+            let size = t.size();
+            if size.len() != 2 || size[1] != OUTPUT_WIDTH as i64 {
+                return Err(Error::Shape(format!(
+                    "the module returned a tensor of shape {size:?}, expected [B, {OUTPUT_WIDTH}]"
+                )));
+            }
+            Ok((
+                t.f_narrow(1, 0, POLICY_SIZE as i64)?,
+                t.f_narrow(1, POLICY_SIZE as i64, 3)?,
+            ))
+        }
+        IValue::Tuple(mut v) if v.len() == 2 => {
+            let w = v.pop();
+            let p = v.pop();
+            match (p, w) {
+                (Some(IValue::Tensor(p)), Some(IValue::Tensor(w))) => Ok((p, w)),
+                _ => Err(Error::Shape(
+                    "the module must return a tuple of two tensors".into(),
+                )),
+            }
+        }
+        _ => Err(Error::Shape(format!(
+            "the module must return policy and WDL logits as one tensor [B, {OUTPUT_WIDTH}] \
+             or a tuple (policy_logits, wdl_logits)"
+        ))),
+    }
+}
 
 /// A TorchScript policy/value network on a device, in evaluation mode.
 #[derive(Debug)]
 pub struct TorchScriptEvaluator {
     module: CModule,
     device: Device,
-    planes: Vec<f32>,
+    inputs: BatchBuilder,
 }
 
 impl TorchScriptEvaluator {
@@ -32,7 +146,7 @@ impl TorchScriptEvaluator {
     /// # Errors
     ///
     /// [`Error::Corrupt`] if libtorch cannot load the file or the module
-    /// does not answer with `(policy [B, 1792], wdl [B, 3])`.
+    /// does not answer with policy logits `[B, 1792]` and WDL logits `[B, 3]`.
     pub fn load(path: &Path, device: Device) -> Result<TorchScriptEvaluator> {
         // The profiling executor and the tensor-expression fuser re-optimize
         // the graph during the first calls with each new batch shape, which
@@ -47,7 +161,7 @@ impl TorchScriptEvaluator {
         let eval = TorchScriptEvaluator {
             module,
             device,
-            planes: Vec::new(),
+            inputs: BatchBuilder::new(),
         };
         eval.infer(&vec![0.0; PLANES_LEN], 1)
             .map_err(|e| Error::Corrupt {
@@ -76,25 +190,7 @@ impl TorchScriptEvaluator {
         };
         tch::no_grad(|| {
             let out = self.module.forward_is(&[IValue::Tensor(xs)])?;
-            let (policy, wdl) = match out {
-                IValue::Tuple(mut v) if v.len() == 2 => {
-                    let w = v.pop();
-                    let p = v.pop();
-                    match (p, w) {
-                        (Some(IValue::Tensor(p)), Some(IValue::Tensor(w))) => (p, w),
-                        _ => {
-                            return Err(Error::Shape(
-                                "the module must return a tuple of two tensors".into(),
-                            ))
-                        }
-                    }
-                }
-                _ => {
-                    return Err(Error::Shape(
-                        "the module must return a tuple (policy_logits, wdl_logits)".into(),
-                    ))
-                }
-            };
+            let (policy, wdl) = split_output(out)?;
             if policy.size() != [n as i64, POLICY_SIZE as i64] || wdl.size() != [n as i64, 3] {
                 return Err(Error::Shape(format!(
                     "the module returned policy {:?} and wdl {:?}, expected [{n}, {POLICY_SIZE}] and [{n}, 3]",
@@ -116,9 +212,9 @@ impl TorchScriptEvaluator {
         &mut self,
         batch: &[(&S, &[S::Action])],
     ) -> Result<Vec<Evaluation>> {
-        let mut planes = std::mem::take(&mut self.planes);
-        let out = evaluate_with(&mut planes, batch, |p, n| self.infer(p, n));
-        self.planes = planes;
+        let mut inputs = std::mem::take(&mut self.inputs);
+        let out = evaluate_with(&mut inputs, batch, |p, n| self.infer(p, n));
+        self.inputs = inputs;
         out
     }
 }

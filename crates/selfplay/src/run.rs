@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 use dama_engine::Rules;
 use dama_nn::device::{self, Device};
 use dama_nn::encode::{self, NUM_PLANES, PLANES_LEN, POLICY_SIZE};
-use dama_nn::{Batch, CpuFeatures, Network, NnEvaluator, Precision, Trainer};
+use dama_nn::{Batch, BatchBuilder, CpuFeatures, Network, NnEvaluator, Precision, Trainer};
 use indicatif::{ProgressBar, ProgressStyle};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -340,13 +340,9 @@ pub fn make_batch(
     q_weight: f32,
     device: Device,
 ) -> Result<Batch, Error> {
-    let n = samples.len();
-    let mut planes = vec![0.0f32; n * PLANES_LEN];
-    let mut policy = vec![0.0f32; n * POLICY_SIZE];
-    let mut mask = vec![false; n * POLICY_SIZE];
-    let mut wdl = vec![0.0f32; n * 3];
+    let mut builder = BatchBuilder::new();
     let mut tmp = vec![0.0f32; PLANES_LEN];
-    for (i, (s, mirror)) in samples.iter().enumerate() {
+    for (s, mirror) in samples {
         if s.planes.len() != NUM_PLANES || s.legal.len() != s.policy.len() {
             return Err(Error::Corrupt(format!(
                 "sample with {} planes (expected {NUM_PLANES}) and {} legal actions for {} policy values",
@@ -355,10 +351,14 @@ pub fn make_batch(
                 s.policy.len()
             )));
         }
-        let dst = &mut planes[i * PLANES_LEN..(i + 1) * PLANES_LEN];
         for (p, packed) in s.planes.iter().enumerate() {
             packed.unpack_into(&mut tmp[p * 64..(p + 1) * 64])?;
         }
+        let mut row = builder.push_sample();
+        let dst = row
+            .planes
+            .as_slice_mut()
+            .expect("invariant: a fresh row is contiguous");
         if *mirror {
             encode::mirror_planes(&tmp, dst);
         } else {
@@ -374,14 +374,14 @@ pub fn make_batch(
             } else {
                 idx
             };
-            policy[i * POLICY_SIZE + idx] = p;
-            mask[i * POLICY_SIZE + idx] = true;
+            row.set_action(idx, p).map_err(nn_err)?;
         }
         for k in 0..3 {
-            wdl[i * 3 + k] = (1.0 - q_weight) * s.outcome[k] + q_weight * s.search_value[k];
+            row.wdl[k] = (1.0 - q_weight) * s.outcome[k] + q_weight * s.search_value[k];
         }
     }
-    Batch::from_slices(n, &planes, &policy, &wdl, &mask, device)
+    builder
+        .to_batch(device)
         .map_err(|e| Error::Network(e.to_string()))
 }
 

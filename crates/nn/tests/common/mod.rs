@@ -2,7 +2,7 @@
 #![allow(dead_code, clippy::unwrap_used)]
 
 use dama_engine::{Game, Step};
-use dama_nn::{encode, Batch};
+use dama_nn::{encode, Batch, BatchBuilder};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use tch::{Device, Tensor};
@@ -49,26 +49,22 @@ pub fn dataset(seed: u64, n: usize) -> (Vec<Game>, Vec<Step>, Batch) {
         }
     }
     assert_eq!(games.len(), n, "not enough distinct states");
-    let mut planes = vec![0.0; n * encode::PLANES_LEN];
-    let mut policy = vec![0.0; n * encode::POLICY_SIZE];
-    let mut mask = vec![false; n * encode::POLICY_SIZE];
-    let mut wdl = vec![0.0; n * 3];
+    let mut builder = BatchBuilder::new();
     let mut targets = Vec::new();
-    for (i, g) in games.iter().enumerate() {
-        encode::encode_planes(
-            g,
-            &mut planes[i * encode::PLANES_LEN..(i + 1) * encode::PLANES_LEN],
-        );
+    for g in &games {
+        let mut row = builder.push_sample();
+        encode::encode_planes(g, row.planes.as_slice_mut().unwrap());
         let steps = g.legal_steps();
         for s in &steps {
-            mask[i * encode::POLICY_SIZE + encode::policy_index(*s, g.turn())] = true;
+            row.set_action(encode::policy_index(*s, g.turn()), 0.0)
+                .unwrap();
         }
         let t = steps[rng.gen_range(0..steps.len())];
-        policy[i * encode::POLICY_SIZE + encode::policy_index(t, g.turn())] = 1.0;
+        row.policy[encode::policy_index(t, g.turn())] = 1.0;
         targets.push(t);
-        wdl[i * 3 + rng.gen_range(0..3)] = 1.0;
+        row.wdl[rng.gen_range(0..3)] = 1.0;
     }
-    let batch = Batch::from_slices(n, &planes, &policy, &wdl, &mask, Device::Cpu).unwrap();
+    let batch = builder.to_batch(Device::Cpu).unwrap();
     (games, targets, batch)
 }
 

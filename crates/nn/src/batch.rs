@@ -1,0 +1,264 @@
+//! [`BatchBuilder`]: the one place where positions become network input and
+//! training batches, row by row, with the shapes spelled out by `ndarray`.
+//!
+//! Every row is a position: its input planes `[C, 8, 8]` and, for training,
+//! its policy target `[1792]`, legal-action mask `[1792]` and WDL target
+//! `[3]`. The builder keeps one contiguous buffer per field, so the whole
+//! batch is `[B, C, 8, 8]` (and `[B, 1792]`, `[B, 3]`) row-major, becomes a
+//! tensor with a single copy, and is reused between batches without
+//! reallocating (`clear` keeps the capacity): inference batches are built
+//! thousands of times a second in self-play.
+
+use ndarray::{ArrayView2, ArrayView4, ArrayViewMut1, ArrayViewMut3, Ix3};
+use tch::Device;
+
+use crate::encode::{NUM_PLANES, PLANES_LEN, POLICY_SIZE};
+use crate::error::{Error, Result};
+use crate::evaluator::NnInput;
+use crate::train::Batch;
+
+/// The shape of one position's input planes, `[C, 8, 8]`.
+const ROW: Ix3 = Ix3(NUM_PLANES, 8, 8);
+
+/// One training row being filled in (all zero when handed out).
+#[derive(Debug)]
+pub struct SampleMut<'a> {
+    /// Input planes `[C, 8, 8]`, the layout of [`encode`](crate::encode).
+    pub planes: ArrayViewMut3<'a, f32>,
+    /// Policy target `[1792]`: a distribution over policy indices.
+    pub policy: ArrayViewMut1<'a, f32>,
+    /// Legal-action mask `[1792]`.
+    pub mask: ArrayViewMut1<'a, bool>,
+    /// Win/draw/loss target `[3]` for the player to move.
+    pub wdl: ArrayViewMut1<'a, f32>,
+}
+
+impl SampleMut<'_> {
+    /// Marks policy index `index` legal with target probability `p`.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Shape`] if `index` is not below [`POLICY_SIZE`].
+    pub fn set_action(&mut self, index: usize, p: f32) -> Result<()> {
+        if index >= POLICY_SIZE {
+            return Err(Error::Shape(format!(
+                "policy index {index} is not below {POLICY_SIZE}"
+            )));
+        }
+        self.policy[index] = p;
+        self.mask[index] = true;
+        Ok(())
+    }
+}
+
+/// Assembles a batch of positions: network input only
+/// ([`push_input`](BatchBuilder::push_input),
+/// [`push_state`](BatchBuilder::push_state)) or training samples
+/// ([`push_sample`](BatchBuilder::push_sample)).
+///
+/// # Examples
+///
+/// ```
+/// use dama_nn::{encode, BatchBuilder};
+///
+/// let game = dama_engine::Game::new();
+/// let mut builder = BatchBuilder::new();
+/// let mut row = builder.push_sample();
+/// encode::encode_planes(&game, row.planes.as_slice_mut().expect("contiguous"));
+/// let steps = game.legal_steps();
+/// for s in &steps {
+///     row.set_action(encode::policy_index(*s, game.turn()), 1.0 / steps.len() as f32)?;
+/// }
+/// row.wdl[1] = 1.0;
+/// assert_eq!(builder.planes().shape(), &[1, encode::NUM_PLANES, 8, 8]);
+/// let batch = builder.to_batch(tch::Device::Cpu)?;
+/// assert_eq!(batch.len(), 1);
+/// # Ok::<(), dama_nn::Error>(())
+/// ```
+#[derive(Clone, Debug, Default)]
+pub struct BatchBuilder {
+    len: usize,
+    /// Rows pushed without training targets.
+    inputs_only: usize,
+    planes: Vec<f32>,
+    policy: Vec<f32>,
+    mask: Vec<bool>,
+    wdl: Vec<f32>,
+}
+
+impl BatchBuilder {
+    /// An empty builder.
+    pub fn new() -> BatchBuilder {
+        BatchBuilder::default()
+    }
+
+    /// The number of rows `B`.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether no row was pushed.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Removes every row, keeping the buffers for the next batch.
+    pub fn clear(&mut self) {
+        self.len = 0;
+        self.inputs_only = 0;
+        self.planes.clear();
+        self.policy.clear();
+        self.mask.clear();
+        self.wdl.clear();
+    }
+
+    fn grow_planes(&mut self) -> ArrayViewMut3<'_, f32> {
+        let start = self.planes.len();
+        self.planes.resize(start + PLANES_LEN, 0.0);
+        self.len += 1;
+        ArrayViewMut3::from_shape(ROW, &mut self.planes[start..])
+            .expect("invariant: a row holds PLANES_LEN = C·8·8 values")
+    }
+
+    /// Appends a row without training targets and returns its zeroed input
+    /// planes `[C, 8, 8]` to fill.
+    pub fn push_input(&mut self) -> ArrayViewMut3<'_, f32> {
+        self.inputs_only += 1;
+        self.grow_planes()
+    }
+
+    /// Appends the input planes of `state` (no training targets).
+    pub fn push_state<S: NnInput + ?Sized>(&mut self, state: &S) {
+        let mut row = self.push_input();
+        state.encode_planes(
+            row.as_slice_mut()
+                .expect("invariant: a fresh row is contiguous"),
+        );
+    }
+
+    /// Appends a training row, all zero, and returns it to fill.
+    pub fn push_sample(&mut self) -> SampleMut<'_> {
+        let start = self.len;
+        self.policy.resize((start + 1) * POLICY_SIZE, 0.0);
+        self.mask.resize((start + 1) * POLICY_SIZE, false);
+        self.wdl.resize((start + 1) * 3, 0.0);
+        let planes_start = self.planes.len();
+        self.planes.resize(planes_start + PLANES_LEN, 0.0);
+        self.len += 1;
+        SampleMut {
+            planes: ArrayViewMut3::from_shape(ROW, &mut self.planes[planes_start..])
+                .expect("invariant: a row holds PLANES_LEN = C·8·8 values"),
+            policy: ArrayViewMut1::from(&mut self.policy[start * POLICY_SIZE..]),
+            mask: ArrayViewMut1::from(&mut self.mask[start * POLICY_SIZE..]),
+            wdl: ArrayViewMut1::from(&mut self.wdl[start * 3..]),
+        }
+    }
+
+    /// The input planes of all rows, `[B, C, 8, 8]`.
+    pub fn planes(&self) -> ArrayView4<'_, f32> {
+        ArrayView4::from_shape((self.len, NUM_PLANES, 8, 8), &self.planes)
+            .expect("invariant: B rows of PLANES_LEN values")
+    }
+
+    /// The input planes as one row-major slice of `B · C · 64` values (what
+    /// [`NnEvaluator::infer`](crate::NnEvaluator::infer) takes).
+    pub fn planes_slice(&self) -> &[f32] {
+        &self.planes
+    }
+
+    /// The policy targets, `[B, 1792]`; rows pushed without targets are zero.
+    pub fn policy(&self) -> ArrayView2<'_, f32> {
+        let rows = self.policy.len() / POLICY_SIZE;
+        ArrayView2::from_shape((rows, POLICY_SIZE), &self.policy)
+            .expect("invariant: whole rows of POLICY_SIZE values")
+    }
+
+    /// The training batch on `device`.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Shape`] if a row was pushed without training targets;
+    /// libtorch errors.
+    pub fn to_batch(&self, device: Device) -> Result<Batch> {
+        if self.inputs_only > 0 {
+            return Err(Error::Shape(format!(
+                "{} of {} rows have no training targets (pushed with push_input or push_state)",
+                self.inputs_only, self.len
+            )));
+        }
+        Batch::from_slices(
+            self.len,
+            &self.planes,
+            &self.policy,
+            &self.wdl,
+            &self.mask,
+            device,
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::encode;
+
+    #[test]
+    fn rows_land_where_their_shape_says() {
+        let mut b = BatchBuilder::new();
+        b.push_input()[[2, 3, 4]] = 1.0;
+        let mut s = b.push_sample();
+        s.planes[[11, 7, 7]] = 2.0;
+        s.set_action(5, 0.5).unwrap();
+        s.wdl[2] = 1.0;
+        assert!(s.set_action(POLICY_SIZE, 1.0).is_err());
+        assert_eq!(b.len(), 2);
+        let flat = b.planes_slice();
+        assert_eq!(flat[2 * 64 + 3 * 8 + 4], 1.0);
+        assert_eq!(flat[PLANES_LEN + 11 * 64 + 63], 2.0);
+        assert_eq!(flat.iter().sum::<f32>(), 3.0);
+        assert_eq!(b.planes()[[1, 11, 7, 7]], 2.0);
+        // The input-only first row has zero targets; the second its own.
+        let policy = b.policy();
+        assert_eq!(policy.shape(), &[2, POLICY_SIZE]);
+        assert_eq!(policy[[0, 5]], 0.0);
+        assert_eq!(policy[[1, 5]], 0.5);
+        assert!(b.mask[POLICY_SIZE + 5] && !b.mask[5]);
+        assert_eq!(&b.wdl, &[0.0, 0.0, 0.0, 0.0, 0.0, 1.0]);
+        let err = b.to_batch(Device::Cpu).unwrap_err().to_string();
+        assert!(
+            err.contains("1 of 2 rows have no training targets"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn clear_keeps_nothing_but_capacity_and_states_encode_as_encode_does() {
+        let mut b = BatchBuilder::new();
+        b.push_sample().wdl[0] = 1.0;
+        b.push_input();
+        b.clear();
+        assert!(b.is_empty() && b.planes_slice().is_empty() && b.policy().is_empty());
+        let game = dama_engine::Game::new();
+        b.push_state(&game);
+        b.push_state(&game);
+        let mut want = vec![0.0; PLANES_LEN];
+        encode::encode_planes(&game, &mut want);
+        assert_eq!(&b.planes_slice()[PLANES_LEN..], want.as_slice());
+        assert_eq!(b.planes().shape(), &[2, NUM_PLANES, 8, 8]);
+
+        let mut t = BatchBuilder::new();
+        for k in 0..3 {
+            let mut s = t.push_sample();
+            s.planes.fill(k as f32);
+            s.set_action(k, 1.0).unwrap();
+            s.wdl[k] = 1.0;
+        }
+        let batch = t.to_batch(Device::Cpu).unwrap();
+        batch.validate(NUM_PLANES).unwrap();
+        assert_eq!(batch.len(), 3);
+        let wdl: Vec<f32> = Vec::try_from(&batch.wdl.flatten(0, 1)).unwrap();
+        assert_eq!(wdl, [1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0]);
+        let planes: Vec<f32> = Vec::try_from(&batch.planes.select(0, 2).flatten(0, 2)).unwrap();
+        assert!(planes.iter().all(|&v| v == 2.0));
+    }
+}
