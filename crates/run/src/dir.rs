@@ -231,7 +231,10 @@ mod tests {
         assert!(!RunDir::is_chunk_of(&run.chunk(13, 0), 3));
         assert!(!RunDir::is_chunk_of(&run.chunk(3, 0), 30));
         assert_eq!(RunDir::of_checkpoint(&run.model(2)), Some(run));
-        assert_eq!(RunDir::of_checkpoint(Path::new("x/gen-0001.safetensors")), None);
+        assert_eq!(
+            RunDir::of_checkpoint(Path::new("x/gen-0001.safetensors")),
+            None
+        );
     }
 
     #[test]

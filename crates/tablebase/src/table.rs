@@ -398,4 +398,3 @@ impl Table {
         Ok(())
     }
 }
-
