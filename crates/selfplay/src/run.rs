@@ -1032,3 +1032,92 @@ fn short_name(path: &Path) -> String {
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_else(|| path.display().to_string())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn config(toml: &str) -> RunConfig {
+        RunConfig::parse(toml).unwrap()
+    }
+
+    #[test]
+    fn eval_players_are_the_specs_the_old_strings_named() {
+        let dir = RunDir::new("ck/run");
+        for (eval, opts) in [
+            ("sims = 8", ",sims=8"),
+            ("sims = 8\ndraw_score = -0.25", ",sims=8,draw=-0.25"),
+            (
+                "sims = 8\ndraw_score = 0.1\nsearch = \"puct\"",
+                ",sims=8,draw=0.1,search=puct",
+            ),
+        ] {
+            let cfg = config(&format!(
+                "[eval]\ngames = 2\nbaselines = [\"random\", \"ab:depth=2\"]\n{eval}\n"
+            ));
+            let (me, opponents) = eval_players(&cfg, &dir, 3, 2).unwrap();
+            // What the loop used to format and parse again.
+            let old = |g: u32| -> PlayerSpec {
+                format!("ckpt:{}{opts}", dir.model(g).display())
+                    .parse()
+                    .unwrap()
+            };
+            assert_eq!(me, old(3));
+            assert_eq!(opponents.len(), 3);
+            assert_eq!(opponents[0].spec, old(2));
+            assert_eq!(opponents[0].name, "previous");
+            assert_eq!(opponents[0].label, "previous (gen-0002)");
+            assert_eq!(opponents[1].spec, PlayerSpec::Random);
+            assert_eq!(
+                (opponents[2].name.as_str(), opponents[2].label.as_str()),
+                ("ab:depth=2", "ab:depth=2")
+            );
+            assert_eq!(opponents[2].spec, "alphabeta:depth=2".parse().unwrap());
+        }
+        let cfg = config("[eval]\ngames = 2\nagainst_previous = false\nbaselines = [\"greedy\"]\n");
+        let (_, opponents) = eval_players(&cfg, &dir, 1, 0).unwrap();
+        assert_eq!(opponents.len(), 1);
+        assert_eq!(opponents[0].spec, PlayerSpec::Greedy);
+    }
+
+    fn line(score: f64) -> EvalLine {
+        EvalLine {
+            opponent: PlayerSpec::Random,
+            label: "previous (gen-0001)".into(),
+            games: 10,
+            wdl: [0, 0, 0],
+            score,
+            elo: 0.0,
+            elo_lo: 0.0,
+            elo_hi: 0.0,
+        }
+    }
+
+    #[test]
+    fn the_gate_needs_the_score_against_the_previous_network() {
+        let gated = config("[eval]\ngames = 2\ngate_score = 0.55\n");
+        assert!(gate_accepts(&gated, true, &[line(0.55), line(0.0)]));
+        assert!(!gate_accepts(&gated, true, &[line(0.5), line(1.0)]));
+        // Not evaluated, or no matches: accepted.
+        assert!(gate_accepts(&gated, false, &[line(0.5)]));
+        assert!(gate_accepts(&gated, true, &[]));
+        // No gate, or no match against the previous network: accepted.
+        let ungated = config("[eval]\ngames = 2\n");
+        assert!(gate_accepts(&ungated, true, &[line(0.0)]));
+        let no_previous =
+            config("[eval]\ngames = 2\ngate_score = 0.55\nagainst_previous = false\n");
+        assert!(gate_accepts(&no_previous, true, &[line(0.0)]));
+    }
+
+    #[test]
+    fn only_session_settings_may_change_on_resume() {
+        let a = config("[run]\ngenerations = 2\n");
+        let mut b = a.clone();
+        b.run.generations = 9;
+        b.run.device = "cpu".into();
+        b.run.torch_threads = 1;
+        assert!(differs_only_in_session_settings(&a, &b));
+        b.run.seed += 1;
+        assert!(!differs_only_in_session_settings(&a, &b));
+    }
+}
