@@ -2,6 +2,8 @@
 //! metrics parse, resume continues the step count, and an interrupted
 //! generation leaves nothing corrupted behind.
 
+#![allow(clippy::unwrap_used)] // Test helpers outside #[test] functions.
+
 use std::sync::atomic::AtomicBool;
 
 use dama_selfplay::metrics::{read_metrics, MetricsEvent};
