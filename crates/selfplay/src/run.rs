@@ -156,6 +156,9 @@ pub struct EvalOpponent {
     /// The `opponent` of its metrics line: `previous` for the previous best
     /// network, otherwise the baseline as the config writes it.
     pub name: String,
+    /// The `opponent_spec` of its metrics line: the baseline as the config
+    /// writes it, or the previous network's spec in canonical form.
+    pub spec_text: String,
     /// Its short name in tables (`previous (gen-0002)`, `greedy`).
     pub label: String,
 }
@@ -705,7 +708,7 @@ impl TrainingRun {
                     generation: gen,
                     step: self.trainer.step(),
                     opponent: opp.name.clone(),
-                    opponent_spec: opp.spec.to_string(),
+                    opponent_spec: opp.spec_text.clone(),
                     games: line.games,
                     wins: line.wdl[0],
                     draws: line.wdl[1],
@@ -859,8 +862,10 @@ fn eval_players(
     if cfg.eval.against_previous {
         let previous = dir.model(best_generation);
         let stem = short_name(&previous);
+        let spec = network(previous);
         opponents.push(EvalOpponent {
-            spec: network(previous),
+            spec_text: spec.to_string(),
+            spec,
             name: "previous".into(),
             label: format!("previous ({stem})"),
         });
@@ -876,6 +881,7 @@ fn eval_players(
         opponents.push(EvalOpponent {
             spec,
             name: baseline.clone(),
+            spec_text: baseline.clone(),
             label,
         });
     }
@@ -1069,8 +1075,12 @@ mod tests {
             assert_eq!(opponents[0].label, "previous (gen-0002)");
             assert_eq!(opponents[1].spec, PlayerSpec::Random);
             assert_eq!(
-                (opponents[2].name.as_str(), opponents[2].label.as_str()),
-                ("ab:depth=2", "ab:depth=2")
+                (
+                    opponents[2].name.as_str(),
+                    opponents[2].label.as_str(),
+                    opponents[2].spec_text.as_str()
+                ),
+                ("ab:depth=2", "ab:depth=2", "ab:depth=2")
             );
             assert_eq!(opponents[2].spec, "alphabeta:depth=2".parse().unwrap());
         }
