@@ -2,8 +2,11 @@
 scripts/report.py (`dama report`).
 
 A run directory (`checkpoints/<run>/`) holds `metrics.jsonl`, one JSON object
-per line with a `"kind"` (`selfplay`, `train`, `eval`, `generation`) and a
-`"generation"` (keys written by crates/selfplay/src/run.rs), and, after
+per line with a `"kind"` (`session`, `selfplay`, `train`, `eval`,
+`generation`) and a `"generation"`: every file and key is documented in
+docs/run-directory.md (the Rust types are `dama_run::MetricsEvent`, and
+crates/selfplay/tests/python_reader.rs checks that this reader sees the same
+keys on a real run), and, after
 `dama ladder --run NAME`, `eval/ladder.csv` (`rank,name,elo,se,lo95,hi95,
 games,points,score`, written by crates/eval/src/rating.rs), and after
 `dama curve --run NAME`, `curve.csv` (`generation,name,hours,positions,
@@ -61,7 +64,9 @@ __all__ = [
 #: has null there). Such points are drawn at +-ELO_CLIP with a triangle.
 ELO_CLIP = 800.0
 
-KINDS = ("selfplay", "train", "eval", "generation")
+#: The kinds of metrics lines (docs/run-directory.md); lines of other kinds
+#: (from a newer trainer) are read by read_metrics and left out of the frames.
+KINDS = ("session", "selfplay", "train", "eval", "generation")
 
 
 @dataclass
@@ -70,6 +75,7 @@ class Run:
 
     path: Path
     name: str
+    session: pd.DataFrame
     selfplay: pd.DataFrame
     train: pd.DataFrame
     eval: pd.DataFrame

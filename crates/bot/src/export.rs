@@ -259,35 +259,40 @@ fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), Error> {
 
 /// `gen-0012.safetensors` → 12.
 fn generation_of(checkpoint: &Path) -> Option<u32> {
-    let stem = checkpoint.file_stem()?.to_str()?;
-    stem.strip_prefix("gen-")?.parse().ok()
+    dama_run::generation_of(checkpoint)
 }
 
-/// The `eval` lines of generation `gen` in the run's `metrics.jsonl`
-/// (`<run>/models/gen-N.safetensors` → `<run>/metrics.jsonl`).
+/// The `eval` events of generation `gen` in the run's `metrics.jsonl`
+/// (`<run>/models/gen-N.safetensors` → `<run>/metrics.jsonl`); none when
+/// the checkpoint is not in a run or its metrics do not read. Matches
+/// without a finite Elo (a score of 0 or 1) are left out.
 fn elo_entries(checkpoint: &Path, gen: u32) -> Vec<EloEntry> {
     let Some(run) = checkpoint.parent().and_then(Path::parent) else {
         return Vec::new();
     };
-    let Ok(text) = fs::read_to_string(run.join("metrics.jsonl")) else {
+    let run = dama_run::RunDir::new(run);
+    let Ok(events) = dama_run::read_metrics(&run.metrics()) else {
         return Vec::new();
     };
-    text.lines()
-        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
-        .filter(|v| {
-            v.get("kind").and_then(|k| k.as_str()) == Some("eval")
-                && v.get("generation").and_then(serde_json::Value::as_u64) == Some(u64::from(gen))
-        })
-        .filter_map(|v| {
-            let f = |k: &str| v.get(k).and_then(serde_json::Value::as_f64);
-            Some(EloEntry {
-                opponent: v.get("opponent")?.as_str()?.to_owned(),
-                games: v.get("games")?.as_u64()? as u32,
-                score: f("score")?,
-                elo: f("elo")?,
-                elo_lo: f("elo_lo")?,
-                elo_hi: f("elo_hi")?,
-            })
+    events
+        .into_iter()
+        .filter_map(|e| match e {
+            dama_run::MetricsEvent::Eval(e)
+                if e.generation == gen
+                    && [e.score, e.elo, e.elo_lo, e.elo_hi]
+                        .iter()
+                        .all(|x| x.is_finite()) =>
+            {
+                Some(EloEntry {
+                    opponent: e.opponent,
+                    games: e.games,
+                    score: e.score,
+                    elo: e.elo,
+                    elo_lo: e.elo_lo,
+                    elo_hi: e.elo_hi,
+                })
+            }
+            _ => None,
         })
         .collect()
 }

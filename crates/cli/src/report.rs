@@ -111,7 +111,7 @@ pub fn run(args: &ReportArgs) -> Result<()> {
             args.checkpoints.join(&args.run)
         }
     };
-    if !run_dir.join("metrics.jsonl").is_file() {
+    if !dama_selfplay::RunDir::new(&run_dir).metrics().is_file() {
         bail!(
             "{} has no metrics.jsonl: not a run directory (give --run NAME under --checkpoints, or a path)",
             run_dir.display()

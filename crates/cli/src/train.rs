@@ -2,11 +2,13 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
-use dama_selfplay::{RunConfig, TrainOptions};
+use dama_selfplay::progress::GenerationReport;
+use dama_selfplay::{Progress, ProgressEvent, RunConfig, RunDir, Stage, TrainOptions};
+use indicatif::{ProgressBar, ProgressStyle};
 
 /// Arguments of `dama train`.
 #[derive(Args, Debug)]
@@ -44,7 +46,7 @@ fn newest_run(checkpoints: &Path, stem: &str) -> Result<String> {
     let mut runs: Vec<String> = std::fs::read_dir(checkpoints)
         .with_context(|| format!("cannot list {}", checkpoints.display()))?
         .filter_map(|e| e.ok())
-        .filter(|e| e.path().join("state.json").exists())
+        .filter(|e| RunDir::new(e.path()).state().exists())
         .map(|e| e.file_name().to_string_lossy().into_owned())
         .filter(|n| n.starts_with(&format!("{stem}-")) || n == stem)
         .collect();
@@ -65,7 +67,7 @@ pub fn run(args: &TrainArgs) -> Result<()> {
             (cfg, stem)
         }
         (None, Some(run), true) => {
-            let frozen = args.checkpoints.join(run).join("config.toml");
+            let frozen = RunDir::new(args.checkpoints.join(run)).config();
             let cfg = RunConfig::load(&frozen).context("cannot read the run's frozen config")?;
             (cfg, run.clone())
         }
@@ -130,9 +132,9 @@ pub fn run(args: &TrainArgs) -> Result<()> {
         config,
         run_dir: run_dir.clone(),
         resume: args.resume,
-        progress: !args.quiet,
     };
-    let summary = dama_selfplay::train(&opts, &stop)?;
+    let bars = Bars::new(args.quiet);
+    let summary = dama_selfplay::train(&opts, &stop, &bars)?;
     if summary.stopped {
         eprintln!(
             "stopped at generation {} (step {}); continue with: dama train --resume --run {} --config <same config>",
@@ -170,6 +172,125 @@ pub fn run(args: &TrainArgs) -> Result<()> {
         summary.checkpoint.display()
     );
     Ok(())
+}
+
+/// Draws a training run's progress: one bar per stage on stderr, notes, and
+/// a line per finished generation; with `--quiet`, warnings only.
+struct Bars {
+    quiet: bool,
+    /// The bar of the stage under way and the opponent of an evaluation.
+    current: Mutex<Option<(ProgressBar, String)>>,
+}
+
+impl Bars {
+    fn new(quiet: bool) -> Bars {
+        Bars {
+            quiet,
+            current: Mutex::new(None),
+        }
+    }
+
+    fn with_bar(&self, f: impl FnOnce(&ProgressBar, &str)) {
+        let current = self.current.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some((bar, opponent)) = current.as_ref() {
+            f(bar, opponent);
+        }
+    }
+}
+
+impl Progress for Bars {
+    fn event(&self, event: ProgressEvent<'_>) {
+        match event {
+            ProgressEvent::Warning(w) => eprintln!("warning: {w}"),
+            _ if self.quiet => {}
+            ProgressEvent::Note(note) => eprintln!("{note}"),
+            ProgressEvent::StageStarted {
+                generation,
+                stage,
+                total,
+                opponent,
+            } => {
+                let template = match stage {
+                    Stage::Selfplay => {
+                        "gen {prefix} self-play [{bar:30}] {pos}/{len} games {msg} ({elapsed})"
+                    }
+                    Stage::Train => {
+                        "gen {prefix} training  [{bar:30}] {pos}/{len} steps {msg} ({elapsed})"
+                    }
+                    Stage::Eval => "gen {prefix} eval      [{bar:30}] {pos}/{len} games {msg}",
+                };
+                let bar = ProgressBar::new(total);
+                if let Ok(style) = ProgressStyle::with_template(template) {
+                    bar.set_style(style.progress_chars("=> "));
+                }
+                bar.set_prefix(generation.to_string());
+                let mut current = self.current.lock().unwrap_or_else(|p| p.into_inner());
+                if let Some((old, _)) = current.replace((bar, opponent.unwrap_or("").to_owned())) {
+                    old.finish_and_clear();
+                }
+            }
+            ProgressEvent::SelfplayGame { stats: s } => self.with_bar(|bar, _| {
+                bar.inc(1);
+                bar.set_message(format!(
+                    "{:.0} games/h, {:.0} evals/s, batch {:.1}",
+                    s.games_per_hour(),
+                    s.evals_per_sec(),
+                    s.avg_batch()
+                ));
+            }),
+            ProgressEvent::TrainStep { metrics: m } => self.with_bar(|bar, _| {
+                bar.inc(1);
+                bar.set_message(format!(
+                    "loss {:.3} (p {:.3} v {:.3})",
+                    m.loss, m.policy_loss, m.value_loss
+                ));
+            }),
+            ProgressEvent::EvalGame { progress: p } => self.with_bar(|bar, opponent| {
+                bar.set_position(u64::from(p.done));
+                bar.set_message(format!("vs {opponent}: {}", p.summary()));
+            }),
+            ProgressEvent::StageFinished { .. } => {
+                let mut current = self.current.lock().unwrap_or_else(|p| p.into_inner());
+                if let Some((bar, _)) = current.take() {
+                    bar.finish_and_clear();
+                }
+            }
+            ProgressEvent::GenerationFinished(report) => eprintln!("{}", generation_line(report)),
+            _ => {}
+        }
+    }
+}
+
+/// The line `dama train` prints for a finished generation.
+fn generation_line(r: &GenerationReport) -> String {
+    let sp = &r.selfplay;
+    let mut s = format!(
+        "gen {:>3}: {} games ({:.0}/h, {:.0} evals/s, len {:.0}, draws {:.0}% ({:.0}% no-capture), {:.1} captures/game), loss {:.3}",
+        r.generation,
+        sp.games,
+        sp.games_per_hour(),
+        sp.evals_per_sec(),
+        sp.avg_length(),
+        100.0 * sp.draw_rate(),
+        100.0 * sp.no_capture_draw_rate(),
+        sp.captures_per_game(),
+        r.loss
+    );
+    for e in &r.evals {
+        s.push_str(&format!(
+            ", vs {} {:.0}% (Elo {:+.0} [{:+.0}, {:+.0}])",
+            e.label,
+            100.0 * e.score,
+            e.elo,
+            e.elo_lo,
+            e.elo_hi
+        ));
+    }
+    if !r.accepted {
+        s.push_str(", rejected by the gate");
+    }
+    s.push_str(&format!(" [{:.0}s]", r.took.as_secs_f64()));
+    s
 }
 
 /// `YYYYMMDD-HHMMSS` in UTC, without a date library.

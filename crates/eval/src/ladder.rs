@@ -158,7 +158,7 @@ pub fn run_ladder(
 ///
 /// I/O errors, or no checkpoint found.
 pub fn run_checkpoints(run_dir: &Path) -> Result<Vec<PathBuf>, Error> {
-    let models = run_dir.join("models");
+    let models = dama_run::RunDir::new(run_dir).models();
     let dir = if models.is_dir() {
         models
     } else {

@@ -244,7 +244,7 @@ impl RunConfig {
     /// A missing file, TOML syntax, an unknown key, or an invalid value, each
     /// named with the file.
     pub fn load(path: &Path) -> Result<RunConfig, Error> {
-        let text = dama_nn::files::read_bounded_string(path, dama_nn::files::MAX_TEXT_FILE)
+        let text = dama_run::files::read_bounded_string(path, dama_run::files::MAX_TEXT_FILE)
             .map_err(|e| Error::io(path, e))?;
         RunConfig::parse(&text).map_err(|e| Error::BadFile {
             path: path.to_path_buf(),

@@ -21,8 +21,8 @@ use dama_eval::{
     LadderConfig, MatchConfig, MatchProgress, MatchResult, Pairing, PlayerFactory, PlayerSpec,
     Rating, RatingTable, SearchBudget, SearchKind,
 };
+use dama_run::{GenerationEvent, MetricsEvent, RunDir};
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 
 use crate::metrics;
 use crate::Error;
@@ -49,64 +49,52 @@ pub struct Axes {
     pub games: u64,
 }
 
-/// Each generation's [`Axes`] from the lines of a metrics file
+/// Each generation's [`Axes`] from the events of a metrics file
 /// (generation 0, the initial network, is at zero).
 ///
-/// The `"generation"` lines carry `run_seconds`, `run_positions` and
+/// The `"generation"` events carry `run_seconds`, `run_positions` and
 /// `run_games`; for runs written before those keys existed, the totals are
-/// summed from the generations' `seconds` and the `"selfplay"` lines.
-pub fn run_axes(lines: &[Value]) -> BTreeMap<u32, Axes> {
+/// summed from the generations' `seconds` and the `"selfplay"` events.
+pub fn run_axes(events: &[MetricsEvent]) -> BTreeMap<u32, Axes> {
     let mut selfplay: BTreeMap<u32, (u64, u64)> = BTreeMap::new();
-    let mut generations: BTreeMap<u32, &Value> = BTreeMap::new();
-    for v in lines {
-        let Some(g) = v.get("generation").and_then(Value::as_u64) else {
-            continue;
-        };
-        let g = g as u32;
-        match v.get("kind").and_then(Value::as_str) {
-            Some("selfplay") => {
-                let n = |k: &str| v.get(k).and_then(Value::as_u64).unwrap_or(0);
-                selfplay.insert(g, (n("samples"), n("games")));
+    let mut generations: BTreeMap<u32, &GenerationEvent> = BTreeMap::new();
+    for event in events {
+        match event {
+            MetricsEvent::Selfplay(sp) => {
+                selfplay.insert(sp.generation, (sp.samples, sp.games));
             }
-            Some("generation") => {
-                generations.insert(g, v);
+            MetricsEvent::Generation(g) => {
+                generations.insert(g.generation, g);
             }
             _ => {}
         }
     }
     let mut out = BTreeMap::from([(0, Axes::default())]);
     let mut acc = Axes::default();
-    for (&g, v) in &generations {
+    for (&g, e) in &generations {
         let (samples, games) = selfplay.get(&g).copied().unwrap_or((0, 0));
-        acc.seconds += v.get("seconds").and_then(Value::as_f64).unwrap_or(0.0);
+        if e.seconds.is_finite() {
+            acc.seconds += e.seconds;
+        }
         acc.positions += samples;
         acc.games += games;
         let axes = Axes {
-            seconds: v
-                .get("run_seconds")
-                .and_then(Value::as_f64)
+            seconds: e
+                .run_seconds
+                .filter(|s| s.is_finite())
                 .unwrap_or(acc.seconds),
-            positions: v
-                .get("run_positions")
-                .and_then(Value::as_u64)
-                .unwrap_or(acc.positions),
-            games: v
-                .get("run_games")
-                .and_then(Value::as_u64)
-                .unwrap_or(acc.games),
+            positions: e.run_positions.unwrap_or(acc.positions),
+            games: e.run_games.unwrap_or(acc.games),
         };
         out.insert(g, axes);
     }
     out
 }
 
-/// The generation of a checkpoint file named `gen-NNNN.safetensors`.
+/// The generation of a checkpoint file named `gen-NNNN.safetensors`
+/// ([`dama_run::generation_of`]).
 pub fn checkpoint_generation(path: &Path) -> Option<u32> {
-    path.file_stem()?
-        .to_str()?
-        .strip_prefix("gen-")?
-        .parse()
-        .ok()
+    dama_run::generation_of(path)
 }
 
 /// What a curve plays.
@@ -233,8 +221,7 @@ pub fn run_curve(
             "the curve's anchors must start with `random` (pinned at Elo 0)".to_owned(),
         ));
     }
-    let metrics_path = run_dir.join("metrics.jsonl");
-    let axes = run_axes(&metrics::read_metrics(&metrics_path)?);
+    let axes = run_axes(&metrics::read_metrics(&RunDir::new(run_dir).metrics())?);
     let mut ckpts: Vec<(u32, PathBuf)> = dama_eval::run_checkpoints(run_dir)
         .map_err(eval_err)?
         .into_iter()
@@ -360,14 +347,16 @@ impl Curve {
         s
     }
 
-    /// Writes `curve.json` and `curve.csv` into `dir` (atomically).
+    /// Writes `curve.json` and `curve.csv` into the run directory `dir`
+    /// (atomically).
     ///
     /// # Errors
     /// I/O and serialisation errors.
     pub fn save(&self, dir: &Path) -> Result<(), Error> {
+        let run = RunDir::new(dir);
         let json = serde_json::to_string_pretty(self).map_err(|e| Error::Corrupt(e.to_string()))?;
-        crate::record::write_atomic(&dir.join("curve.json"), json.as_bytes())?;
-        crate::record::write_atomic(&dir.join("curve.csv"), self.to_csv().as_bytes())
+        crate::record::write_atomic(&run.curve_json(), json.as_bytes())?;
+        crate::record::write_atomic(&run.curve_csv(), self.to_csv().as_bytes())
     }
 }
 
@@ -388,7 +377,11 @@ mod tests {
             json!({"kind": "generation", "generation": 3, "seconds": 5.0,
                    "run_seconds": 100.0, "run_positions": 170, "run_games": 8}),
         ];
-        let axes = run_axes(&lines);
+        let events: Vec<MetricsEvent> = lines
+            .into_iter()
+            .map(|l| serde_json::from_value(l).unwrap())
+            .collect();
+        let axes = run_axes(&events);
         assert_eq!(axes[&0], Axes::default());
         assert_eq!(
             axes[&2],

@@ -3,7 +3,10 @@
 //! One generation of training runs: self-play games with the current network
 //! ([`selfplay`]) → chunk files of [`record::GameRecord`]s → the
 //! [`buffer::ReplayBuffer`] window → training steps → a checkpoint → an
-//! evaluation → one line per stage in `metrics.jsonl` ([`metrics`]).
+//! evaluation → one line per stage in `metrics.jsonl` ([`metrics`]). The
+//! loop ([`run`]) is split into its stages, methods of
+//! [`run::TrainingRun`], and reports progress through [`progress::Progress`];
+//! the run directory's files and formats belong to [`dama_run`].
 //! [`curve`] rates a run's checkpoints against fixed anchors: the learning
 //! curve against hours and self-play positions.
 
@@ -13,12 +16,15 @@ pub mod buffer;
 pub mod config;
 pub mod curve;
 pub mod metrics;
+pub mod progress;
 pub mod record;
 pub mod run;
 pub mod selfplay;
 
 pub use config::RunConfig;
-pub use run::{train, RunLock, RunPaths, RunState, RunSummary, TrainOptions};
+pub use dama_run::{RunDir, RunLock, RunState};
+pub use progress::{NoProgress, Progress, ProgressEvent, Stage};
+pub use run::{train, RunSummary, TrainOptions, TrainingRun};
 
 /// Errors of the self-play and training library.
 #[derive(Debug, thiserror::Error)]
@@ -39,14 +45,10 @@ pub enum Error {
         /// What is wrong with it.
         reason: String,
     },
-    /// Another process holds the run directory's lock.
-    #[error("run directory {dir} is in use by {holder} (another `dama train` on the same run?); wait for it to finish or stop it")]
-    Locked {
-        /// The run directory.
-        dir: PathBuf,
-        /// Who holds the lock (`process 1234`).
-        holder: String,
-    },
+    /// A file of the run directory (state, metrics, lock): see
+    /// [`dama_run::Error`], which includes another trainer holding the run.
+    #[error(transparent)]
+    Run(#[from] dama_run::Error),
     /// Data that does not decode.
     #[error("corrupt data: {0}")]
     Corrupt(String),

@@ -1,160 +1,93 @@
-//! Metrics as JSON lines: one object per line, appended, flushed at once.
-//!
-//! Every line has a `"kind"` (`"train"`, `"selfplay"`, `"eval"`,
-//! `"generation"`) and a `"generation"`. A run killed mid-write can leave a
-//! partial last line; [`read_metrics`] skips a last line that does not parse.
+//! Metrics as JSON lines: the typed events of [`dama_run::metrics`] (the
+//! schema of `metrics.jsonl`, documented in `docs/run-directory.md`), and
+//! their construction from this crate's counters.
 
-use std::fs::{self, OpenOptions};
-use std::io::Write;
-use std::path::{Path, PathBuf};
+pub use dama_run::metrics::*;
 
-use serde_json::Value;
+use dama_nn::StepMetrics;
 
-use crate::Error;
+use crate::selfplay::SelfplayStats;
 
-/// Appends JSON objects to a metrics file.
-#[derive(Debug)]
-pub struct MetricsWriter {
-    path: PathBuf,
-}
-
-impl MetricsWriter {
-    /// A writer appending to `path` (created when first written).
-    pub fn new(path: impl Into<PathBuf>) -> MetricsWriter {
-        MetricsWriter { path: path.into() }
-    }
-
-    /// The file written to.
-    pub fn path(&self) -> &Path {
-        &self.path
-    }
-
-    /// Appends one line.
-    ///
-    /// # Errors
-    /// I/O errors, naming the file.
-    pub fn write(&self, value: &Value) -> Result<(), Error> {
-        let mut line = value.to_string();
-        line.push('\n');
-        let mut f = OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(&self.path)
-            .map_err(|e| Error::io(&self.path, e))?;
-        f.write_all(line.as_bytes())
-            .map_err(|e| Error::io(&self.path, e))
+/// The `"selfplay"` event of generation `generation`'s self-play.
+pub fn selfplay_event(generation: u32, sp: &SelfplayStats) -> SelfplayEvent {
+    let secs = sp.elapsed.as_secs_f64().max(1e-9);
+    SelfplayEvent {
+        generation,
+        games: sp.games as u64,
+        samples: sp.samples as u64,
+        moves: sp.moves,
+        steps: sp.steps,
+        seconds: sp.elapsed.as_secs_f64(),
+        games_per_hour: sp.games_per_hour(),
+        positions_per_sec: sp.samples as f64 / secs,
+        net_evals: sp.net_evals,
+        evals_per_sec: sp.evals_per_sec(),
+        net_evals_per_net_sec: sp.evals_per_net_sec(),
+        net_time_share: sp.net_time.as_secs_f64() / secs,
+        cache_hits: sp.cache_hits,
+        avg_batch: sp.avg_batch(),
+        avg_game_length: sp.avg_length(),
+        draw_rate: sp.draw_rate(),
+        first_player_score: sp.first_player_score(),
+        white_wins: sp.white_wins as u64,
+        black_wins: sp.black_wins as u64,
+        draws: sp.draws as u64,
+        resignations: sp.resignations as u64,
+        playthrough_games: sp.playthrough_games as u64,
+        false_resignations: sp.false_resignations as u64,
+        false_resignation_rate: sp.false_resignation_rate(),
+        no_capture_draws: sp.no_capture_draws as u64,
+        repetition_draws: sp.repetition_draws as u64,
+        move_cap_draws: sp.move_cap_draws as u64,
+        captures_per_game: sp.captures_per_game(),
+        tablebase_endings: sp.tablebase_endings as u64,
     }
 }
 
-/// Reads every metrics line of a file.
-///
-/// # Errors
-/// I/O errors, or a line other than the last that is not JSON.
-pub fn read_metrics(path: &Path) -> Result<Vec<Value>, Error> {
-    let text = fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
-    let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
-    let mut out = Vec::with_capacity(lines.len());
-    for (i, line) in lines.iter().enumerate() {
-        match serde_json::from_str(line) {
-            Ok(v) => out.push(v),
-            Err(_) if i + 1 == lines.len() => {}
-            Err(e) => {
-                return Err(Error::BadFile {
-                    path: path.to_path_buf(),
-                    reason: format!("line {}: {e}", i + 1),
-                })
-            }
-        }
+/// The `"train"` event of a training step of generation `generation`, with
+/// `buffer_positions` positions in the replay window.
+pub fn train_event(generation: u32, m: &StepMetrics, buffer_positions: usize) -> TrainEvent {
+    TrainEvent {
+        generation,
+        step: m.step,
+        lr: m.lr,
+        loss: m.loss,
+        policy_loss: m.policy_loss,
+        value_loss: m.value_loss,
+        reg_loss: m.reg_loss,
+        policy_entropy: m.policy_entropy,
+        value_accuracy: m.value_accuracy,
+        grad_norm: m.grad_norm,
+        samples_per_sec: m.samples_per_sec,
+        buffer_positions: buffer_positions as u64,
     }
-    Ok(out)
-}
-
-/// Self-play positions (training samples) and games recorded in the
-/// `"selfplay"` lines of a metrics file (0 and 0 if it does not exist): the
-/// totals a resumed run continues from.
-///
-/// # Errors
-/// As [`read_metrics`].
-pub fn selfplay_totals(path: &Path) -> Result<(u64, u64), Error> {
-    if !path.exists() {
-        return Ok((0, 0));
-    }
-    let mut positions = 0;
-    let mut games = 0;
-    for v in read_metrics(path)? {
-        if v.get("kind").and_then(Value::as_str) == Some("selfplay") {
-            positions += v.get("samples").and_then(Value::as_u64).unwrap_or(0);
-            games += v.get("games").and_then(Value::as_u64).unwrap_or(0);
-        }
-    }
-    Ok((positions, games))
-}
-
-/// Drops metrics lines of generations after `generation` (used by resume, so
-/// a generation interrupted before its checkpoint is not counted twice).
-///
-/// # Errors
-/// I/O errors.
-pub fn truncate_after_generation(path: &Path, generation: u32) -> Result<(), Error> {
-    if !path.exists() {
-        return Ok(());
-    }
-    let kept: Vec<String> = read_metrics(path)?
-        .into_iter()
-        .filter(|v| {
-            v.get("generation")
-                .and_then(Value::as_u64)
-                .is_none_or(|g| g <= u64::from(generation))
-        })
-        .map(|v| v.to_string() + "\n")
-        .collect();
-    crate::record::write_atomic(path, kept.concat().as_bytes())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use std::time::Duration;
 
     #[test]
-    fn lines_round_trip_and_partial_last_line_is_skipped() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("metrics.jsonl");
-        let w = MetricsWriter::new(&path);
-        w.write(&json!({"kind": "train", "generation": 1, "loss": 2.5}))
-            .unwrap();
-        w.write(&json!({"kind": "train", "generation": 2, "loss": 2.0}))
-            .unwrap();
-        let mut f = OpenOptions::new().append(true).open(&path).unwrap();
-        f.write_all(b"{\"kind\": \"tr").unwrap();
-        let lines = read_metrics(&path).unwrap();
-        assert_eq!(lines.len(), 2);
-        assert_eq!(lines[1]["loss"], 2.0);
-        truncate_after_generation(&path, 1).unwrap();
-        assert_eq!(read_metrics(&path).unwrap().len(), 1);
-    }
-
-    #[test]
-    fn selfplay_totals_sum_the_selfplay_lines() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("metrics.jsonl");
-        assert_eq!(selfplay_totals(&path).unwrap(), (0, 0));
-        let w = MetricsWriter::new(&path);
-        w.write(&json!({"kind": "selfplay", "generation": 1, "samples": 100, "games": 4}))
-            .unwrap();
-        w.write(&json!({"kind": "train", "generation": 1, "samples": 7}))
-            .unwrap();
-        w.write(&json!({"kind": "selfplay", "generation": 2, "samples": 50, "games": 2}))
-            .unwrap();
-        assert_eq!(selfplay_totals(&path).unwrap(), (150, 6));
-    }
-
-    #[test]
-    fn a_bad_line_in_the_middle_is_an_error() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("metrics.jsonl");
-        fs::write(&path, "{\"a\":1}\nnot json\n{\"a\":2}\n").unwrap();
-        let err = read_metrics(&path).unwrap_err().to_string();
-        assert!(err.contains("line 2"), "{err}");
+    fn the_selfplay_event_carries_the_counters_and_rates() {
+        let sp = SelfplayStats {
+            games: 4,
+            samples: 100,
+            white_wins: 2,
+            draws: 2,
+            playthrough_games: 2,
+            false_resignations: 1,
+            elapsed: Duration::from_secs(2),
+            ..SelfplayStats::default()
+        };
+        let e = selfplay_event(3, &sp);
+        assert_eq!((e.generation, e.games, e.samples), (3, 4, 100));
+        assert_eq!(e.positions_per_sec, 50.0);
+        assert_eq!(e.games_per_hour, 7200.0);
+        assert_eq!(e.first_player_score, 0.75);
+        assert_eq!(e.false_resignation_rate, 0.5);
+        let v = serde_json::to_value(MetricsEvent::Selfplay(e)).unwrap();
+        assert_eq!(v["kind"], "selfplay");
+        assert_eq!(v["draw_rate"], 0.5);
     }
 }

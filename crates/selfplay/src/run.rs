@@ -1,28 +1,53 @@
 //! A training run: generations of self-play → training → checkpoint →
-//! evaluation, with metrics, progress bars and exact resume.
+//! evaluation → gate → commit, with metrics and exact resume.
 //!
-//! The run directory is the only state: `state.json` names the last
-//! finished generation and is written last (atomically), so a run stopped at
-//! any moment resumes from the last finished generation, and the files of an
-//! unfinished one are overwritten by the same deterministic work.
+//! The run directory ([`dama_run::RunDir`]) is the only state: `state.json`
+//! names the last finished generation and is written last (atomically), so
+//! a run stopped at any moment resumes from the last finished generation,
+//! and the files of an unfinished one are overwritten by the same
+//! deterministic work.
+//!
+//! [`train`] is the loop; each stage of a generation is a method of
+//! [`TrainingRun`], which holds what lives across generations (the network
+//! being trained, the replay window, the run lock):
+//!
+//! 1. [`TrainingRun::open`]: open a new run or resume one;
+//! 2. [`TrainingRun::self_play`]: play the generation's games;
+//! 3. [`TrainingRun::train_steps`]: optimizer steps on the replay window;
+//! 4. [`TrainingRun::checkpoint`]: write the new network;
+//! 5. [`TrainingRun::evaluate`]: matches against the previous network and
+//!    the baselines, whose players are typed [`PlayerSpec`]s
+//!    ([`TrainingRun::eval_players`]);
+//! 6. [`TrainingRun::gate`]: keep the previous network if the new one
+//!    scored too little;
+//! 7. [`TrainingRun::commit`]: the `"generation"` metrics line and
+//!    `state.json`.
+//!
+//! Progress goes to a [`Progress`] the caller passes; the library prints
+//! nothing.
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use dama_engine::Rules;
+use dama_eval::{PlayerSpec, SearchBudget};
 use dama_nn::device::{self, Device};
 use dama_nn::encode::{self, NUM_PLANES, PLANES_LEN, POLICY_SIZE};
 use dama_nn::{Batch, BatchBuilder, CpuFeatures, Network, NnEvaluator, Precision, Trainer};
-use indicatif::{ProgressBar, ProgressStyle};
+use dama_run::{
+    EvalEvent, GenerationEvent, MetricsEvent, MetricsWriter, RunDir, RunLock, RunState,
+    SessionEvent,
+};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
-use serde::{Deserialize, Serialize};
-use serde_json::json;
+use serde::Serialize;
 
 use crate::buffer::{ReplayBuffer, WindowLimits};
 use crate::config::RunConfig;
-use crate::metrics::{self, MetricsWriter};
+use crate::metrics;
+use crate::progress::{GenerationReport, Progress, ProgressEvent, Stage};
 use crate::record::{self, GameRecord, Sample};
 use crate::selfplay::{self, EvalCache, SelfplayJob, SelfplayStats};
 use crate::Error;
@@ -32,124 +57,10 @@ const CHUNK_GAMES: usize = 64;
 /// A training metrics line every this many steps (and the last step).
 const TRAIN_LOG_EVERY: u64 = 10;
 
-/// The files of a run directory.
-#[derive(Clone, Debug)]
-pub struct RunPaths {
-    root: PathBuf,
-}
-
-impl RunPaths {
-    /// The run at `root` (`checkpoints/<run>`).
-    pub fn new(root: impl Into<PathBuf>) -> RunPaths {
-        RunPaths { root: root.into() }
-    }
-    /// The run directory.
-    pub fn root(&self) -> &Path {
-        &self.root
-    }
-    /// The frozen, resolved config.
-    pub fn config(&self) -> PathBuf {
-        self.root.join("config.toml")
-    }
-    /// The metrics file.
-    pub fn metrics(&self) -> PathBuf {
-        self.root.join("metrics.jsonl")
-    }
-    /// Where the run stands.
-    pub fn state(&self) -> PathBuf {
-        self.root.join("state.json")
-    }
-    /// The checkpoint (weights) of a generation.
-    pub fn model(&self, generation: u32) -> PathBuf {
-        self.root
-            .join("models")
-            .join(format!("gen-{generation:04}.safetensors"))
-    }
-    /// The directory of game chunks.
-    pub fn games(&self) -> PathBuf {
-        self.root.join("games")
-    }
-    /// A chunk file of a generation.
-    pub fn chunk(&self, generation: u32, index: usize) -> PathBuf {
-        self.games()
-            .join(format!("gen-{generation:04}-{index:03}.games"))
-    }
-    /// The evaluation results directory.
-    pub fn eval(&self) -> PathBuf {
-        self.root.join("eval")
-    }
-    /// The lock file: locked by the trainer that owns the run, holding its
-    /// process id.
-    pub fn lock(&self) -> PathBuf {
-        self.root.join("lock")
-    }
-}
-
-/// An exclusive OS lock on a run directory, held while the value lives.
-///
-/// The lock is `flock`-style on the file `lock` in the run directory, so
-/// the operating system releases it when the process ends, however it ends
-/// (a crash or `kill -9` leaves no stale lock). The file holds the process
-/// id of the holder, for the error message of the next trainer.
-#[derive(Debug)]
-pub struct RunLock {
-    _file: std::fs::File,
-}
-
-impl RunLock {
-    /// Locks the run directory `paths.root()`, creating it if needed.
-    ///
-    /// # Errors
-    /// [`Error::Locked`] when another process holds the lock, naming its
-    /// process id; I/O errors naming the file.
-    pub fn acquire(paths: &RunPaths) -> Result<RunLock, Error> {
-        use std::io::{Read, Seek, Write};
-        std::fs::create_dir_all(paths.root()).map_err(|e| Error::io(paths.root(), e))?;
-        let path = paths.lock();
-        let mut file = std::fs::OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(false)
-            .open(&path)
-            .map_err(|e| Error::io(&path, e))?;
-        match file.try_lock() {
-            Ok(()) => {}
-            Err(std::fs::TryLockError::WouldBlock) => {
-                let mut holder = String::new();
-                let _ = file.read_to_string(&mut holder);
-                let holder = holder.trim();
-                return Err(Error::Locked {
-                    dir: paths.root().to_path_buf(),
-                    holder: if holder.is_empty() {
-                        "a process that has not written its id yet".into()
-                    } else {
-                        format!("process {holder}")
-                    },
-                });
-            }
-            Err(std::fs::TryLockError::Error(e)) => return Err(Error::io(&path, e)),
-        }
-        (|| {
-            file.set_len(0)?;
-            file.seek(std::io::SeekFrom::Start(0))?;
-            writeln!(file, "{}", std::process::id())?;
-            file.sync_all()
-        })()
-        .map_err(|e| Error::io(&path, e))?;
-        Ok(RunLock { _file: file })
-    }
-}
-
 /// Removes the temporary files (`*.tmp`) a killed writer left in the run
 /// directory and its subdirectories. Only the lock holder may call it.
-fn remove_stale_temp_files(paths: &RunPaths) -> Result<(), Error> {
-    for dir in [
-        paths.root().to_path_buf(),
-        paths.root().join("models"),
-        paths.games(),
-        paths.eval(),
-    ] {
+fn remove_stale_temp_files(dir: &RunDir) -> Result<(), Error> {
+    for dir in dir.writable_dirs() {
         let Ok(entries) = std::fs::read_dir(&dir) else {
             continue;
         };
@@ -165,13 +76,9 @@ fn remove_stale_temp_files(paths: &RunPaths) -> Result<(), Error> {
 
 /// Removes the chunk files of `generation` (left by an unfinished attempt
 /// at it, which the same deterministic work is about to redo).
-fn remove_chunks_of(paths: &RunPaths, generation: u32) -> Result<(), Error> {
-    let prefix = format!("gen-{generation:04}-");
-    for chunk in record::list_chunks(&paths.games())? {
-        if chunk
-            .file_name()
-            .is_some_and(|n| n.to_string_lossy().starts_with(&prefix))
-        {
+fn remove_chunks_of(dir: &RunDir, generation: u32) -> Result<(), Error> {
+    for chunk in record::list_chunks(&dir.games())? {
+        if RunDir::is_chunk_of(&chunk, generation) {
             std::fs::remove_file(&chunk).map_err(|e| Error::io(&chunk, e))?;
         }
     }
@@ -181,52 +88,15 @@ fn remove_chunks_of(paths: &RunPaths, generation: u32) -> Result<(), Error> {
 /// The games of `generation` from its chunk files, in game-id order: the
 /// order self-play hands them to the replay buffer, whatever order they
 /// finished (and were written) in.
-fn games_of(paths: &RunPaths, generation: u32) -> Result<Vec<GameRecord>, Error> {
-    let prefix = format!("gen-{generation:04}-");
+fn games_of(dir: &RunDir, generation: u32) -> Result<Vec<GameRecord>, Error> {
     let mut games = Vec::new();
-    for chunk in record::list_chunks(&paths.games())? {
-        if chunk
-            .file_name()
-            .is_some_and(|n| n.to_string_lossy().starts_with(&prefix))
-        {
+    for chunk in record::list_chunks(&dir.games())? {
+        if RunDir::is_chunk_of(&chunk, generation) {
             games.extend(record::read_chunk(&chunk)?);
         }
     }
     games.sort_by_key(|g| g.game_id);
     Ok(games)
-}
-
-/// Where a run stands (`state.json`).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct RunState {
-    /// Format version of this file.
-    pub version: u32,
-    /// The last finished generation (0: only the initial network exists).
-    pub generation: u32,
-    /// Training steps taken.
-    pub step: u64,
-    /// The generation whose network plays self-play (differs from
-    /// `generation` when gating rejected newer networks).
-    pub best_generation: u32,
-    /// Wall time spent in the run, over all sessions, in seconds.
-    pub elapsed_secs: f64,
-}
-
-impl RunState {
-    fn load(path: &Path) -> Result<RunState, Error> {
-        let text = dama_nn::files::read_bounded_string(path, dama_nn::files::MAX_TEXT_FILE)
-            .map_err(|e| Error::io(path, e))?;
-        serde_json::from_str(&text).map_err(|e| Error::BadFile {
-            path: path.to_path_buf(),
-            reason: e.to_string(),
-        })
-    }
-
-    fn save(&self, path: &Path) -> Result<(), Error> {
-        let text = serde_json::to_string_pretty(self).map_err(|e| Error::Corrupt(e.to_string()))?;
-        record::write_atomic(path, text.as_bytes())
-    }
 }
 
 /// How `train` was asked to run.
@@ -240,8 +110,6 @@ pub struct TrainOptions {
     pub run_dir: PathBuf,
     /// Continue an existing run.
     pub resume: bool,
-    /// Show progress bars.
-    pub progress: bool,
 }
 
 /// What a finished (or stopped) `train` call did.
@@ -262,8 +130,8 @@ pub struct RunSummary {
 /// One evaluation match of a generation.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct EvalLine {
-    /// The opponent's spec.
-    pub opponent: String,
+    /// The opponent.
+    pub opponent: PlayerSpec,
     /// A short name of the opponent for tables (`previous (gen-0002)`, `greedy`).
     pub label: String,
     /// Games played.
@@ -280,6 +148,21 @@ pub struct EvalLine {
     pub elo_hi: f64,
 }
 
+/// An opponent of a generation's evaluation.
+#[derive(Clone, Debug, PartialEq)]
+pub struct EvalOpponent {
+    /// The player.
+    pub spec: PlayerSpec,
+    /// The `opponent` of its metrics line: `previous` for the previous best
+    /// network, otherwise the baseline as the config writes it.
+    pub name: String,
+    /// The `opponent_spec` of its metrics line: the baseline as the config
+    /// writes it, or the previous network's spec in canonical form.
+    pub spec_text: String,
+    /// Its short name in tables (`previous (gen-0002)`, `greedy`).
+    pub label: String,
+}
+
 fn differs_only_in_session_settings(a: &RunConfig, b: &RunConfig) -> bool {
     let mut a = a.clone();
     let mut b = b.clone();
@@ -293,20 +176,9 @@ fn differs_only_in_session_settings(a: &RunConfig, b: &RunConfig) -> bool {
     a == b
 }
 
-fn bar(progress: bool, len: u64, template: &str) -> ProgressBar {
-    if !progress {
-        return ProgressBar::hidden();
-    }
-    let pb = ProgressBar::new(len);
-    if let Ok(style) = ProgressStyle::with_template(template) {
-        pb.set_style(style.progress_chars("=> "));
-    }
-    pb
-}
-
 /// Writes chunk files as games finish.
 struct ChunkWriter {
-    paths: RunPaths,
+    dir: RunDir,
     generation: u32,
     pending: Vec<GameRecord>,
     next: usize,
@@ -324,7 +196,7 @@ impl ChunkWriter {
         if self.pending.is_empty() {
             return Ok(());
         }
-        record::write_chunk(&self.paths.chunk(self.generation, self.next), &self.pending)?;
+        record::write_chunk(&self.dir.chunk(self.generation, self.next), &self.pending)?;
         self.pending.clear();
         self.next += 1;
         Ok(())
@@ -389,380 +261,671 @@ fn nn_err(e: dama_nn::Error) -> Error {
     Error::Network(e.to_string())
 }
 
-/// Runs (or resumes) a training run until `config.run.generations` are done
-/// or `stop` is set. Stopping abandons the unfinished generation; the run
-/// resumes from the last finished one.
+/// What the training stage of a generation did.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct TrainOutcome {
+    /// Optimizer steps taken (0 while the window is under
+    /// `schedule.min_positions`).
+    pub steps: u64,
+    /// Total loss of the last step (NaN when none was taken).
+    pub last_loss: f64,
+    /// Wall time of the steps, in seconds.
+    pub seconds: f64,
+}
+
+/// A training run opened by its trainer: the state that lives across
+/// generations, and one method per stage of a generation.
 ///
-/// # Errors
-/// Bad run directories (an existing run without `resume`, a resumed run
-/// with a different config), I/O, the network, the search.
-pub fn train(opts: &TrainOptions, stop: &AtomicBool) -> Result<RunSummary, Error> {
-    let paths = RunPaths::new(&opts.run_dir);
-    let cfg = &opts.config;
-    cfg.validate()?;
-    let device = device::parse_device(&cfg.run.device).map_err(nn_err)?;
-    let cpu = CpuFeatures::detect();
-    let precision: Precision = cfg.selfplay.precision.resolve(device, cpu);
-    let torch_threads = or_cores(cfg.run.torch_threads);
-    device::set_torch_threads(torch_threads);
-    let search_pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(or_cores(cfg.run.threads))
-        .build()
-        .map_err(|e| {
-            Error::Config(format!(
-                "cannot start {} search threads: {e}",
-                cfg.run.threads
-            ))
-        })?;
-    let rules: Rules = cfg.rules;
+/// Holds the run's lock for as long as it lives. A stage that sees the
+/// stop flag returns `Ok(None)`; the generation is then abandoned (not
+/// committed), and a later `--resume` redoes it.
+pub struct TrainingRun {
+    cfg: RunConfig,
+    dir: RunDir,
+    device: Device,
+    precision: Precision,
+    torch_threads: usize,
+    search_pool: rayon::ThreadPool,
+    state: RunState,
+    trainer: Trainer,
+    buffer: ReplayBuffer,
+    limits: WindowLimits,
+    /// The network of `state.best_generation` when it is not the one being
+    /// trained (the gate rejected newer ones).
+    self_play_net: Option<Network>,
+    tablebase: Option<Arc<dama_tablebase::Tablebase>>,
+    cache: EvalCache,
+    metrics: MetricsWriter,
+    /// Self-play positions and games of the finished generations (the
+    /// learning curve's x axes).
+    run_positions: u64,
+    run_games: u64,
+    _lock: RunLock,
+}
 
-    if paths.root().as_os_str().is_empty() {
-        return Err(Error::Config("the run directory must not be empty".into()));
+impl std::fmt::Debug for TrainingRun {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TrainingRun")
+            .field("dir", &self.dir)
+            .field("state", &self.state)
+            .finish_non_exhaustive()
     }
-    if opts.resume && !paths.config().exists() {
-        return Err(Error::Config(format!(
-            "nothing to resume: {} holds no run (no {})",
-            paths.root().display(),
-            paths.config().display()
-        )));
-    }
-    // One trainer per run: held until this function returns.
-    let _lock = RunLock::acquire(&paths)?;
-    remove_stale_temp_files(&paths)?;
+}
 
-    let exists = paths.state().exists();
-    if exists && !opts.resume {
-        return Err(Error::Config(format!(
-            "run directory {} already holds a run: pass --resume to continue it, or choose another --run",
-            paths.root().display()
-        )));
-    }
-    if opts.resume {
-        let frozen = RunConfig::load(&paths.config())?;
-        if !differs_only_in_session_settings(&frozen, cfg) {
+impl TrainingRun {
+    /// Stage 1, open or resume: checks the config and the directory, takes
+    /// the run's lock, removes a killed writer's temporary files, then
+    /// starts a new run (the frozen `config.toml`, the generation-0
+    /// network, `state.json`) or resumes one (the config must match the
+    /// frozen one; the network, optimizer, step and replay window are those
+    /// of the last finished generation). Writes the `"session"` line.
+    ///
+    /// # Errors
+    /// Bad run directories (an existing run without `resume`, a resumed run
+    /// with a different config, nothing to resume), a locked run, I/O, the
+    /// network.
+    pub fn open(opts: &TrainOptions, progress: &dyn Progress) -> Result<TrainingRun, Error> {
+        let dir = RunDir::new(&opts.run_dir);
+        let cfg = &opts.config;
+        cfg.validate()?;
+        let device = device::parse_device(&cfg.run.device).map_err(nn_err)?;
+        let cpu = CpuFeatures::detect();
+        let precision: Precision = cfg.selfplay.precision.resolve(device, cpu);
+        let torch_threads = or_cores(cfg.run.torch_threads);
+        device::set_torch_threads(torch_threads);
+        let search_pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(or_cores(cfg.run.threads))
+            .build()
+            .map_err(|e| {
+                Error::Config(format!(
+                    "cannot start {} search threads: {e}",
+                    cfg.run.threads
+                ))
+            })?;
+        let rules: Rules = cfg.rules;
+
+        if dir.root().as_os_str().is_empty() {
+            return Err(Error::Config("the run directory must not be empty".into()));
+        }
+        if opts.resume && !dir.config().exists() {
             return Err(Error::Config(format!(
-                "the config differs from the one {} was started with ({}); only run.generations, run.device and the thread counts may change on --resume",
-                paths.root().display(),
-                paths.config().display()
+                "nothing to resume: {} holds no run (no {})",
+                dir.root().display(),
+                dir.config().display()
             )));
         }
-    }
-    let (mut state, mut trainer) = if exists {
-        let state = RunState::load(&paths.state())?;
-        let trainer = dama_nn::load_trainer(
-            &paths.model(state.generation),
-            device,
-            Some(cfg.train.clone()),
-        )
-        .map_err(nn_err)?;
-        (state, trainer)
-    } else {
-        // A new run, or one stopped before its first state.json (whatever
-        // it left, such as a generation-0 weights file without its
-        // sidecar, is not a finished checkpoint): start it from scratch.
-        if !opts.resume {
-            record::write_atomic(&paths.config(), cfg.to_toml()?.as_bytes())?;
+        // One trainer per run: held until the TrainingRun is dropped.
+        let lock = RunLock::acquire(&dir)?;
+        remove_stale_temp_files(&dir)?;
+
+        let exists = dir.state().exists();
+        if exists && !opts.resume {
+            return Err(Error::Config(format!(
+                "run directory {} already holds a run: pass --resume to continue it, or choose another --run",
+                dir.root().display()
+            )));
         }
-        let state = RunState {
-            version: 1,
-            generation: 0,
-            step: 0,
-            best_generation: 0,
-            elapsed_secs: 0.0,
+        if opts.resume {
+            let frozen = RunConfig::load(&dir.config())?;
+            if !differs_only_in_session_settings(&frozen, cfg) {
+                return Err(Error::Config(format!(
+                    "the config differs from the one {} was started with ({}); only run.generations, run.device and the thread counts may change on --resume",
+                    dir.root().display(),
+                    dir.config().display()
+                )));
+            }
+        }
+        let (state, trainer) = if exists {
+            let state = RunState::load(&dir.state())?;
+            let trainer = dama_nn::load_trainer(
+                &dir.model(state.generation),
+                device,
+                Some(cfg.train.clone()),
+            )
+            .map_err(nn_err)?;
+            (state, trainer)
+        } else {
+            // A new run, or one stopped before its first state.json
+            // (whatever it left, such as a generation-0 weights file
+            // without its sidecar, is not a finished checkpoint): start it
+            // from scratch.
+            if !opts.resume {
+                record::write_atomic(&dir.config(), cfg.to_toml()?.as_bytes())?;
+            }
+            device::manual_seed(cfg.run.seed);
+            let net = Network::new(&cfg.model, device).map_err(nn_err)?;
+            let trainer = Trainer::new(net, cfg.train.clone()).map_err(nn_err)?;
+            dama_nn::save_trainer(&trainer, &rules, &dir.model(0)).map_err(nn_err)?;
+            (RunState::new_run(), trainer)
         };
-        device::manual_seed(cfg.run.seed);
-        let net = Network::new(&cfg.model, device).map_err(nn_err)?;
-        let trainer = Trainer::new(net, cfg.train.clone()).map_err(nn_err)?;
-        dama_nn::save_trainer(&trainer, &rules, &paths.model(0)).map_err(nn_err)?;
-        (state, trainer)
-    };
-    // Forget metrics of an unfinished generation (they will be redone).
-    metrics::truncate_after_generation(&paths.metrics(), state.generation)?;
-    let metrics = MetricsWriter::new(paths.metrics());
-    // Self-play positions and games of the finished generations: the
-    // learning curve's x axes continue from them.
-    let (mut run_positions, mut run_games) = metrics::selfplay_totals(&paths.metrics())?;
-    let cpu_model = dama_nn::cpu::cpu_model().unwrap_or_else(|| "unknown CPU".to_owned());
-    let warning = cfg.selfplay.precision.warning(device, cpu);
-    metrics.write(&json!({
-        "kind": "session", "generation": state.generation, "cpu": cpu_model,
-        "cpu_bf16": cpu.bf16_fast(), "precision_setting": cfg.selfplay.precision.to_string(),
-        "precision": precision.to_string(), "device": format!("{device:?}"),
-    }))?;
-    if opts.progress {
-        eprintln!(
+        // Forget metrics of an unfinished generation (they will be redone).
+        dama_run::truncate_after_generation(&dir.metrics(), state.generation)?;
+        let metrics = MetricsWriter::new(dir.metrics());
+        // Self-play positions and games of the finished generations: the
+        // learning curve's x axes continue from them.
+        let (run_positions, run_games) = dama_run::selfplay_totals(&dir.metrics())?;
+        let cpu_model = dama_nn::cpu::cpu_model().unwrap_or_else(|| "unknown CPU".to_owned());
+        let warning = cfg.selfplay.precision.warning(device, cpu);
+        metrics.write(&MetricsEvent::Session(SessionEvent {
+            generation: state.generation,
+            cpu: cpu_model.clone(),
+            cpu_bf16: cpu.bf16_fast(),
+            precision_setting: cfg.selfplay.precision.to_string(),
+            precision: precision.to_string(),
+            device: format!("{device:?}"),
+        }))?;
+        progress.event(ProgressEvent::Note(&format!(
             "self-play inference: {precision} (precision = \"{}\"; {cpu_model}, bf16 instructions: {})",
             cfg.selfplay.precision,
             if cpu.bf16_fast() { "yes" } else { "no" }
-        );
-    }
-    if let Some(w) = warning {
-        eprintln!("warning: {w}");
-    }
-
-    if !exists {
-        state.save(&paths.state())?;
-    }
-    if trainer.step() != state.step {
-        return Err(Error::BadFile {
-            path: paths.model(state.generation),
-            reason: format!(
-                "checkpoint is at training step {}, state.json says {}",
-                trainer.step(),
-                state.step
-            ),
-        });
-    }
-
-    // The replay window, rebuilt from the game files of finished generations.
-    let limits = WindowLimits {
-        max_positions: cfg.buffer.max_positions,
-        max_generations: cfg.buffer.max_generations,
-    };
-    let mut buffer = ReplayBuffer::new();
-    let first = state
-        .generation
-        .saturating_sub(cfg.buffer.max_generations as u32)
-        + 1;
-    for g in first..=state.generation {
-        buffer.add_games(g, &games_of(&paths, g)?, limits);
-    }
-
-    let mut self_play_net = if state.best_generation == state.generation {
-        None
-    } else {
-        Some(
-            dama_nn::load_network(&paths.model(state.best_generation), device, Some(&rules))
-                .map_err(nn_err)?
-                .0,
-        )
-    };
-    let tablebase = open_tablebase(&cfg.selfplay.tablebase, &rules, opts.progress)?;
-    let mut cache = EvalCache::new(cfg.selfplay.eval_cache_entries);
-    let mut last_eval = Vec::new();
-    let mut stopped = false;
-
-    while state.generation < cfg.run.generations {
-        if stop.load(Ordering::SeqCst) {
-            stopped = true;
-            break;
+        )));
+        if let Some(w) = warning {
+            progress.event(ProgressEvent::Warning(&w));
         }
-        let gen = state.generation + 1;
-        let gen_start = Instant::now();
 
-        // 1. Self-play with the current best network.
-        let net_for_play = self_play_net.as_ref().unwrap_or(trainer.network());
-        let mut evaluator = NnEvaluator::new(net_for_play, device, precision).map_err(nn_err)?;
-        cache.clear();
+        if !exists {
+            state.save(&dir.state())?;
+        }
+        if trainer.step() != state.step {
+            return Err(Error::BadFile {
+                path: dir.model(state.generation),
+                reason: format!(
+                    "checkpoint is at training step {}, state.json says {}",
+                    trainer.step(),
+                    state.step
+                ),
+            });
+        }
+
+        // The replay window, rebuilt from the game files of finished
+        // generations.
+        let limits = WindowLimits {
+            max_positions: cfg.buffer.max_positions,
+            max_generations: cfg.buffer.max_generations,
+        };
+        let mut buffer = ReplayBuffer::new();
+        let first = state
+            .generation
+            .saturating_sub(cfg.buffer.max_generations as u32)
+            + 1;
+        for g in first..=state.generation {
+            buffer.add_games(g, &games_of(&dir, g)?, limits);
+        }
+
+        let self_play_net = if state.best_generation == state.generation {
+            None
+        } else {
+            Some(
+                dama_nn::load_network(&dir.model(state.best_generation), device, Some(&rules))
+                    .map_err(nn_err)?
+                    .0,
+            )
+        };
+        let tablebase = open_tablebase(&cfg.selfplay.tablebase, &rules, progress)?;
+        Ok(TrainingRun {
+            cfg: cfg.clone(),
+            dir,
+            device,
+            precision,
+            torch_threads,
+            search_pool,
+            state,
+            trainer,
+            buffer,
+            limits,
+            self_play_net,
+            tablebase,
+            cache: EvalCache::new(cfg.selfplay.eval_cache_entries),
+            metrics,
+            run_positions,
+            run_games,
+            _lock: lock,
+        })
+    }
+
+    /// Where the run stands: the last committed generation.
+    pub fn state(&self) -> &RunState {
+        &self.state
+    }
+
+    /// The run directory.
+    pub fn dir(&self) -> &RunDir {
+        &self.dir
+    }
+
+    /// The positions in the replay window.
+    pub fn buffer_positions(&self) -> usize {
+        self.buffer.len()
+    }
+
+    /// Stage 2, self-play: plays generation `gen`'s games with the best
+    /// network, writes them as chunk files (replacing those of an
+    /// unfinished attempt), writes the `"selfplay"` line and adds the games
+    /// to the replay window. `Ok(None)` when stopped.
+    ///
+    /// # Errors
+    /// The network, the search, I/O.
+    pub fn self_play(
+        &mut self,
+        gen: u32,
+        stop: &AtomicBool,
+        progress: &dyn Progress,
+    ) -> Result<Option<SelfplayStats>, Error> {
+        let cfg = &self.cfg;
+        let net_for_play = self
+            .self_play_net
+            .as_ref()
+            .unwrap_or(self.trainer.network());
+        let mut evaluator =
+            NnEvaluator::new(net_for_play, self.device, self.precision).map_err(nn_err)?;
+        self.cache.clear();
         let job = SelfplayJob {
             selfplay: &cfg.selfplay,
             search: &cfg.search,
-            rules,
+            rules: cfg.rules,
             generation: gen,
             seed: cfg.run.seed,
-            tablebase: tablebase.clone(),
+            tablebase: self.tablebase.clone(),
         };
-        let pb = bar(
-            opts.progress,
-            cfg.selfplay.games_per_generation as u64,
-            "gen {prefix} self-play [{bar:30}] {pos}/{len} games {msg} ({elapsed})",
-        );
-        pb.set_prefix(gen.to_string());
-        remove_chunks_of(&paths, gen)?;
+        progress.event(ProgressEvent::StageStarted {
+            generation: gen,
+            stage: Stage::Selfplay,
+            total: cfg.selfplay.games_per_generation as u64,
+            opponent: None,
+        });
+        remove_chunks_of(&self.dir, gen)?;
         let mut writer = ChunkWriter {
-            paths: paths.clone(),
+            dir: self.dir.clone(),
             generation: gen,
             pending: Vec::new(),
             next: 0,
         };
-        let (games, sp) = search_pool.install(|| {
+        let cache = &mut self.cache;
+        let result = self.search_pool.install(|| {
             selfplay::play_games(
                 &job,
                 &mut evaluator,
-                &mut cache,
+                cache,
                 |g, s| {
-                    pb.inc(1);
-                    pb.set_message(format!(
-                        "{:.0} games/h, {:.0} evals/s, batch {:.1}",
-                        s.games_per_hour(),
-                        s.evals_per_sec(),
-                        s.avg_batch()
-                    ));
+                    progress.event(ProgressEvent::SelfplayGame { stats: s });
                     writer.push(g.clone())
                 },
                 || stop.load(Ordering::SeqCst),
             )
-        })?;
-        pb.finish_and_clear();
+        });
+        progress.event(ProgressEvent::StageFinished {
+            stage: Stage::Selfplay,
+        });
+        let (games, sp) = result?;
         if stop.load(Ordering::SeqCst) {
-            stopped = true;
-            break;
+            return Ok(None);
         }
         writer.flush()?;
-        metrics.write(&selfplay_metrics(gen, &sp))?;
-        run_positions += sp.samples as u64;
-        run_games += sp.games as u64;
-        buffer.add_games(gen, &games, limits);
+        self.metrics
+            .write(&MetricsEvent::Selfplay(metrics::selfplay_event(gen, &sp)))?;
+        self.run_positions += sp.samples as u64;
+        self.run_games += sp.games as u64;
+        self.buffer.add_games(gen, &games, self.limits);
+        Ok(Some(sp))
+    }
 
-        // 2. Training.
+    /// Stage 3, training: `schedule.steps_per_generation` optimizer steps
+    /// on batches drawn from the replay window (none while it holds fewer
+    /// than `schedule.min_positions`), with a `"train"` line every 10 steps
+    /// and at the last. `Ok(None)` when stopped.
+    ///
+    /// # Errors
+    /// A corrupt sample, the network, I/O.
+    pub fn train_steps(
+        &mut self,
+        gen: u32,
+        stop: &AtomicBool,
+        progress: &dyn Progress,
+    ) -> Result<Option<TrainOutcome>, Error> {
+        let cfg = &self.cfg;
         let mut rng = ChaCha8Rng::seed_from_u64(
             cfg.run.seed ^ u64::from(gen).wrapping_mul(0xA24B_AED4_963E_E407),
         );
-        let steps = if buffer.len() >= cfg.schedule.min_positions {
+        let steps = if self.buffer.len() >= cfg.schedule.min_positions {
             cfg.schedule.steps_per_generation
         } else {
             0
         };
-        let pb = bar(
-            opts.progress,
-            steps,
-            "gen {prefix} training  [{bar:30}] {pos}/{len} steps {msg} ({elapsed})",
-        );
-        pb.set_prefix(gen.to_string());
+        progress.event(ProgressEvent::StageStarted {
+            generation: gen,
+            stage: Stage::Train,
+            total: steps,
+            opponent: None,
+        });
         let mut last_loss = f64::NAN;
         let train_start = Instant::now();
-        for i in 0..steps {
-            if stop.load(Ordering::SeqCst) {
-                break;
+        let result = (|| {
+            for i in 0..steps {
+                if stop.load(Ordering::SeqCst) {
+                    break;
+                }
+                let drawn = self
+                    .buffer
+                    .sample(cfg.train.batch_size, cfg.buffer.mirror, &mut rng);
+                let batch = make_batch(&drawn, cfg.schedule.value_q_weight, self.device)?;
+                let m = self.trainer.train_step(&batch).map_err(nn_err)?;
+                last_loss = m.loss;
+                progress.event(ProgressEvent::TrainStep { metrics: &m });
+                if (i + 1).is_multiple_of(TRAIN_LOG_EVERY) || i + 1 == steps {
+                    self.metrics
+                        .write(&MetricsEvent::Train(metrics::train_event(
+                            gen,
+                            &m,
+                            self.buffer.len(),
+                        )))?;
+                }
             }
-            let drawn = buffer.sample(cfg.train.batch_size, cfg.buffer.mirror, &mut rng);
-            let batch = make_batch(&drawn, cfg.schedule.value_q_weight, device)?;
-            let m = trainer.train_step(&batch).map_err(nn_err)?;
-            last_loss = m.loss;
-            pb.inc(1);
-            pb.set_message(format!(
-                "loss {:.3} (p {:.3} v {:.3})",
-                m.loss, m.policy_loss, m.value_loss
-            ));
-            if (i + 1).is_multiple_of(TRAIN_LOG_EVERY) || i + 1 == steps {
-                metrics.write(&json!({
-                    "kind": "train", "generation": gen, "step": m.step, "lr": m.lr,
-                    "loss": m.loss, "policy_loss": m.policy_loss, "value_loss": m.value_loss,
-                    "reg_loss": m.reg_loss, "policy_entropy": m.policy_entropy,
-                    "value_accuracy": m.value_accuracy, "grad_norm": m.grad_norm,
-                    "samples_per_sec": m.samples_per_sec, "buffer_positions": buffer.len(),
-                }))?;
-            }
-        }
-        pb.finish_and_clear();
+            Ok::<(), Error>(())
+        })();
+        progress.event(ProgressEvent::StageFinished {
+            stage: Stage::Train,
+        });
+        result?;
         if stop.load(Ordering::SeqCst) {
-            stopped = true;
-            break;
+            return Ok(None);
         }
-        let train_secs = train_start.elapsed().as_secs_f64();
+        Ok(Some(TrainOutcome {
+            steps,
+            last_loss,
+            seconds: train_start.elapsed().as_secs_f64(),
+        }))
+    }
 
-        // 3. Checkpoint.
-        let ckpt = paths.model(gen);
-        dama_nn::save_trainer(&trainer, &rules, &ckpt).map_err(nn_err)?;
+    /// Stage 4, checkpoint: writes the trained network, its sidecar and
+    /// optimizer state as generation `gen`'s checkpoint.
+    ///
+    /// # Errors
+    /// The network, I/O.
+    pub fn checkpoint(&self, gen: u32) -> Result<PathBuf, Error> {
+        let ckpt = self.dir.model(gen);
+        dama_nn::save_trainer(&self.trainer, &self.cfg.rules, &ckpt).map_err(nn_err)?;
+        Ok(ckpt)
+    }
 
-        // 4. Evaluation.
+    /// Whether generation `gen` is evaluated: `[eval] games > 0`, and `gen`
+    /// is a multiple of `[eval] every` or the run's last generation.
+    pub fn eval_due(&self, gen: u32) -> bool {
+        let e = &self.cfg.eval;
+        e.games > 0 && (gen.is_multiple_of(e.every) || gen == self.cfg.run.generations)
+    }
+
+    /// The players of generation `gen`'s evaluation: the new network and
+    /// its opponents (the previous best network first, with
+    /// `[eval] against_previous`, then the baselines), as typed specs.
+    ///
+    /// # Errors
+    /// A baseline that is not a player spec (the config's validation
+    /// refuses those first).
+    pub fn eval_players(&self, gen: u32) -> Result<(PlayerSpec, Vec<EvalOpponent>), Error> {
+        eval_players(&self.cfg, &self.dir, gen, self.state.best_generation)
+    }
+
+    /// Stage 5, evaluation: when due, plays generation `gen`'s network
+    /// against each opponent of [`TrainingRun::eval_players`] in the
+    /// batched arena (with one libtorch thread) and writes one `"eval"`
+    /// line per match. `Ok(Some(vec![]))` when not due, `Ok(None)` when
+    /// stopped.
+    ///
+    /// # Errors
+    /// A player that cannot be built (a checkpoint), the arena, I/O.
+    pub fn evaluate(
+        &mut self,
+        gen: u32,
+        stop: &AtomicBool,
+        progress: &dyn Progress,
+    ) -> Result<Option<Vec<EvalLine>>, Error> {
+        if !self.eval_due(gen) {
+            return Ok(Some(Vec::new()));
+        }
+        let (me, opponents) = self.eval_players(gen)?;
+        // The network player's searches share batched network calls across
+        // the games in flight (dama_eval's batched arena), with one libtorch
+        // thread: the arena's rayon workers hold the other cores, and
+        // spinning OpenMP threads beside them were 48x slower on this
+        // loaded 2-core machine (issue 12).
+        device::set_torch_threads(1);
         let mut evals = Vec::new();
-        let eval_due = cfg.eval.games > 0
-            && (gen.is_multiple_of(cfg.eval.every) || gen == cfg.run.generations);
-        if eval_due {
-            // The network player's searches share batched network calls
-            // across the games in flight (dama_eval's batched arena), with
-            // one libtorch thread: the arena's rayon workers hold the other
-            // cores, and spinning OpenMP threads beside them were 48x
-            // slower on this loaded 2-core machine (issue 12).
-            device::set_torch_threads(1);
-            let mut search_opts = if cfg.eval.draw_score != 0.0 {
-                format!(",draw={}", cfg.eval.draw_score)
-            } else {
-                String::new()
-            };
-            if cfg.eval.search == dama_eval::SearchKind::Puct {
-                search_opts.push_str(",search=puct");
-            }
-            let me = format!(
-                "ckpt:{},sims={}{search_opts}",
-                ckpt.display(),
-                cfg.eval.sims
-            );
-            let mut opponents: Vec<String> = cfg.eval.baselines.clone();
-            if cfg.eval.against_previous {
-                opponents.insert(
-                    0,
-                    format!(
-                        "ckpt:{},sims={}{search_opts}",
-                        paths.model(state.best_generation).display(),
-                        cfg.eval.sims
-                    ),
-                );
-            }
+        let result = (|| {
             for (k, opp) in opponents.iter().enumerate() {
                 if stop.load(Ordering::SeqCst) {
                     break;
                 }
-                let mut line = eval_match(&me, opp, cfg, gen, k as u64, opts.progress, &tablebase)?;
-                if k == 0 && cfg.eval.against_previous {
-                    line.label = format!("previous ({})", line.label);
-                }
-                metrics.write(&json!({
-                    "kind": "eval", "generation": gen, "step": trainer.step(),
-                    "opponent": if k == 0 && cfg.eval.against_previous { "previous".to_string() } else { opp.clone() },
-                    "opponent_spec": opp, "games": line.games,
-                    "wins": line.wdl[0], "draws": line.wdl[1], "losses": line.wdl[2],
-                    "score": line.score, "elo": line.elo, "elo_lo": line.elo_lo, "elo_hi": line.elo_hi,
+                let line = eval_match(
+                    &me,
+                    opp,
+                    &self.cfg,
+                    gen,
+                    k as u64,
+                    progress,
+                    &self.tablebase,
+                )?;
+                self.metrics.write(&MetricsEvent::Eval(EvalEvent {
+                    generation: gen,
+                    step: self.trainer.step(),
+                    opponent: opp.name.clone(),
+                    opponent_spec: opp.spec_text.clone(),
+                    games: line.games,
+                    wins: line.wdl[0],
+                    draws: line.wdl[1],
+                    losses: line.wdl[2],
+                    score: line.score,
+                    elo: line.elo,
+                    elo_lo: line.elo_lo,
+                    elo_hi: line.elo_hi,
                 }))?;
                 evals.push(line);
             }
-            device::set_torch_threads(torch_threads);
-            if stop.load(Ordering::SeqCst) {
+            Ok::<(), Error>(())
+        })();
+        device::set_torch_threads(self.torch_threads);
+        result?;
+        if stop.load(Ordering::SeqCst) {
+            return Ok(None);
+        }
+        Ok(Some(evals))
+    }
+
+    /// Stage 6, gate: whether generation `gen`'s network plays the next
+    /// self-play. With `[eval] gate_score` > 0 and `against_previous`, an
+    /// evaluated network must score at least `gate_score` against the
+    /// previous best; otherwise every network is accepted. A rejected
+    /// network's predecessor is loaded for self-play.
+    ///
+    /// # Errors
+    /// Loading the previous best network.
+    pub fn gate(&mut self, gen: u32, evals: &[EvalLine]) -> Result<bool, Error> {
+        let accepted = gate_accepts(&self.cfg, self.eval_due(gen), evals);
+        if accepted {
+            self.state.best_generation = gen;
+            self.self_play_net = None;
+        } else if self.self_play_net.is_none() {
+            self.self_play_net = Some(
+                dama_nn::load_network(
+                    &self.dir.model(self.state.best_generation),
+                    self.device,
+                    Some(&self.cfg.rules),
+                )
+                .map_err(nn_err)?
+                .0,
+            );
+        }
+        Ok(accepted)
+    }
+
+    /// Stage 7, commit: generation `gen` is finished. Writes its
+    /// `"generation"` line, then `state.json` (the commit point of the
+    /// generation).
+    ///
+    /// # Errors
+    /// I/O.
+    pub fn commit(
+        &mut self,
+        gen: u32,
+        selfplay: &SelfplayStats,
+        training: &TrainOutcome,
+        accepted: bool,
+        took: Duration,
+    ) -> Result<(), Error> {
+        self.state.generation = gen;
+        self.state.step = self.trainer.step();
+        self.state.elapsed_secs += took.as_secs_f64();
+        self.metrics
+            .write(&MetricsEvent::Generation(GenerationEvent {
+                generation: gen,
+                step: self.state.step,
+                best_generation: self.state.best_generation,
+                accepted,
+                seconds: took.as_secs_f64(),
+                train_seconds: training.seconds,
+                selfplay_seconds: selfplay.elapsed.as_secs_f64(),
+                buffer_positions: self.buffer.len() as u64,
+                loss: training.last_loss,
+                // The learning curve's axes: time spent in generations
+                // (summed over sessions, pauses excluded) and self-play
+                // totals so far.
+                run_seconds: Some(self.state.elapsed_secs),
+                run_positions: Some(self.run_positions),
+                run_games: Some(self.run_games),
+            }))?;
+        self.state.save(&self.dir.state())?;
+        Ok(())
+    }
+
+    /// Plays one whole generation (stages 2 to 7): its report, or `None`
+    /// when stopped.
+    ///
+    /// # Errors
+    /// As the stages.
+    pub fn generation(
+        &mut self,
+        stop: &AtomicBool,
+        progress: &dyn Progress,
+    ) -> Result<Option<GenerationReport>, Error> {
+        let gen = self.state.generation + 1;
+        let gen_start = Instant::now();
+        let Some(sp) = self.self_play(gen, stop, progress)? else {
+            return Ok(None);
+        };
+        let Some(training) = self.train_steps(gen, stop, progress)? else {
+            return Ok(None);
+        };
+        self.checkpoint(gen)?;
+        let Some(evals) = self.evaluate(gen, stop, progress)? else {
+            return Ok(None);
+        };
+        let accepted = self.gate(gen, &evals)?;
+        // One measure of the generation's time for state.json and its
+        // metrics line, so the run's totals agree.
+        let took = gen_start.elapsed();
+        self.commit(gen, &sp, &training, accepted, took)?;
+        Ok(Some(GenerationReport {
+            generation: gen,
+            selfplay: sp,
+            loss: training.last_loss,
+            evals,
+            accepted,
+            took: gen_start.elapsed(),
+        }))
+    }
+}
+
+/// The gate's decision (see [`TrainingRun::gate`]).
+fn gate_accepts(cfg: &RunConfig, eval_due: bool, evals: &[EvalLine]) -> bool {
+    match evals.first() {
+        Some(prev) if cfg.eval.gate_score > 0.0 && cfg.eval.against_previous && eval_due => {
+            prev.score >= cfg.eval.gate_score
+        }
+        _ => true,
+    }
+}
+
+/// The evaluation players of generation `gen` (see
+/// [`TrainingRun::eval_players`]).
+fn eval_players(
+    cfg: &RunConfig,
+    dir: &RunDir,
+    gen: u32,
+    best_generation: u32,
+) -> Result<(PlayerSpec, Vec<EvalOpponent>), Error> {
+    let network = |path: PathBuf| PlayerSpec::Checkpoint {
+        path,
+        budget: SearchBudget::Sims(cfg.eval.sims),
+        search: cfg.eval.search,
+        draw_score: cfg.eval.draw_score,
+    };
+    let mut opponents = Vec::new();
+    if cfg.eval.against_previous {
+        let previous = dir.model(best_generation);
+        let stem = short_name(&previous);
+        let spec = network(previous);
+        opponents.push(EvalOpponent {
+            spec_text: spec.to_string(),
+            spec,
+            name: "previous".into(),
+            label: format!("previous ({stem})"),
+        });
+    }
+    for baseline in &cfg.eval.baselines {
+        let spec: PlayerSpec = baseline.parse().map_err(|e: dama_eval::Error| {
+            Error::Config(format!("eval.baselines: `{baseline}`: {e}"))
+        })?;
+        let label = match &spec {
+            PlayerSpec::Checkpoint { path, .. } | PlayerSpec::Policy { path } => short_name(path),
+            _ => baseline.clone(),
+        };
+        opponents.push(EvalOpponent {
+            spec,
+            name: baseline.clone(),
+            spec_text: baseline.clone(),
+            label,
+        });
+    }
+    Ok((network(dir.model(gen)), opponents))
+}
+
+/// Runs (or resumes) a training run until `config.run.generations` are done
+/// or `stop` is set: [`TrainingRun::open`], then one
+/// [`TrainingRun::generation`] after another. Stopping abandons the
+/// unfinished generation; the run resumes from the last finished one.
+///
+/// # Errors
+/// Bad run directories (an existing run without `resume`, a resumed run
+/// with a different config), I/O, the network, the search.
+pub fn train(
+    opts: &TrainOptions,
+    stop: &AtomicBool,
+    progress: &dyn Progress,
+) -> Result<RunSummary, Error> {
+    let mut run = TrainingRun::open(opts, progress)?;
+    let mut last_eval = Vec::new();
+    let mut stopped = false;
+    while run.state.generation < run.cfg.run.generations {
+        if stop.load(Ordering::SeqCst) {
+            stopped = true;
+            break;
+        }
+        match run.generation(stop, progress)? {
+            Some(report) => {
+                progress.event(ProgressEvent::GenerationFinished(&report));
+                last_eval = report.evals;
+            }
+            None => {
                 stopped = true;
                 break;
             }
         }
-
-        // 5. Gate: keep the previous best network unless the new one is
-        //    good enough against it.
-        let accepted = match evals.first() {
-            Some(prev) if cfg.eval.gate_score > 0.0 && cfg.eval.against_previous && eval_due => {
-                prev.score >= cfg.eval.gate_score
-            }
-            _ => true,
-        };
-        if accepted {
-            state.best_generation = gen;
-            self_play_net = None;
-        } else if self_play_net.is_none() {
-            self_play_net = Some(
-                dama_nn::load_network(&paths.model(state.best_generation), device, Some(&rules))
-                    .map_err(nn_err)?
-                    .0,
-            );
-        }
-
-        // 6. Commit the generation.
-        state.generation = gen;
-        state.step = trainer.step();
-        state.elapsed_secs += gen_start.elapsed().as_secs_f64();
-        metrics.write(&json!({
-            "kind": "generation", "generation": gen, "step": state.step,
-            "best_generation": state.best_generation, "accepted": accepted,
-            "seconds": gen_start.elapsed().as_secs_f64(), "train_seconds": train_secs,
-            "selfplay_seconds": sp.elapsed.as_secs_f64(), "buffer_positions": buffer.len(),
-            "loss": last_loss,
-            // The learning curve's axes: time spent in generations (summed
-            // over sessions, pauses excluded) and self-play totals so far.
-            "run_seconds": state.elapsed_secs, "run_positions": run_positions,
-            "run_games": run_games,
-        }))?;
-        state.save(&paths.state())?;
-        if opts.progress {
-            eprintln!(
-                "{}",
-                generation_line(gen, &sp, last_loss, &evals, accepted, gen_start.elapsed())
-            );
-        }
-        last_eval = evals;
     }
     Ok(RunSummary {
-        generation: state.generation,
-        step: state.step,
+        generation: run.state.generation,
+        step: run.state.step,
         stopped,
         last_eval,
-        checkpoint: paths.model(state.generation),
+        checkpoint: run.dir.model(run.state.generation),
     })
 }
 
@@ -775,84 +938,82 @@ pub fn train(opts: &TrainOptions, stop: &AtomicBool) -> Result<RunSummary, Error
 pub fn open_tablebase(
     dir: &str,
     rules: &Rules,
-    notes: bool,
-) -> Result<Option<std::sync::Arc<dama_tablebase::Tablebase>>, Error> {
+    progress: &dyn Progress,
+) -> Result<Option<Arc<dama_tablebase::Tablebase>>, Error> {
     if dir.is_empty() {
         return Ok(None);
     }
     let path = Path::new(dir);
     if !path.is_dir() {
-        if notes {
-            eprintln!("note: no endgame tables: {} is not a directory (run `dama tablebase generate --dir {}`)", path.display(), path.display());
-        }
+        progress.event(ProgressEvent::Note(&format!(
+            "note: no endgame tables: {} is not a directory (run `dama tablebase generate --dir {}`)",
+            path.display(),
+            path.display()
+        )));
         return Ok(None);
     }
     let tb = dama_tablebase::Tablebase::open(path)?;
     if tb.max_pieces() == 0 {
-        if notes {
-            eprintln!("note: no endgame tables in {}", path.display());
-        }
+        progress.event(ProgressEvent::Note(&format!(
+            "note: no endgame tables in {}",
+            path.display()
+        )));
         return Ok(None);
     }
     if tb.rules() != *rules {
-        if notes {
-            eprintln!(
-                "note: the endgame tables in {} are for other rules ({}); not used",
-                path.display(),
-                tb.rules_text()
-            );
-        }
+        progress.event(ProgressEvent::Note(&format!(
+            "note: the endgame tables in {} are for other rules ({}); not used",
+            path.display(),
+            tb.rules_text()
+        )));
         return Ok(None);
     }
-    if notes {
-        eprintln!(
-            "endgame tables: {} pieces from {}",
-            tb.max_pieces(),
-            path.display()
-        );
-    }
-    Ok(Some(std::sync::Arc::new(tb)))
+    progress.event(ProgressEvent::Note(&format!(
+        "endgame tables: {} pieces from {}",
+        tb.max_pieces(),
+        path.display()
+    )));
+    Ok(Some(Arc::new(tb)))
 }
 
 fn eval_match(
-    me: &str,
-    opponent: &str,
+    me: &PlayerSpec,
+    opponent: &EvalOpponent,
     cfg: &RunConfig,
     gen: u32,
     k: u64,
-    progress: bool,
-    tablebase: &Option<std::sync::Arc<dama_tablebase::Tablebase>>,
+    progress: &dyn Progress,
+    tablebase: &Option<Arc<dama_tablebase::Tablebase>>,
 ) -> Result<EvalLine, Error> {
     // Players that use endgame tables (alpha-beta) get the run's.
     let options = dama_eval::BuildOptions {
         device: Some(cfg.run.device.clone()),
         tablebase: tablebase.clone(),
     };
-    let a = dama_eval::parse_player(me, &options).map_err(|e| Error::Eval(e.to_string()))?;
-    let b = dama_eval::parse_player(opponent, &options).map_err(|e| Error::Eval(e.to_string()))?;
+    let a = dama_eval::factory(me, &options).map_err(|e| Error::Eval(e.to_string()))?;
+    let b = dama_eval::factory(&opponent.spec, &options).map_err(|e| Error::Eval(e.to_string()))?;
     let config = dama_eval::MatchConfig {
         games: cfg.eval.games as u32,
         threads: Some(or_cores(cfg.run.eval_threads)),
         seed: cfg.run.seed ^ (u64::from(gen) << 16) ^ k,
         ..dama_eval::MatchConfig::default()
     };
-    let pb = bar(
-        progress,
-        u64::from(config.games),
-        "gen {prefix} eval      [{bar:30}] {pos}/{len} games {msg}",
-    );
-    pb.set_prefix(gen.to_string());
-    let short = short_name(opponent);
+    progress.event(ProgressEvent::StageStarted {
+        generation: gen,
+        stage: Stage::Eval,
+        total: u64::from(config.games),
+        opponent: Some(&opponent.label),
+    });
     let on_progress = |p: &dama_eval::MatchProgress| {
-        pb.set_position(u64::from(p.done));
-        pb.set_message(format!("vs {short}: {}", p.summary()));
+        progress.event(ProgressEvent::EvalGame { progress: p });
     };
     let r = dama_eval::play_match(a.as_ref(), b.as_ref(), &config, &on_progress)
-        .map_err(|e| Error::Eval(e.to_string()))?;
-    pb.finish_and_clear();
+        .map_err(|e| Error::Eval(e.to_string()));
+    progress.event(ProgressEvent::StageFinished { stage: Stage::Eval });
+    let r = r?;
     Ok(EvalLine {
-        opponent: opponent.to_string(),
-        label: short_name(opponent),
+        opponent: opponent.spec.clone(),
+        label: opponent.label.clone(),
         games: r.games,
         wdl: [r.wdl.wins, r.wdl.draws, r.wdl.losses],
         score: r.score(),
@@ -871,66 +1032,102 @@ fn or_cores(n: usize) -> usize {
     }
 }
 
-fn short_name(spec: &str) -> String {
-    match spec.strip_prefix("ckpt:") {
-        Some(rest) => Path::new(rest.split(',').next().unwrap_or(rest))
-            .file_stem()
-            .map(|s| s.to_string_lossy().into_owned())
-            .unwrap_or_else(|| spec.to_string()),
-        None => spec.to_string(),
-    }
+/// A checkpoint's short name: its file stem (`gen-0002`).
+fn short_name(path: &Path) -> String {
+    path.file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| path.display().to_string())
 }
 
-fn selfplay_metrics(gen: u32, sp: &SelfplayStats) -> serde_json::Value {
-    json!({
-        "kind": "selfplay", "generation": gen, "games": sp.games, "samples": sp.samples,
-        "moves": sp.moves, "steps": sp.steps, "seconds": sp.elapsed.as_secs_f64(),
-        "games_per_hour": sp.games_per_hour(), "positions_per_sec": sp.samples as f64 / sp.elapsed.as_secs_f64().max(1e-9),
-        "net_evals": sp.net_evals, "evals_per_sec": sp.evals_per_sec(),
-        "net_evals_per_net_sec": sp.evals_per_net_sec(), "net_time_share": sp.net_time.as_secs_f64() / sp.elapsed.as_secs_f64().max(1e-9),
-        "cache_hits": sp.cache_hits, "avg_batch": sp.avg_batch(), "avg_game_length": sp.avg_length(),
-        "draw_rate": sp.draw_rate(), "first_player_score": sp.first_player_score(),
-        "white_wins": sp.white_wins, "black_wins": sp.black_wins, "draws": sp.draws,
-        "resignations": sp.resignations, "playthrough_games": sp.playthrough_games,
-        "false_resignations": sp.false_resignations, "false_resignation_rate": sp.false_resignation_rate(),
-        "no_capture_draws": sp.no_capture_draws, "repetition_draws": sp.repetition_draws,
-        "move_cap_draws": sp.move_cap_draws, "captures_per_game": sp.captures_per_game(),
-        "tablebase_endings": sp.tablebase_endings,
-    })
-}
+#[cfg(test)]
+mod tests {
+    use super::*;
 
-fn generation_line(
-    gen: u32,
-    sp: &SelfplayStats,
-    loss: f64,
-    evals: &[EvalLine],
-    accepted: bool,
-    took: Duration,
-) -> String {
-    let mut s = format!(
-        "gen {gen:>3}: {} games ({:.0}/h, {:.0} evals/s, len {:.0}, draws {:.0}% ({:.0}% no-capture), {:.1} captures/game), loss {:.3}",
-        sp.games,
-        sp.games_per_hour(),
-        sp.evals_per_sec(),
-        sp.avg_length(),
-        100.0 * sp.draw_rate(),
-        100.0 * sp.no_capture_draw_rate(),
-        sp.captures_per_game(),
-        loss
-    );
-    for e in evals {
-        s.push_str(&format!(
-            ", vs {} {:.0}% (Elo {:+.0} [{:+.0}, {:+.0}])",
-            e.label,
-            100.0 * e.score,
-            e.elo,
-            e.elo_lo,
-            e.elo_hi
-        ));
+    fn config(toml: &str) -> RunConfig {
+        RunConfig::parse(toml).unwrap()
     }
-    if !accepted {
-        s.push_str(", rejected by the gate");
+
+    #[test]
+    fn eval_players_are_the_specs_the_old_strings_named() {
+        let dir = RunDir::new("ck/run");
+        for (eval, opts) in [
+            ("sims = 8", ",sims=8"),
+            ("sims = 8\ndraw_score = -0.25", ",sims=8,draw=-0.25"),
+            (
+                "sims = 8\ndraw_score = 0.1\nsearch = \"puct\"",
+                ",sims=8,draw=0.1,search=puct",
+            ),
+        ] {
+            let cfg = config(&format!(
+                "[eval]\ngames = 2\nbaselines = [\"random\", \"ab:depth=2\"]\n{eval}\n"
+            ));
+            let (me, opponents) = eval_players(&cfg, &dir, 3, 2).unwrap();
+            // What the loop used to format and parse again.
+            let old = |g: u32| -> PlayerSpec {
+                format!("ckpt:{}{opts}", dir.model(g).display())
+                    .parse()
+                    .unwrap()
+            };
+            assert_eq!(me, old(3));
+            assert_eq!(opponents.len(), 3);
+            assert_eq!(opponents[0].spec, old(2));
+            assert_eq!(opponents[0].name, "previous");
+            assert_eq!(opponents[0].label, "previous (gen-0002)");
+            assert_eq!(opponents[1].spec, PlayerSpec::Random);
+            assert_eq!(
+                (
+                    opponents[2].name.as_str(),
+                    opponents[2].label.as_str(),
+                    opponents[2].spec_text.as_str()
+                ),
+                ("ab:depth=2", "ab:depth=2", "ab:depth=2")
+            );
+            assert_eq!(opponents[2].spec, "alphabeta:depth=2".parse().unwrap());
+        }
+        let cfg = config("[eval]\ngames = 2\nagainst_previous = false\nbaselines = [\"greedy\"]\n");
+        let (_, opponents) = eval_players(&cfg, &dir, 1, 0).unwrap();
+        assert_eq!(opponents.len(), 1);
+        assert_eq!(opponents[0].spec, PlayerSpec::Greedy);
     }
-    s.push_str(&format!(" [{:.0}s]", took.as_secs_f64()));
-    s
+
+    fn line(score: f64) -> EvalLine {
+        EvalLine {
+            opponent: PlayerSpec::Random,
+            label: "previous (gen-0001)".into(),
+            games: 10,
+            wdl: [0, 0, 0],
+            score,
+            elo: 0.0,
+            elo_lo: 0.0,
+            elo_hi: 0.0,
+        }
+    }
+
+    #[test]
+    fn the_gate_needs_the_score_against_the_previous_network() {
+        let gated = config("[eval]\ngames = 2\ngate_score = 0.55\n");
+        assert!(gate_accepts(&gated, true, &[line(0.55), line(0.0)]));
+        assert!(!gate_accepts(&gated, true, &[line(0.5), line(1.0)]));
+        // Not evaluated, or no matches: accepted.
+        assert!(gate_accepts(&gated, false, &[line(0.5)]));
+        assert!(gate_accepts(&gated, true, &[]));
+        // No gate, or no match against the previous network: accepted.
+        let ungated = config("[eval]\ngames = 2\n");
+        assert!(gate_accepts(&ungated, true, &[line(0.0)]));
+        let no_previous =
+            config("[eval]\ngames = 2\ngate_score = 0.55\nagainst_previous = false\n");
+        assert!(gate_accepts(&no_previous, true, &[line(0.0)]));
+    }
+
+    #[test]
+    fn only_session_settings_may_change_on_resume() {
+        let a = config("[run]\ngenerations = 2\n");
+        let mut b = a.clone();
+        b.run.generations = 9;
+        b.run.device = "cpu".into();
+        b.run.torch_threads = 1;
+        assert!(differs_only_in_session_settings(&a, &b));
+        b.run.seed += 1;
+        assert!(!differs_only_in_session_settings(&a, &b));
+    }
 }

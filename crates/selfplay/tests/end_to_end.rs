@@ -2,11 +2,30 @@
 //! metrics parse, resume continues the step count, and an interrupted
 //! generation leaves nothing corrupted behind.
 
+#![allow(clippy::unwrap_used)] // Test helpers outside #[test] functions.
+
 use std::sync::atomic::AtomicBool;
 
-use dama_selfplay::metrics::read_metrics;
+use dama_selfplay::metrics::{read_metrics, MetricsEvent};
 use dama_selfplay::record::{list_chunks, read_chunk};
-use dama_selfplay::{train, RunConfig, RunPaths, RunState, TrainOptions};
+use dama_selfplay::{train, NoProgress, RunConfig, RunDir, RunState, TrainOptions};
+
+/// The lines of a metrics file as JSON, as written (the keys on disk), after
+/// checking that the typed reader reads every line as a known event.
+fn json_lines(path: &std::path::Path) -> Vec<serde_json::Value> {
+    let text = std::fs::read_to_string(path).unwrap();
+    let lines: Vec<serde_json::Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let events = read_metrics(path).unwrap();
+    assert_eq!(events.len(), lines.len());
+    for (event, line) in events.iter().zip(&lines) {
+        assert_eq!(event.kind(), line["kind"], "{line}");
+        assert_ne!(*event, MetricsEvent::Unknown);
+    }
+    lines
+}
 
 const TINY: &str = r#"
 [run]
@@ -59,7 +78,6 @@ fn options(dir: &std::path::Path, generations: u32, resume: bool) -> TrainOption
         config,
         run_dir: dir.join("tiny"),
         resume,
-        progress: false,
     }
 }
 
@@ -67,13 +85,13 @@ fn options(dir: &std::path::Path, generations: u32, resume: bool) -> TrainOption
 fn tiny_run_writes_files_and_resumes_exactly() {
     let tmp = tempfile::tempdir().unwrap();
     let stop = AtomicBool::new(false);
-    let summary = train(&options(tmp.path(), 2, false), &stop).unwrap();
+    let summary = train(&options(tmp.path(), 2, false), &stop, &NoProgress).unwrap();
     assert_eq!(summary.generation, 2);
     assert_eq!(summary.step, 6);
     assert!(!summary.stopped);
     assert_eq!(summary.last_eval.len(), 2, "previous + random");
 
-    let paths = RunPaths::new(tmp.path().join("tiny"));
+    let paths = RunDir::new(tmp.path().join("tiny"));
     for g in 0..=2 {
         assert!(paths.model(g).exists(), "checkpoint of generation {g}");
     }
@@ -99,7 +117,7 @@ fn tiny_run_writes_files_and_resumes_exactly() {
         }
     }
 
-    let lines = read_metrics(&paths.metrics()).unwrap();
+    let lines = json_lines(&paths.metrics());
     let kinds = |k: &str| lines.iter().filter(|l| l["kind"] == k).count();
     assert_eq!(kinds("selfplay"), 2);
     assert_eq!(kinds("generation"), 2);
@@ -111,7 +129,7 @@ fn tiny_run_writes_files_and_resumes_exactly() {
         .all(|l| l["loss"].as_f64().unwrap().is_finite()));
 
     // A new run in the same directory without --resume is refused.
-    let err = train(&options(tmp.path(), 3, false), &stop)
+    let err = train(&options(tmp.path(), 3, false), &stop, &NoProgress)
         .unwrap_err()
         .to_string();
     assert!(err.contains("--resume"), "{err}");
@@ -126,7 +144,7 @@ fn tiny_run_writes_files_and_resumes_exactly() {
     std::fs::write(paths.chunk(3, 0), b"DAMAGAME garbage").unwrap();
 
     // Resume to generation 3: the step count continues.
-    let summary = train(&options(tmp.path(), 3, true), &stop).unwrap();
+    let summary = train(&options(tmp.path(), 3, true), &stop, &NoProgress).unwrap();
     assert_eq!(summary.generation, 3);
     assert_eq!(summary.step, 9);
     let state: RunState =
@@ -134,7 +152,7 @@ fn tiny_run_writes_files_and_resumes_exactly() {
     assert_eq!(state.generation, 3);
     // The unfinished generation's chunk was rewritten and reads cleanly.
     assert_eq!(read_chunk(&paths.chunk(3, 0)).unwrap().len(), 4);
-    let lines = read_metrics(&paths.metrics()).unwrap();
+    let lines = json_lines(&paths.metrics());
     assert_eq!(
         lines.iter().filter(|l| l["kind"] == "generation").count(),
         3
@@ -210,10 +228,10 @@ fn tiny_run_writes_files_and_resumes_exactly() {
 fn resume_with_a_changed_config_is_refused() {
     let tmp = tempfile::tempdir().unwrap();
     let stop = AtomicBool::new(false);
-    train(&options(tmp.path(), 1, false), &stop).unwrap();
+    train(&options(tmp.path(), 1, false), &stop, &NoProgress).unwrap();
     let mut changed = options(tmp.path(), 2, true);
     changed.config.search.simulations = 8;
-    let err = train(&changed, &stop).unwrap_err().to_string();
+    let err = train(&changed, &stop, &NoProgress).unwrap_err().to_string();
     assert!(err.contains("differs"), "{err}");
 }
 

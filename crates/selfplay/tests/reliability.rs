@@ -7,7 +7,7 @@ use std::path::Path;
 use std::sync::atomic::AtomicBool;
 use std::sync::{Mutex, MutexGuard};
 
-use dama_selfplay::{train, Error, RunConfig, RunLock, RunPaths, TrainOptions};
+use dama_selfplay::{train, Error, NoProgress, RunConfig, RunDir, RunLock, TrainOptions};
 
 /// configs/smoke.toml with more games than parallel slots, so games finish
 /// (and are written) in an order other than their ids.
@@ -39,12 +39,11 @@ fn options(dir: &Path, generations: u32, resume: bool) -> TrainOptions {
         config: config(generations),
         run_dir: dir.to_path_buf(),
         resume,
-        progress: false,
     }
 }
 
 fn weights(dir: &Path, generation: u32) -> Vec<u8> {
-    std::fs::read(RunPaths::new(dir).model(generation)).unwrap()
+    std::fs::read(RunDir::new(dir).model(generation)).unwrap()
 }
 
 /// Stopped after generation 1 and resumed, a run trains the same
@@ -57,12 +56,12 @@ fn resume_after_generation_one_is_bit_exact() {
     let tmp = tempfile::tempdir().unwrap();
     let stop = AtomicBool::new(false);
     let straight = tmp.path().join("straight");
-    train(&options(&straight, 2, false), &stop).unwrap();
+    train(&options(&straight, 2, false), &stop, &NoProgress).unwrap();
 
     let resumed = tmp.path().join("resumed");
-    train(&options(&resumed, 1, false), &stop).unwrap();
+    train(&options(&resumed, 1, false), &stop, &NoProgress).unwrap();
     assert_eq!(weights(&straight, 1), weights(&resumed, 1));
-    train(&options(&resumed, 2, true), &stop).unwrap();
+    train(&options(&resumed, 2, true), &stop, &NoProgress).unwrap();
     assert!(
         weights(&straight, 2) == weights(&resumed, 2),
         "generation 2 after a resume differs from the uninterrupted run"
@@ -77,11 +76,14 @@ fn a_second_trainer_is_locked_out() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("run");
     let stop = AtomicBool::new(false);
-    let held = RunLock::acquire(&RunPaths::new(&dir)).unwrap();
+    let held = RunLock::acquire(&RunDir::new(&dir)).unwrap();
     for resume in [false, true] {
-        let err = train(&options(&dir, 1, resume), &stop).unwrap_err();
+        let err = train(&options(&dir, 1, resume), &stop, &NoProgress).unwrap_err();
         if !resume {
-            assert!(matches!(err, Error::Locked { .. }), "{err}");
+            assert!(
+                matches!(err, Error::Run(dama_run::Error::Locked { .. })),
+                "{err}"
+            );
             let msg = err.to_string();
             assert!(
                 msg.contains(&format!("process {}", std::process::id())),
@@ -90,11 +92,11 @@ fn a_second_trainer_is_locked_out() {
         }
     }
     assert!(
-        !RunPaths::new(&dir).config().exists(),
+        !RunDir::new(&dir).config().exists(),
         "the loser wrote nothing"
     );
     drop(held);
-    train(&options(&dir, 1, false), &stop).unwrap();
+    train(&options(&dir, 1, false), &stop, &NoProgress).unwrap();
 }
 
 /// Killed after the generation-0 weights were written but before their
@@ -105,15 +107,15 @@ fn an_orphan_generation_zero_checkpoint_does_not_block_the_run() {
     let tmp = tempfile::tempdir().unwrap();
     let stop = AtomicBool::new(false);
     let reference = tmp.path().join("reference");
-    train(&options(&reference, 1, false), &stop).unwrap();
+    train(&options(&reference, 1, false), &stop, &NoProgress).unwrap();
     for resume in [false, true] {
         let dir = tmp.path().join(format!("orphan-{resume}"));
-        let paths = RunPaths::new(&dir);
+        let paths = RunDir::new(&dir);
         std::fs::create_dir_all(dir.join("models")).unwrap();
         std::fs::write(paths.config(), config(1).to_toml().unwrap()).unwrap();
         std::fs::write(paths.model(0), b"half a safetensors file").unwrap();
         std::fs::write(dir.join("models/gen-0000.json.tmp"), b"{").unwrap();
-        train(&options(&dir, 1, resume), &stop).unwrap();
+        train(&options(&dir, 1, resume), &stop, &NoProgress).unwrap();
         assert_eq!(weights(&reference, 1), weights(&dir, 1));
         assert!(!dir.join("models/gen-0000.json.tmp").exists());
     }
@@ -124,7 +126,7 @@ fn an_orphan_generation_zero_checkpoint_does_not_block_the_run() {
 fn an_empty_run_directory_is_refused() {
     let _turn = one_trainer_at_a_time();
     let stop = AtomicBool::new(false);
-    let err = train(&options(Path::new(""), 1, false), &stop)
+    let err = train(&options(Path::new(""), 1, false), &stop, &NoProgress)
         .unwrap_err()
         .to_string();
     assert!(err.contains("empty"), "{err}");

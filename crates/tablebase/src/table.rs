@@ -390,37 +390,11 @@ impl Table {
     /// The I/O error, naming the file.
     pub(crate) fn write(&mut self, path: &Path, rules: &Rules) -> Result<()> {
         let bytes = self.encode(rules);
-        write_atomic(path, &bytes).map_err(|source| Error::Io {
+        dama_run::files::write_atomic(path, &bytes).map_err(|source| Error::Io {
             path: path.to_owned(),
             source,
         })?;
         self.file_len = bytes.len() as u64;
         Ok(())
     }
-}
-
-/// Writes `bytes` to `path` through `path.tmp`, synced, then renamed; the
-/// temporary file is removed on failure. (The same as `dama_nn::files`,
-/// which this crate cannot use without linking libtorch.)
-fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    use std::io::Write;
-    if let Some(dir) = path.parent() {
-        if !dir.as_os_str().is_empty() {
-            std::fs::create_dir_all(dir)?;
-        }
-    }
-    let mut tmp = path.as_os_str().to_owned();
-    tmp.push(".tmp");
-    let tmp = std::path::PathBuf::from(tmp);
-    let result = (|| {
-        let mut f = std::fs::File::create(&tmp)?;
-        f.write_all(bytes)?;
-        f.sync_all()?;
-        drop(f);
-        std::fs::rename(&tmp, path)
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    result
 }
