@@ -11,8 +11,8 @@ use std::convert::Infallible;
 use std::sync::Arc;
 
 use dama_engine::{Color, Move, Position, Role, Step, StepResult};
-use rand::Rng;
 use dama_tablebase::{Probe, Tablebase};
+use rand::Rng;
 
 use crate::config::SearchConfig;
 use crate::error::Error;

@@ -100,6 +100,6 @@ pub use error::Error;
 pub use evaluator::{Evaluation, Evaluator, Leaf, RolloutEvaluator, UniformEvaluator};
 pub use game::Game;
 pub use search::{Search, SearchResult};
-pub use turn::{search_turn, TurnPolicy, TurnSearch};
 pub use tree::{NodeId, Tree};
+pub use turn::{search_turn, TurnPolicy, TurnSearch};
 pub use value::{Abs, Outcome, Player, Pov, Wdl};
