@@ -8,9 +8,9 @@ use std::time::Duration;
 
 use dama_engine::{Game, Position, Rules};
 
-use crate::bot::{Bot, Limit, Thought};
 use crate::rules::{parse_rules, rules_to_string};
 use crate::Error;
+use crate::{Bot, Limit, Thought};
 
 /// Version of the protocol, announced by `hello`.
 pub const PROTOCOL_VERSION: u32 = 1;
