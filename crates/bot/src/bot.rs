@@ -1,6 +1,5 @@
 //! [`Bot`]: a network (checkpoint or bundle) or a baseline that thinks
 //! about a position and says what it found.
-
 //!
 //! The bot is split by idea: [`BotSpec`](crate::BotSpec) and the options in
 //! `spec.rs`, searching in `think.rs` (on the mcts driver), the reported

@@ -306,7 +306,13 @@ where
 {
     start(search, budget, rng)?;
     while gather(search, budget)? {
-        evaluate_pending(std::iter::once(&mut *search), evaluator)?;
+        // `evaluate_pending` for one search, without collecting searches.
+        let leaves: Vec<Leaf<'_, G>> = search.pending_leaves().collect();
+        let evals = evaluator
+            .evaluate(&leaves)
+            .map_err(|e| Error::Evaluator(Box::new(e)))?;
+        drop(leaves);
+        search.apply(&evals)?;
     }
     search.result(rng)
 }
