@@ -36,13 +36,16 @@ mod error;
 mod export;
 mod protocol;
 mod python;
+mod report;
+mod spec;
+mod think;
 
 pub use board::draw_board;
-pub use bot::{
-    describe_tablebase, Bot, BotOptions, BotSpec, Eval, Limit, RawEval, Thought, TopMove,
-};
+pub use bot::Bot;
 pub use bundle::{Bundle, BundleMeta, EloEntry, ExportCheck, BUNDLE_FORMAT, OLDEST_BUNDLE_FORMAT};
 pub use error::Error;
 pub use export::{export, ExportOptions, ExportReport};
 pub use protocol::{Reply, Session, PROTOCOL_VERSION};
 pub use python::find_python;
+pub use report::{describe_tablebase, Eval, RawEval, Thought, TopMove};
+pub use spec::{BotOptions, BotSpec, Limit};

@@ -8,8 +8,8 @@ use std::time::Duration;
 
 use dama_engine::{Game, Position, Rules};
 
-use crate::bot::{Bot, Limit, Thought};
 use crate::Error;
+use crate::{Bot, Limit, Thought};
 
 /// Version of the protocol, announced by `hello`.
 pub const PROTOCOL_VERSION: u32 = 1;

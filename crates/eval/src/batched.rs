@@ -4,9 +4,9 @@
 //! Each round, every game advances (in parallel, on rayon) until its side to
 //! move needs a network evaluation: players without a batchable search
 //! choose their move there and then; a checkpoint player steps through its
-//! turn jump by jump, starting one search per decision, and gathers a leaf.
-//! Then the pending leaves of each network go to it as one batch, and each
-//! search applies its evaluations.
+//! turn jump by jump ([`TurnSearch`], one search per decision) and gathers
+//! a leaf. Then the pending leaves of each network go to it as one batch
+//! ([`driver::evaluate_pending`]), and each search applies its evaluations.
 //!
 //! A game's randomness comes from the same generator as in
 //! [`play_match`](crate::play_match)'s unbatched path (the match seed and the
@@ -16,9 +16,9 @@
 
 use std::collections::BTreeMap;
 
-use dama_engine::{Color, Game, StepResult};
-use dama_mcts::dama::DamaState;
-use dama_mcts::{Evaluator, Leaf, Search, SearchConfig};
+use dama_engine::{Color, Game};
+use dama_mcts::dama::{complete_turn, DamaState};
+use dama_mcts::{driver, Budget, SearchConfig, TurnSearch};
 use dama_nn::NnEvaluator;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -60,9 +60,8 @@ struct Slot {
     rng: ChaCha8Rng,
     white: Side,
     black: Side,
-    /// The turn being decided by a batched side: the position after the
-    /// steps chosen so far, and the search of the current decision.
-    turn: Option<(Game, Option<Search<DamaState>>)>,
+    /// The turn being decided by a batched side, decision by decision.
+    turn: Option<TurnSearch<DamaState>>,
     /// Which searcher the pending leaves are for.
     waiting: Option<usize>,
     done: bool,
@@ -112,59 +111,31 @@ impl Slot {
             };
             let name = names[net];
             let config = configs[net].ok_or_else(|| fail(name, "no search".into()))?;
-            let (state, search) = self.turn.get_or_insert_with(|| (self.game.clone(), None));
-            let step = match search {
-                Some(s) if s.is_done() => {
-                    let r = s
-                        .result(&mut self.rng)
-                        .map_err(|e| fail(name, e.to_string()))?;
-                    *search = None;
-                    r.action
-                }
-                Some(s) => {
-                    if s.gather().map_err(|e| fail(name, e.to_string()))? > 0 {
-                        self.waiting = Some(net);
-                        return Ok(());
-                    }
-                    continue;
-                }
-                None => {
-                    let steps = state.legal_steps();
-                    match steps.len() {
-                        0 => return Err(fail(name, "no legal step".into())),
-                        1 => steps[0],
-                        _ => {
-                            let mut s = Search::new(config.clone(), DamaState::new(state.clone()))
-                                .map_err(|e| fail(name, e.to_string()))?;
-                            s.begin(&mut self.rng)
-                                .map_err(|e| fail(name, e.to_string()))?;
-                            *search = Some(s);
-                            continue;
-                        }
-                    }
-                }
+            let turn = match &mut self.turn {
+                Some(turn) => turn,
+                None => self.turn.insert(
+                    TurnSearch::new(config.clone(), DamaState::new(self.game.clone()))
+                        .map_err(|e| fail(name, e.to_string()))?,
+                ),
             };
-            match state
-                .play_step(step)
-                .map_err(|e| fail(name, format!("illegal step {step}: {e}")))?
+            if turn
+                .advance(&mut Budget::default(), &mut self.rng)
+                .map_err(|e| fail(name, e.to_string()))?
             {
-                StepResult::Completed(m) => {
-                    self.turn = None;
-                    self.game
-                        .play(&m)
-                        .map_err(|e| fail(name, format!("illegal move {m}: {e}")))?;
-                }
-                StepResult::InProgress => {}
+                self.waiting = Some(net);
+                return Ok(());
             }
+            let m =
+                complete_turn(&self.game, turn.actions()).map_err(|e| fail(name, e.to_string()))?;
+            self.turn = None;
+            self.game
+                .play(&m)
+                .map_err(|e| fail(name, format!("illegal move {m}: {e}")))?;
         }
     }
 
-    fn search_mut(&mut self) -> Option<&mut Search<DamaState>> {
-        self.turn.as_mut().and_then(|(_, s)| s.as_mut())
-    }
-
-    fn search(&self) -> Option<&Search<DamaState>> {
-        self.turn.as_ref().and_then(|(_, s)| s.as_ref())
+    fn search_mut(&mut self) -> Option<&mut dama_mcts::Search<DamaState>> {
+        self.turn.as_mut().and_then(TurnSearch::search_mut)
     }
 }
 
@@ -273,33 +244,14 @@ pub(crate) fn run_batched(
         // One network call per searcher for all games waiting on it.
         for (net, evaluator) in [ea.as_mut(), eb.as_mut()].into_iter().enumerate() {
             let Some(evaluator) = evaluator else { continue };
-            let leaves: Vec<Leaf<'_, DamaState>> = slots
-                .iter()
-                .filter(|s| s.waiting == Some(net))
-                .filter_map(Slot::search)
-                .flat_map(|s| s.pending_leaves())
-                .collect();
-            if leaves.is_empty() {
-                continue;
-            }
-            let evals = evaluator
-                .evaluate(&leaves)
-                .map_err(|e| fail(names[net], e.to_string()))?;
-            drop(leaves);
-            let mut offset = 0;
-            for s in slots.iter_mut().filter(|s| s.waiting == Some(net)) {
-                let Some(search) = s.search_mut() else {
-                    continue;
-                };
-                let k = search.num_pending();
-                let part = evals
-                    .get(offset..offset + k)
-                    .ok_or_else(|| fail(names[net], "too few evaluations".into()))?;
-                search
-                    .apply(part)
-                    .map_err(|e| fail(names[net], e.to_string()))?;
-                offset += k;
-            }
+            driver::evaluate_pending(
+                slots
+                    .iter_mut()
+                    .filter(|s| s.waiting == Some(net))
+                    .filter_map(Slot::search_mut),
+                evaluator,
+            )
+            .map_err(|e| fail(names[net], e.to_string()))?;
         }
     }
     // A pair cut short by the SPRT is counted game by game.

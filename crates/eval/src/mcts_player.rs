@@ -3,16 +3,17 @@
 //!
 //! The search of `dama_mcts` decides a capture one jump at a time
 //! ([`DamaState`]); a player returns whole moves, so [`choose_by_steps`]
-//! runs one search per decision until the turn is complete and returns the
-//! move that was played; [`choose_by_steps_timed`] does the same within a
-//! time budget per move.
+//! runs one search per decision until the turn is complete
+//! ([`dama_mcts::dama::search_move`]) and returns the move that was played;
+//! [`choose_by_steps_timed`] does the same within a time budget per move.
 
 use std::time::{Duration, Instant};
 
 use dama_engine::{Game, Move, StepResult};
-use dama_mcts::dama::DamaState;
+use dama_mcts::dama::{search_move, DamaState};
 use dama_mcts::{
-    Algorithm, Evaluator, Game as _, Leaf, NodeId, RolloutEvaluator, Search, SearchConfig,
+    Algorithm, Budget, Evaluator, Game as _, Leaf, RolloutEvaluator, Search, SearchConfig,
+    SearchResult, TurnPolicy,
 };
 use rand::{RngCore, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -20,43 +21,31 @@ use rand_chacha::ChaCha8Rng;
 use crate::player::{Player, PlayerFactory};
 use crate::Error;
 
+fn fail(name: &str, e: impl std::fmt::Display) -> Error {
+    Error::Player {
+        player: name.to_owned(),
+        message: e.to_string(),
+    }
+}
+
 /// Plays one whole move in `game` by searching each step with `config` and
-/// `evaluator`; a step that is the only legal one is played without search.
+/// `evaluator` ([`search_move`]); a step that is the only legal one is
+/// played without search.
 pub(crate) fn choose_by_steps<E: Evaluator<DamaState>>(
     name: &str,
     game: &Game,
     config: &SearchConfig,
     evaluator: &mut E,
-    rng: &mut dyn RngCore,
+    mut rng: &mut dyn RngCore,
 ) -> Result<Move, Error> {
-    let fail = |message: String| Error::Player {
-        player: name.to_owned(),
-        message,
-    };
-    let mut state = game.clone();
-    loop {
-        let steps = state.legal_steps();
-        let step = match steps.len() {
-            0 => return Err(fail("no legal step".to_owned())),
-            1 => steps[0],
-            _ => {
-                let mut search = Search::new(config.clone(), DamaState::new(state.clone()))
-                    .map_err(|e| fail(e.to_string()))?;
-                let mut r = &mut *rng;
-                search
-                    .run(evaluator, &mut r)
-                    .map_err(|e| fail(e.to_string()))?
-                    .action
-            }
-        };
-        match state
-            .play_step(step)
-            .map_err(|e| fail(format!("illegal step {step}: {e}")))?
-        {
-            StepResult::Completed(m) => return Ok(m),
-            StepResult::InProgress => {}
-        }
-    }
+    search_move(
+        config,
+        DamaState::new(game.clone()),
+        evaluator,
+        &mut Budget::default(),
+        &mut rng,
+    )
+    .map_err(|e| fail(name, e))
 }
 
 /// The most simulations one timed decision runs, whatever time is left: it
@@ -106,89 +95,83 @@ fn decisions_left(state: &Game) -> u32 {
     here + most
 }
 
-/// Plays one whole move in `game` within `budget` of wall time: the time
-/// left is split evenly between the decisions still to come in this move
-/// (the jumps of a capture), forced steps are free, and each search stops
-/// at its share of the deadline, checked between gather/apply rounds (it
-/// always evaluates the root first, so a move comes back even when the
-/// budget is spent). PUCT searches until the deadline; Gumbel sizes its
-/// simulation count from `rate` (measured on earlier decisions), since
-/// sequential halving plans its budget up front, and also stops at the
-/// deadline.
+/// The turn policy of a timed player: the time left is split evenly
+/// between the decisions still to come in this move (the jumps of a
+/// capture), forced steps are free, and each search stops at its share of
+/// the deadline. PUCT searches until then; Gumbel sizes its simulation
+/// count from `rate` (measured on earlier decisions), since sequential
+/// halving plans its budget up front, and also stops at the deadline.
+struct Timed<'a> {
+    deadline: Instant,
+    algorithm: Algorithm,
+    rate: &'a mut SimRate,
+    /// When the current decision's search started.
+    started: Instant,
+}
+
+impl TurnPolicy<DamaState> for Timed<'_> {
+    fn plan(&mut self, state: &DamaState, actions: &[dama_engine::Step], _: u32) -> Option<Budget> {
+        if actions.len() <= 1 {
+            return None;
+        }
+        let start = Instant::now();
+        let share =
+            self.deadline.saturating_duration_since(start) / decisions_left(state.game()).max(1);
+        self.started = start;
+        Some(Budget {
+            simulations: Some(match self.algorithm {
+                Algorithm::Puct => MAX_TIMED_SIMS,
+                Algorithm::Gumbel => self.rate.sims_for(share),
+            }),
+            deadline: Some(start + share),
+            min_simulations: 0,
+        })
+    }
+
+    fn searched(&mut self, _: &Search<DamaState>, result: &SearchResult<dama_engine::Step>) {
+        self.rate
+            .observe(self.started.elapsed(), result.simulations + 1);
+    }
+}
+
+/// Plays one whole move in `game` within `budget` of wall time (see
+/// [`Timed`]); each search stops at its share of the deadline, checked
+/// between gather/apply rounds (it always evaluates the root first, so a
+/// move comes back even when the budget is spent).
 pub(crate) fn choose_by_steps_timed<E: Evaluator<DamaState>>(
     name: &str,
     game: &Game,
     config: &SearchConfig,
     evaluator: &mut E,
-    rng: &mut dyn RngCore,
+    mut rng: &mut dyn RngCore,
     budget: Duration,
     rate: &mut SimRate,
 ) -> Result<Move, Error> {
-    let fail = |message: String| Error::Player {
-        player: name.to_owned(),
-        message,
-    };
     let deadline = Instant::now() + budget;
-    let mut state = game.clone();
-    loop {
-        let steps = state.legal_steps();
-        let step = match steps.len() {
-            0 => return Err(fail("no legal step".to_owned())),
-            1 => steps[0],
-            _ => {
-                let root = DamaState::new(state.clone());
-                if rate.secs_per_sim.is_none() && config.algorithm == Algorithm::Gumbel {
-                    // First decision of this player: time one evaluation.
-                    let mut actions = Vec::new();
-                    root.legal_actions(&mut actions);
-                    let t = Instant::now();
-                    evaluator
-                        .evaluate(&[Leaf {
-                            state: &root,
-                            actions: &actions,
-                        }])
-                        .map_err(|e| fail(e.to_string()))?;
-                    rate.observe(t.elapsed(), 1);
-                }
-                let start = Instant::now();
-                let share =
-                    deadline.saturating_duration_since(start) / decisions_left(&state).max(1);
-                let mut cfg = config.clone();
-                cfg.simulations = match cfg.algorithm {
-                    Algorithm::Puct => MAX_TIMED_SIMS,
-                    Algorithm::Gumbel => rate.sims_for(share),
-                };
-                let stop = start + share;
-                let mut search = Search::new(cfg, root).map_err(|e| fail(e.to_string()))?;
-                let mut r = &mut *rng;
-                search.begin(&mut r).map_err(|e| fail(e.to_string()))?;
-                while !search.is_done() {
-                    if search.tree().visits(NodeId::ROOT) > 0 && Instant::now() >= stop {
-                        break;
-                    }
-                    if search.gather().map_err(|e| fail(e.to_string()))? == 0 {
-                        continue;
-                    }
-                    let leaves: Vec<Leaf<'_, DamaState>> = search.pending_leaves().collect();
-                    let evals = evaluator
-                        .evaluate(&leaves)
-                        .map_err(|e| fail(e.to_string()))?;
-                    drop(leaves);
-                    search.apply(&evals).map_err(|e| fail(e.to_string()))?;
-                }
-                let result = search.result(&mut r).map_err(|e| fail(e.to_string()))?;
-                rate.observe(start.elapsed(), result.simulations + 1);
-                result.action
-            }
-        };
-        match state
-            .play_step(step)
-            .map_err(|e| fail(format!("illegal step {step}: {e}")))?
-        {
-            StepResult::Completed(m) => return Ok(m),
-            StepResult::InProgress => {}
-        }
+    let root = DamaState::new(game.clone());
+    if rate.secs_per_sim.is_none()
+        && config.algorithm == Algorithm::Gumbel
+        && decisions_left(game) > 0
+    {
+        // First decision of this player: time one evaluation.
+        let mut actions = Vec::new();
+        root.legal_actions(&mut actions);
+        let t = Instant::now();
+        evaluator
+            .evaluate(&[Leaf {
+                state: &root,
+                actions: &actions,
+            }])
+            .map_err(|e| fail(name, e))?;
+        rate.observe(t.elapsed(), 1);
     }
+    let mut policy = Timed {
+        deadline,
+        algorithm: config.algorithm,
+        rate,
+        started: Instant::now(),
+    };
+    search_move(config, root, evaluator, &mut policy, &mut rng).map_err(|e| fail(name, e))
 }
 
 /// Pure MCTS: PUCT with uniform priors and one random rollout per leaf.

@@ -2,16 +2,23 @@
 //! [`dama_engine::Game`], one [`Step`] (a quiet move or a single jump) per
 //! action, so a multi-capture is decided jump by jump by the same player.
 //!
+//! [`search_move`] searches a whole move (every jump of a capture) and
+//! [`complete_turn`] turns the steps of a turn into the move.
+//!
 //! Also [`MaterialEvaluator`], a network-free evaluator that counts pieces.
 
 use std::convert::Infallible;
 use std::sync::Arc;
 
-use dama_engine::{Color, Position, Role, Step};
+use dama_engine::{Color, Move, Position, Role, Step, StepResult};
 use dama_tablebase::{Probe, Tablebase};
+use rand::Rng;
 
+use crate::config::SearchConfig;
+use crate::error::Error;
 use crate::evaluator::{uniform, Evaluation, Evaluator, Leaf};
 use crate::game::Game;
+use crate::turn::{search_turn, TurnPolicy};
 use crate::value::{Outcome, Player, Wdl};
 
 /// The engine's colour as a search player: White moves first.
@@ -199,6 +206,80 @@ impl Game for DamaState {
     fn hash(&self) -> u64 {
         self.game.hash()
     }
+
+    /// The game hash (pieces, side to move, capture in progress) mixed
+    /// with the two counters the network sees (repetitions and plies
+    /// without capture), so a cache hit returns exactly what the network
+    /// would have said.
+    fn eval_key(&self) -> u64 {
+        let game = &self.game;
+        let counters = (game.position().plies_since_capture() as u64) << 8
+            | game.repetitions().min(255) as u64;
+        game.hash() ^ counters.wrapping_mul(0x9E37_79B9_7F4A_7C15)
+    }
+}
+
+/// The whole move that `steps` (one turn, for example of a
+/// [`TurnSearch`](crate::TurnSearch)) play from `game`.
+///
+/// # Errors
+///
+/// [`Error::IncompleteTurn`] if a step is illegal or the steps end before
+/// the move does.
+pub fn complete_turn(game: &dama_engine::Game, steps: &[Step]) -> Result<Move, Error> {
+    let mut game = game.clone();
+    for &step in steps {
+        match game.play_step(step) {
+            Ok(StepResult::Completed(m)) => return Ok(m),
+            Ok(StepResult::InProgress) => {}
+            Err(_) => return Err(Error::IncompleteTurn),
+        }
+    }
+    Err(Error::IncompleteTurn)
+}
+
+/// Searches the whole move of the side to move at `root`, jump by jump
+/// ([`search_turn`]), and returns it.
+///
+/// # Examples
+///
+/// ```
+/// use dama_mcts::dama::{search_move, DamaState, MaterialEvaluator};
+/// use dama_mcts::{Budget, SearchConfig};
+/// use rand::SeedableRng;
+///
+/// // White must capture twice: b3xd3xd5.
+/// let game = dama_engine::Game::from_position("W:Wb3:Bc3,d4".parse().expect("valid"));
+/// let mut rng = rand::rngs::StdRng::seed_from_u64(0);
+/// let config = SearchConfig { simulations: 20, ..SearchConfig::default() };
+/// let m = search_move(
+///     &config,
+///     DamaState::new(game),
+///     &mut MaterialEvaluator::default(),
+///     &mut Budget::default(),
+///     &mut rng,
+/// )?;
+/// assert_eq!(m.to_string(), "b3xd3xd5");
+/// # Ok::<(), dama_mcts::Error>(())
+/// ```
+///
+/// # Errors
+///
+/// As [`search_turn`].
+pub fn search_move<E, P>(
+    config: &SearchConfig,
+    root: DamaState,
+    evaluator: &mut E,
+    policy: &mut P,
+    rng: &mut impl Rng,
+) -> Result<Move, Error>
+where
+    E: Evaluator<DamaState> + ?Sized,
+    P: TurnPolicy<DamaState> + ?Sized,
+{
+    let game = root.game().clone();
+    let steps = search_turn(config, root, evaluator, policy, rng)?;
+    complete_turn(&game, &steps)
 }
 
 /// Uniform priors and a value from the material balance:

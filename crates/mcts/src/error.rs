@@ -40,6 +40,10 @@ pub enum Error {
     /// The action is not legal at the root.
     #[error("action is not legal at the root")]
     IllegalAction,
+    /// Actions that were to make up one whole move of the game do not
+    /// (an illegal action, or a turn cut short).
+    #[error("the actions do not make up one whole move")]
+    IncompleteTurn,
     /// The call needs the leaves in flight to be applied first.
     #[error("evaluations are still pending: call apply first")]
     Pending,

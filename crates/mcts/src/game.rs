@@ -40,4 +40,13 @@ pub trait Game: Clone {
 
     /// A hash of the position (for evaluation caches and transpositions).
     fn hash(&self) -> u64;
+
+    /// The key of the position in an evaluation cache
+    /// ([`CachedEvaluator`](crate::CachedEvaluator)): it must tell apart
+    /// any two positions an evaluator may answer differently. The default
+    /// is [`Game::hash`]; a game whose evaluator also sees counters the
+    /// hash leaves out mixes them in.
+    fn eval_key(&self) -> u64 {
+        self.hash()
+    }
 }

@@ -26,7 +26,12 @@
 //! ```
 //!
 //! Many searches sharing one evaluator batch (self-play) use the
-//! gather/apply split; [`step`] runs one round for all of them:
+//! gather/apply split; [`step`] runs one round for all of them, and the
+//! [`driver`] module has the loops built on it (a search to a [`Budget`] of
+//! simulations or time, the leaves of many searches in one evaluator call,
+//! a whole turn decided action by action in [`TurnSearch`]), with
+//! [`CachedEvaluator`] to answer repeated positions from a cache.
+//! Spelled out, a round is:
 //!
 //! ```
 //! use dama_mcts::{toy::BonusNim, Evaluator, Leaf, Search, SearchConfig, UniformEvaluator};
@@ -74,8 +79,10 @@
 //! player), and players need not alternate: every backed-up value goes
 //! through the absolute frame, never through a per-ply sign flip.
 
+mod cache;
 mod config;
 pub mod dama;
+pub mod driver;
 mod error;
 mod evaluator;
 mod game;
@@ -83,12 +90,16 @@ mod search;
 mod select;
 pub mod toy;
 mod tree;
+mod turn;
 mod value;
 
+pub use cache::{CacheError, CachedEvaluator, EvalCache};
 pub use config::{Algorithm, SearchConfig, MAX_SIMULATIONS};
+pub use driver::{step, Budget};
 pub use error::Error;
 pub use evaluator::{Evaluation, Evaluator, Leaf, RolloutEvaluator, UniformEvaluator};
 pub use game::Game;
-pub use search::{step, Search, SearchResult};
+pub use search::{Search, SearchResult};
 pub use tree::{NodeId, Tree};
+pub use turn::{search_turn, TurnPolicy, TurnSearch};
 pub use value::{Abs, Outcome, Player, Pov, Wdl};

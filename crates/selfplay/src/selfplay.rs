@@ -9,11 +9,12 @@
 //! played. Every game has its own RNG, seeded from the run seed, the
 //! generation and the game's index, so results do not depend on scheduling.
 
-use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
 use dama_engine::Color;
-use dama_mcts::{Evaluation, Evaluator, Leaf, Pov, Search, SearchConfig, Wdl};
+use dama_mcts::{
+    driver, Budget, CachedEvaluator, Evaluation, Evaluator, Leaf, Pov, Search, SearchConfig, Wdl,
+};
 use dama_nn::encode::{self, PLANES_LEN};
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
@@ -133,100 +134,68 @@ impl SelfplayStats {
     }
 }
 
-/// A cache of evaluations keyed by the state: transpositions are common in
-/// draughts, and every search of a game revisits its predecessor's leaves.
-///
-/// The key mixes the game hash (pieces, side to move, capture in progress)
-/// with the two counters the network sees (repetitions and plies without
-/// capture), so a hit returns exactly what the network would have said.
-#[derive(Debug)]
-pub struct EvalCache {
-    map: HashMap<u64, Evaluation>,
-    capacity: usize,
+/// The evaluation cache of self-play: positions keyed by
+/// [`Game::eval_key`](dama_mcts::Game::eval_key) (the game hash mixed with
+/// the counters the network sees), bounded, cleared when full.
+pub use dama_mcts::EvalCache;
+
+/// The network behind the cache, counting what self-play reports: calls,
+/// positions, batch sizes and time inside the network.
+struct Metered<'a, E> {
+    net: &'a mut E,
+    net_evals: u64,
+    batches: u64,
+    batch_histogram: Vec<u64>,
+    net_time: Duration,
 }
 
-impl EvalCache {
-    /// A cache holding up to `capacity` evaluations (0 disables it). When
-    /// full it is cleared: a generation's positions drift, so recency beats
-    /// bookkeeping.
-    pub fn new(capacity: usize) -> EvalCache {
-        EvalCache {
-            map: HashMap::with_capacity(capacity.min(1 << 20)),
-            capacity,
+impl<'a, E> Metered<'a, E> {
+    fn new(net: &'a mut E) -> Self {
+        Metered {
+            net,
+            net_evals: 0,
+            batches: 0,
+            batch_histogram: Vec::new(),
+            net_time: Duration::ZERO,
         }
-    }
-
-    /// The cache key of a state.
-    pub fn key(state: &State) -> u64 {
-        let state = state.game();
-        let counters = (state.position().plies_since_capture() as u64) << 8
-            | state.repetitions().min(255) as u64;
-        state.hash() ^ counters.wrapping_mul(0x9E37_79B9_7F4A_7C15)
-    }
-
-    fn get(&self, key: u64) -> Option<&Evaluation> {
-        self.map.get(&key)
-    }
-
-    fn insert(&mut self, key: u64, eval: Evaluation) {
-        if self.capacity == 0 {
-            return;
-        }
-        if self.map.len() >= self.capacity {
-            self.map.clear();
-        }
-        self.map.insert(key, eval);
-    }
-
-    /// Forgets everything (after the network changed).
-    pub fn clear(&mut self) {
-        self.map.clear();
     }
 }
 
-/// Evaluates a batch through the cache: hits are answered at once, misses go
-/// to `net` as one batch. Updates the network counters of `stats`.
-///
-/// # Errors
-/// The network's error.
-pub fn evaluate_cached<E: Evaluator<State>>(
-    net: &mut E,
-    cache: &mut EvalCache,
-    leaves: &[Leaf<'_, State>],
-    stats: &mut SelfplayStats,
-) -> Result<Vec<Evaluation>, Error> {
-    let keys: Vec<u64> = leaves.iter().map(|l| EvalCache::key(l.state)).collect();
-    let mut out: Vec<Option<Evaluation>> = keys.iter().map(|&k| cache.get(k).cloned()).collect();
-    let misses: Vec<usize> = (0..leaves.len()).filter(|&i| out[i].is_none()).collect();
-    stats.cache_hits += (leaves.len() - misses.len()) as u64;
-    if !misses.is_empty() {
-        let batch: Vec<Leaf<'_, State>> = misses.iter().map(|&i| leaves[i]).collect();
+impl<E: Evaluator<State>> Evaluator<State> for Metered<'_, E> {
+    type Error = E::Error;
+
+    fn evaluate(&mut self, batch: &[Leaf<'_, State>]) -> Result<Vec<Evaluation>, E::Error> {
         let t = Instant::now();
-        let evals = net
-            .evaluate(&batch)
-            .map_err(|e| Error::Network(e.to_string()))?;
-        stats.net_time += t.elapsed();
-        stats.batches += 1;
-        stats.net_evals += batch.len() as u64;
-        if stats.batch_histogram.len() <= batch.len() {
-            stats.batch_histogram.resize(batch.len() + 1, 0);
+        let evals = self.net.evaluate(batch);
+        self.net_time += t.elapsed();
+        self.batches += 1;
+        self.net_evals += batch.len() as u64;
+        if self.batch_histogram.len() <= batch.len() {
+            self.batch_histogram.resize(batch.len() + 1, 0);
         }
-        stats.batch_histogram[batch.len()] += 1;
-        if evals.len() != batch.len() {
-            return Err(Error::Network(format!(
-                "{} evaluations for {} positions",
-                evals.len(),
-                batch.len()
-            )));
-        }
-        for (&i, e) in misses.iter().zip(evals) {
-            cache.insert(keys[i], e.clone());
-            out[i] = Some(e);
-        }
+        self.batch_histogram[batch.len()] += 1;
+        evals
     }
-    out.into_iter()
-        .map(|e| e.ok_or_else(|| Error::Network("missing evaluation".into())))
-        .collect()
+}
+
+/// Copies the network and cache counters into `stats`.
+fn sync_stats<E>(
+    stats: &mut SelfplayStats,
+    evaluator: &CachedEvaluator<Metered<'_, E>, &mut EvalCache>,
+) {
+    let net = evaluator.inner();
+    stats.cache_hits = evaluator.hits();
+    stats.net_evals = net.net_evals;
+    stats.batches = net.batches;
+    stats.batch_histogram.clone_from(&net.batch_histogram);
+    stats.net_time = net.net_time;
+}
+
+fn search_error(e: dama_mcts::Error) -> Error {
+    match e {
+        dama_mcts::Error::Evaluator(net) => Error::Network(net.to_string()),
+        other => Error::Search(other.to_string()),
+    }
 }
 
 /// What one self-play session plays.
@@ -339,17 +308,12 @@ impl Slot {
             if self.done.is_some() {
                 return Ok(());
             }
-            if self.search.is_done() {
-                self.play_move(job)?;
-                continue;
-            }
-            let n = self
-                .search
-                .gather()
-                .map_err(|e| Error::Search(e.to_string()))?;
-            if n > 0 {
+            if driver::gather(&mut self.search, &Budget::default())
+                .map_err(|e| Error::Search(e.to_string()))?
+            {
                 return Ok(());
             }
+            self.play_move(job)?;
         }
     }
 
@@ -531,6 +495,7 @@ pub fn play_games<E: Evaluator<State>>(
 ) -> Result<(Vec<GameRecord>, SelfplayStats), Error> {
     let started = Instant::now();
     let mut stats = SelfplayStats::default();
+    let mut evaluator = CachedEvaluator::new(Metered::new(net), cache);
     let total = job.selfplay.games_per_generation;
     let mut next_index = 0usize;
     let mut slots: Vec<Slot> = Vec::new();
@@ -545,7 +510,8 @@ pub fn play_games<E: Evaluator<State>>(
             slots.push(Slot::new(job, next_index)?);
             next_index += 1;
         }
-        // Gather in parallel.
+        // Gather in parallel: each game plays the moves whose search is
+        // done and gathers the leaves of its current search.
         slots
             .par_iter_mut()
             .map(|s| s.advance_until_pending(job))
@@ -556,6 +522,7 @@ pub fn play_games<E: Evaluator<State>>(
             if let Some(record) = slots[i].done.take() {
                 let slot = slots.swap_remove(i);
                 update_stats(&mut stats, &record, slot.steps);
+                sync_stats(&mut stats, &evaluator);
                 stats.elapsed = started.elapsed();
                 on_game(&record, &stats)?;
                 finished.push(record);
@@ -563,40 +530,11 @@ pub fn play_games<E: Evaluator<State>>(
                 i += 1;
             }
         }
-        if slots.is_empty() {
-            continue;
-        }
-        // One batch for all games.
-        let leaves: Vec<Leaf<'_, State>> = slots
-            .iter()
-            .flat_map(|s| s.search.pending_leaves())
-            .collect();
-        if leaves.is_empty() {
-            continue;
-        }
-        let evals = evaluate_cached(net, cache, &leaves, &mut stats)?;
-        drop(leaves);
-        // Apply in parallel.
-        let mut offsets = Vec::with_capacity(slots.len());
-        let mut off = 0;
-        for s in &slots {
-            offsets.push(off);
-            off += s.search.num_pending();
-        }
-        slots
-            .par_iter_mut()
-            .zip(offsets.par_iter())
-            .map(|(s, &o)| {
-                let k = s.search.num_pending();
-                if k == 0 {
-                    return Ok(());
-                }
-                s.search
-                    .apply(&evals[o..o + k])
-                    .map_err(|e| Error::Search(e.to_string()))
-            })
-            .collect::<Result<(), Error>>()?;
+        // One batch for all games (through the cache).
+        driver::evaluate_pending(slots.iter_mut().map(|s| &mut s.search), &mut evaluator)
+            .map_err(search_error)?;
     }
+    sync_stats(&mut stats, &evaluator);
     stats.elapsed = started.elapsed();
     finished.sort_by_key(|g| g.game_id);
     Ok((finished, stats))

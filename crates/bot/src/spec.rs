@@ -1,0 +1,184 @@
+//! What a bot is ([`BotSpec`], parsed from the command line), how long it
+//! may think ([`Limit`]) and what else building it needs ([`BotOptions`]).
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::str::FromStr;
+use std::time::Duration;
+
+use dama_eval::{AlphaBetaLimit, PlayerSpec, SearchBudget, SearchKind};
+use dama_mcts::Algorithm;
+
+use crate::Error;
+
+/// Simulations per move when neither the spec, the bundle nor the caller
+/// says.
+pub const DEFAULT_SIMS: u32 = 200;
+
+/// How long a bot may think about one move.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Limit {
+    /// Search simulations per decision (ignored by players without search).
+    Sims(u32),
+    /// Wall-clock time per move.
+    Time(Duration),
+}
+
+impl fmt::Display for Limit {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Limit::Sims(n) => write!(f, "{n} simulations"),
+            Limit::Time(d) => write!(f, "{} ms", d.as_millis()),
+        }
+    }
+}
+
+/// What the bot is.
+#[derive(Clone, Debug, PartialEq)]
+pub enum BotSpec {
+    /// A bundle directory written by `dama export` (TorchScript).
+    Bundle(PathBuf),
+    /// A checkpoint with search.
+    Checkpoint {
+        /// The weights file.
+        path: PathBuf,
+        /// Simulations per decision or time per move (the bot's default
+        /// limit).
+        limit: Limit,
+        /// Root search.
+        algorithm: Algorithm,
+    },
+    /// MCTS with random rollouts (no network).
+    Rollout {
+        /// Simulations per decision.
+        sims: u32,
+    },
+    /// The alpha-beta engine.
+    AlphaBeta {
+        /// Depth or time.
+        limit: AlphaBetaLimit,
+        /// Table size in MiB.
+        tt_mb: usize,
+    },
+    /// Another player of `dama_eval` (random, greedy, policy).
+    Player(PlayerSpec),
+}
+
+impl FromStr for BotSpec {
+    type Err = Error;
+
+    /// `bundle:DIR`, a bundle directory, a `.safetensors` checkpoint, or any
+    /// player spec of `dama_eval` (`ckpt:PATH[,sims=N][,search=puct|gumbel]`,
+    /// `mcts:sims=N`, `alphabeta:depth=N|time=MS`, `greedy`, `random`,
+    /// `policy:PATH`).
+    fn from_str(s: &str) -> Result<Self, Error> {
+        let s = s.trim();
+        if let Some(dir) = s.strip_prefix("bundle:") {
+            if dir.is_empty() {
+                return Err(Error::Input(
+                    "`bundle` needs a directory: bundle:DIR".into(),
+                ));
+            }
+            return Ok(BotSpec::Bundle(dir.into()));
+        }
+        let path = Path::new(s);
+        if path.join("bundle.json").is_file() {
+            return Ok(BotSpec::Bundle(path.into()));
+        }
+        if s.ends_with(".safetensors") && !s.contains(':') {
+            return Ok(BotSpec::Checkpoint {
+                path: path.into(),
+                limit: Limit::Sims(DEFAULT_SIMS),
+                algorithm: Algorithm::Puct,
+            });
+        }
+        let spec: PlayerSpec = s.parse()?;
+        Ok(match spec {
+            PlayerSpec::Checkpoint {
+                path,
+                budget,
+                search,
+                ..
+            } => BotSpec::Checkpoint {
+                path,
+                limit: match budget {
+                    SearchBudget::Sims(n) => Limit::Sims(n),
+                    SearchBudget::Time(d) => Limit::Time(d),
+                },
+                algorithm: match search {
+                    SearchKind::Gumbel => Algorithm::Gumbel,
+                    SearchKind::Puct => Algorithm::Puct,
+                },
+            },
+            PlayerSpec::Mcts { sims } => BotSpec::Rollout { sims },
+            PlayerSpec::AlphaBeta { limit, tt_mb } => BotSpec::AlphaBeta { limit, tt_mb },
+            other => BotSpec::Player(other),
+        })
+    }
+}
+
+/// Options for building a bot that the spec does not carry.
+#[derive(Clone, Debug)]
+pub struct BotOptions {
+    /// `auto`, `cpu`, `cuda` or `cuda:N` (default `cpu`).
+    pub device: String,
+    /// Seed of the bot's random generator (default 0).
+    pub seed: u64,
+    /// Overrides the root search of network bots.
+    pub algorithm: Option<Algorithm>,
+    /// Endgame tables: a position they hold is played perfectly from them
+    /// (fastest win, longest loss), and searches treat such positions as
+    /// terminal with their exact result.
+    pub tablebase: Option<std::sync::Arc<dama_tablebase::Tablebase>>,
+}
+
+impl Default for BotOptions {
+    fn default() -> Self {
+        BotOptions {
+            device: "cpu".to_owned(),
+            seed: 0,
+            algorithm: None,
+            tablebase: None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn specs_parse() {
+        assert_eq!(
+            "mcts:sims=30".parse::<BotSpec>().unwrap(),
+            BotSpec::Rollout { sims: 30 }
+        );
+        assert!(matches!(
+            "bundle:/x".parse::<BotSpec>().unwrap(),
+            BotSpec::Bundle(_)
+        ));
+        assert!(matches!(
+            "x/gen-0001.safetensors".parse::<BotSpec>().unwrap(),
+            BotSpec::Checkpoint { .. }
+        ));
+        assert!(matches!(
+            "ckpt:x.safetensors,sims=7,search=gumbel"
+                .parse::<BotSpec>()
+                .unwrap(),
+            BotSpec::Checkpoint {
+                limit: Limit::Sims(7),
+                algorithm: Algorithm::Gumbel,
+                ..
+            }
+        ));
+        assert!(matches!(
+            "ckpt:x.safetensors,time=80".parse::<BotSpec>().unwrap(),
+            BotSpec::Checkpoint {
+                limit: Limit::Time(d),
+                ..
+            } if d == Duration::from_millis(80)
+        ));
+        assert!("bundle:".parse::<BotSpec>().is_err());
+        assert!("nonsense".parse::<BotSpec>().is_err());
+    }
+}
