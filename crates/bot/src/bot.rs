@@ -80,7 +80,7 @@ impl Bot {
     ///
     /// See [`Bot::from_spec`].
     pub fn new(spec: &BotSpec, options: &BotOptions) -> Result<Bot, Error> {
-        let device = || dama_nn::device::parse_device(&options.device);
+        let device = || dama_nn::device::resolve(options.device);
         let rng = ChaCha8Rng::seed_from_u64(options.seed);
         let mut config = default_search(DEFAULT_SIMS);
         let mut bundle = None;

@@ -1,37 +1,21 @@
 //! What a bot is ([`BotSpec`], parsed from the command line), how long it
 //! may think ([`Limit`]) and what else building it needs ([`BotOptions`]).
 
-use std::fmt;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
-use std::time::Duration;
 
-use dama_eval::{AlphaBetaLimit, PlayerSpec, SearchBudget, SearchKind};
+use dama_eval::{AlphaBetaLimit, PlayerSpec, DEFAULT_CKPT_SEARCH, DEFAULT_CKPT_SIMS};
 use dama_mcts::Algorithm;
 
 use crate::Error;
 
 /// Simulations per move when neither the spec, the bundle nor the caller
-/// says.
-pub const DEFAULT_SIMS: u32 = 200;
+/// says: the one default of checkpoint players, [`DEFAULT_CKPT_SIMS`].
+pub const DEFAULT_SIMS: u32 = DEFAULT_CKPT_SIMS;
 
-/// How long a bot may think about one move.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Limit {
-    /// Search simulations per decision (ignored by players without search).
-    Sims(u32),
-    /// Wall-clock time per move.
-    Time(Duration),
-}
-
-impl fmt::Display for Limit {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Limit::Sims(n) => write!(f, "{n} simulations"),
-            Limit::Time(d) => write!(f, "{} ms", d.as_millis()),
-        }
-    }
-}
+/// How long a bot may think about one move: simulations per decision or
+/// time per move, the checkpoint players' [`dama_eval::SearchBudget`].
+pub use dama_eval::SearchBudget as Limit;
 
 /// What the bot is.
 #[derive(Clone, Debug, PartialEq)]
@@ -89,7 +73,7 @@ impl FromStr for BotSpec {
             return Ok(BotSpec::Checkpoint {
                 path: path.into(),
                 limit: Limit::Sims(DEFAULT_SIMS),
-                algorithm: Algorithm::Puct,
+                algorithm: DEFAULT_CKPT_SEARCH,
             });
         }
         let spec: PlayerSpec = s.parse()?;
@@ -101,14 +85,8 @@ impl FromStr for BotSpec {
                 ..
             } => BotSpec::Checkpoint {
                 path,
-                limit: match budget {
-                    SearchBudget::Sims(n) => Limit::Sims(n),
-                    SearchBudget::Time(d) => Limit::Time(d),
-                },
-                algorithm: match search {
-                    SearchKind::Gumbel => Algorithm::Gumbel,
-                    SearchKind::Puct => Algorithm::Puct,
-                },
+                limit: budget,
+                algorithm: search,
             },
             PlayerSpec::Mcts { sims } => BotSpec::Rollout { sims },
             PlayerSpec::AlphaBeta { limit, tt_mb } => BotSpec::AlphaBeta { limit, tt_mb },
@@ -117,11 +95,38 @@ impl FromStr for BotSpec {
     }
 }
 
+impl std::fmt::Display for BotSpec {
+    /// The spec in the form [`BotSpec::from_str`] reads.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            BotSpec::Bundle(dir) => write!(f, "bundle:{}", dir.display()),
+            BotSpec::Checkpoint {
+                path,
+                limit,
+                algorithm,
+            } => PlayerSpec::Checkpoint {
+                path: path.clone(),
+                budget: *limit,
+                search: *algorithm,
+                draw_score: 0.0,
+            }
+            .fmt(f),
+            BotSpec::Rollout { sims } => PlayerSpec::Mcts { sims: *sims }.fmt(f),
+            BotSpec::AlphaBeta { limit, tt_mb } => PlayerSpec::AlphaBeta {
+                limit: *limit,
+                tt_mb: *tt_mb,
+            }
+            .fmt(f),
+            BotSpec::Player(spec) => spec.fmt(f),
+        }
+    }
+}
+
 /// Options for building a bot that the spec does not carry.
 #[derive(Clone, Debug)]
 pub struct BotOptions {
     /// `auto`, `cpu`, `cuda` or `cuda:N` (default `cpu`).
-    pub device: String,
+    pub device: dama_run::DeviceSpec,
     /// Seed of the bot's random generator (default 0).
     pub seed: u64,
     /// Overrides the root search of network bots.
@@ -135,7 +140,7 @@ pub struct BotOptions {
 impl Default for BotOptions {
     fn default() -> Self {
         BotOptions {
-            device: "cpu".to_owned(),
+            device: dama_run::DeviceSpec::Cpu,
             seed: 0,
             algorithm: None,
             tablebase: None,
@@ -146,6 +151,7 @@ impl Default for BotOptions {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::time::Duration;
 
     #[test]
     fn specs_parse() {
@@ -178,6 +184,23 @@ mod tests {
                 ..
             } if d == Duration::from_millis(80)
         ));
+        // A bare checkpoint and `ckpt:` have the same defaults.
+        assert_eq!(
+            "x/gen-0001.safetensors".parse::<BotSpec>().unwrap(),
+            "ckpt:x/gen-0001.safetensors".parse::<BotSpec>().unwrap()
+        );
+        for text in [
+            "bundle:/x",
+            "ckpt:x.safetensors,sims=7,search=gumbel",
+            "ckpt:x.safetensors,time=80",
+            "mcts:sims=30",
+            "alphabeta:depth=3",
+            "greedy",
+        ] {
+            let spec: BotSpec = text.parse().unwrap();
+            assert_eq!(spec.to_string(), text);
+            assert_eq!(spec.to_string().parse::<BotSpec>().unwrap(), spec);
+        }
         assert!("bundle:".parse::<BotSpec>().is_err());
         assert!("nonsense".parse::<BotSpec>().is_err());
     }

@@ -73,7 +73,7 @@ fn selfplay(args: &SelfplayBenchArgs) -> Result<()> {
             .map(|s| parse_pair(s))
             .collect::<Result<_>>()?
     };
-    let device = dama_nn::device::parse_device(&cfg.run.device)?;
+    let device = dama_nn::device::resolve(cfg.run.device)?;
     dama_nn::device::manual_seed(cfg.run.seed);
     let net = Network::new(&cfg.model, device)?;
     outln!(

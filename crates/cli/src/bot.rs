@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
-use dama_bot::{Bot, BotOptions, Limit, Session};
+use dama_bot::{Bot, BotOptions, BotSpec, Limit, Session};
 use dama_engine::Rules;
 use dama_mcts::Algorithm;
 
@@ -37,7 +37,7 @@ pub struct BotArgs {
     pub search: Option<Algorithm>,
     /// auto, cpu, cuda or cuda:N.
     #[arg(long, default_value = "cpu")]
-    pub device: String,
+    pub device: dama_run::DeviceSpec,
     /// libtorch threads for network inference (0: libtorch's default).
     #[arg(long, default_value_t = 1, value_parser = crate::args::threads)]
     pub threads: usize,
@@ -52,17 +52,25 @@ pub struct BotArgs {
 }
 
 impl BotArgs {
-    /// The spec string of the bot asked for.
-    pub fn spec(&self) -> String {
-        if let Some(s) = &self.bot {
-            s.clone()
+    /// The bot asked for: --bot, --checkpoint (with the checkpoint
+    /// players' defaults), --bundle, or `alphabeta:depth=4`.
+    pub fn spec(&self) -> Result<BotSpec> {
+        Ok(if let Some(s) = &self.bot {
+            s.parse().with_context(|| format!("bad --bot `{s}`"))?
         } else if let Some(p) = &self.checkpoint {
-            format!("ckpt:{}", p.display())
+            BotSpec::Checkpoint {
+                path: p.clone(),
+                limit: Limit::Sims(dama_eval::DEFAULT_CKPT_SIMS),
+                algorithm: dama_eval::DEFAULT_CKPT_SEARCH,
+            }
         } else if let Some(d) = &self.bundle {
-            format!("bundle:{}", d.display())
+            BotSpec::Bundle(d.clone())
         } else {
-            "alphabeta:depth=4".to_owned()
-        }
+            BotSpec::AlphaBeta {
+                limit: dama_eval::AlphaBetaLimit::Depth(4),
+                tt_mb: dama_eval::DEFAULT_TT_MB,
+            }
+        })
     }
 
     /// The limit asked for on the command line, if any.
@@ -106,16 +114,16 @@ impl BotArgs {
 
     /// Builds the bot, its default limit set from --sims/--time.
     pub fn build(&self) -> Result<Bot> {
-        let spec = self.spec();
+        let spec = self.spec()?;
         dama_nn::device::set_torch_threads(self.threads);
         let options = BotOptions {
-            device: self.device.clone(),
+            device: self.device,
             seed: self.seed,
             algorithm: self.search,
             tablebase: self.open_tablebase()?,
         };
         let mut bot =
-            Bot::from_spec(&spec, &options).with_context(|| format!("cannot load bot `{spec}`"))?;
+            Bot::new(&spec, &options).with_context(|| format!("cannot load bot `{spec}`"))?;
         if let Some(l) = self.limit()? {
             bot.set_default_limit(l);
         }

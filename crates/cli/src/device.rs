@@ -12,12 +12,12 @@ use dama_nn::{ModelConfig, Network, NnEvaluator, Precision};
 pub struct DeviceArgs {
     /// auto, cpu, cuda or cuda:N.
     #[arg(long, default_value = "auto")]
-    device: String,
+    device: dama_run::DeviceSpec,
 }
 
 /// Runs `dama device`.
 pub fn run(args: &DeviceArgs) -> Result<()> {
-    let device = dama_nn::device::parse_device(&args.device)?;
+    let device = dama_nn::device::resolve(args.device)?;
     outln!("device: {}", dama_nn::device::describe(device));
     let config = ModelConfig::quick();
     let net = Network::new(&config, device).context("cannot build a network")?;

@@ -37,7 +37,7 @@ pub struct EvalArgs {
     seed: u64,
     /// Device for network players: auto, cpu, cuda or cuda:N.
     #[arg(long, default_value = "auto")]
-    device: String,
+    device: dama_run::DeviceSpec,
     /// Worker threads (games played in parallel); default one per core.
     #[arg(long, value_parser = crate::args::threads)]
     threads: Option<usize>,
@@ -75,7 +75,7 @@ pub struct LadderArgs {
     #[arg(long, default_value_t = 20)]
     games: u32,
     /// Simulations per move of the checkpoint players.
-    #[arg(long, default_value_t = 32)]
+    #[arg(long, default_value_t = 32, value_parser = crate::args::sims)]
     sims: u32,
     /// Use every N-th checkpoint (the last one always).
     #[arg(long, default_value_t = 1)]
@@ -89,7 +89,7 @@ pub struct LadderArgs {
     seed: u64,
     /// Device for network players.
     #[arg(long, default_value = "auto")]
-    device: String,
+    device: dama_run::DeviceSpec,
 }
 
 /// Arguments of `dama curve`.
@@ -114,21 +114,22 @@ pub struct CurveArgs {
     #[arg(long, default_value_t = 1)]
     every: usize,
     /// Simulations per decision of the checkpoints (default 32).
-    #[arg(long, conflicts_with = "time")]
+    #[arg(long, conflicts_with = "time", value_parser = crate::args::sims)]
     sims: Option<u32>,
     /// Milliseconds per move of the checkpoints instead of --sims (at most
     /// 3600000).
-    #[arg(long)]
+    #[arg(long, value_parser = crate::args::move_time_ms)]
     time: Option<u64>,
-    /// Root search of the checkpoints: gumbel or puct.
-    #[arg(long, default_value = "gumbel")]
-    search: String,
+    /// Root search of the checkpoints: puct or gumbel (default: the
+    /// checkpoint players' default, puct).
+    #[arg(long, default_value_t = dama_eval::DEFAULT_CKPT_SEARCH)]
+    search: dama_mcts::Algorithm,
     /// Seed of the openings.
     #[arg(long, default_value_t = 1)]
     seed: u64,
     /// Device for network players.
     #[arg(long, default_value = "auto")]
-    device: String,
+    device: dama_run::DeviceSpec,
     /// Games played in parallel (default one per core).
     #[arg(long)]
     threads: Option<usize>,
@@ -141,9 +142,9 @@ fn one_torch_thread() {
     dama_nn::device::set_torch_threads(1);
 }
 
-fn options(device: &str) -> BuildOptions {
+fn options(device: dama_run::DeviceSpec) -> BuildOptions {
     BuildOptions {
-        device: Some(device.to_string()),
+        device: Some(device),
         ..BuildOptions::default()
     }
 }
@@ -165,7 +166,7 @@ pub fn run_eval(args: &EvalArgs) -> Result<()> {
             Some(dir) => tablebase(dir)?,
             None => None,
         },
-        ..options(&args.device)
+        ..options(args.device)
     };
     let a = parse_player(&args.a, &opts).context("player --a")?;
     let b = parse_player(&args.b, &opts).context("player --b")?;
@@ -276,7 +277,7 @@ pub fn run_ladder(args: &LadderArgs) -> Result<()> {
             ckpts.push(last);
         }
     }
-    let opts = options(&args.device);
+    let opts = options(args.device);
     let mut players: Vec<Arc<dyn PlayerFactory>> = Vec::new();
     let mut baselines = args.baselines.clone();
     if !baselines.iter().any(|b| b == "random") {
@@ -286,12 +287,18 @@ pub fn run_ladder(args: &LadderArgs) -> Result<()> {
         players.push(parse_player(b, &opts).with_context(|| format!("baseline `{b}`"))?);
     }
     for c in &ckpts {
-        let spec = format!("ckpt:{},sims={}", c.display(), args.sims);
+        let spec = dama_eval::PlayerSpec::Checkpoint {
+            path: c.clone(),
+            budget: dama_eval::SearchBudget::Sims(args.sims),
+            search: dama_eval::DEFAULT_CKPT_SEARCH,
+            draw_score: 0.0,
+        };
         let label = c
             .file_stem()
             .map(|s| s.to_string_lossy().into_owned())
-            .unwrap_or_else(|| spec.clone());
-        players.push(dama_eval::named(parse_player(&spec, &opts)?, &label));
+            .unwrap_or_else(|| spec.to_string());
+        let player = dama_eval::factory(&spec, &opts).with_context(|| format!("checkpoint `{spec}`"))?;
+        players.push(dama_eval::named(player, &label));
     }
     let pairing = match args.pairing.as_str() {
         "round-robin" => Pairing::RoundRobin,
@@ -379,24 +386,12 @@ pub fn run_curve(args: &CurveArgs) -> Result<()> {
             .map(|s| s.trim().to_owned())
             .collect()
     };
-    // The checkpoint options go through the spec parser, so its bounds and
-    // messages apply (`time` in 1..=3600000 ms).
-    let opts = match (args.sims, args.time) {
-        (_, Some(ms)) => format!("time={ms}"),
-        (Some(n), None) => format!("sims={n}"),
-        (None, None) => "sims=32".to_owned(),
+    let budget = match (args.sims, args.time) {
+        (_, Some(ms)) => dama_eval::SearchBudget::Time(std::time::Duration::from_millis(ms)),
+        (Some(n), None) => dama_eval::SearchBudget::Sims(n),
+        (None, None) => dama_eval::SearchBudget::Sims(32),
     };
-    let probe = format!("ckpt:x,{opts},search={}", args.search);
-    let Ok(dama_eval::PlayerSpec::Checkpoint { budget, search, .. }) =
-        probe.parse::<dama_eval::PlayerSpec>()
-    else {
-        let err = probe.parse::<dama_eval::PlayerSpec>().err();
-        anyhow::bail!(
-            "bad checkpoint settings `{opts},search={}`: {}",
-            args.search,
-            err.map(|e| e.to_string()).unwrap_or_default()
-        );
-    };
+    let search = args.search;
     let config = CurveConfig {
         anchors,
         budget,
@@ -404,7 +399,7 @@ pub fn run_curve(args: &CurveArgs) -> Result<()> {
         games: args.games,
         every: args.every,
         seed: args.seed,
-        device: args.device.clone(),
+        device: args.device,
         threads: args.threads,
     };
     let (bar, on_progress) = dama_eval::progress_bar(args.games);

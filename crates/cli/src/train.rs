@@ -33,7 +33,7 @@ pub struct TrainArgs {
     generations: Option<u32>,
     /// Override `run.device`: auto, cpu, cuda or cuda:N.
     #[arg(long)]
-    device: Option<String>,
+    device: Option<dama_run::DeviceSpec>,
     /// Override `run.seed` (new runs only).
     #[arg(long)]
     seed: Option<u64>,
@@ -78,8 +78,8 @@ pub fn run(args: &TrainArgs) -> Result<()> {
     if let Some(g) = args.generations {
         config.run.generations = g;
     }
-    if let Some(d) = &args.device {
-        config.run.device = d.clone();
+    if let Some(d) = args.device {
+        config.run.device = d;
     }
     if let Some(s) = args.seed {
         if args.resume {
@@ -107,7 +107,7 @@ pub fn run(args: &TrainArgs) -> Result<()> {
     };
     let run_dir = args.checkpoints.join(&run_name);
 
-    let device = dama_nn::device::parse_device(&config.run.device)?;
+    let device = dama_nn::device::resolve(config.run.device)?;
     eprintln!(
         "dama train: run {} ({}), device {}",
         run_name,

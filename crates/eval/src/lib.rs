@@ -67,8 +67,6 @@ pub use player::{
     factory, named, parse_player, BuildOptions, GreedyPlayer, Player, PlayerFactory, RandomPlayer,
 };
 pub use rating::{fit_elo, FitConfig, PairResult, Rating, RatingTable};
-#[doc(hidden)]
-pub use spec::SearchKind;
 pub use spec::{
     AlphaBetaLimit, PlayerSpec, SearchBudget, DEFAULT_CKPT_SEARCH, DEFAULT_CKPT_SIMS,
     DEFAULT_TT_MB, MAX_MOVE_TIME, MAX_MOVE_TIME_MS,

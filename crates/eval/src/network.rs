@@ -12,13 +12,13 @@ use std::time::Duration;
 
 use dama_engine::{Game, Move, StepResult};
 use dama_mcts::{Algorithm, SearchConfig};
-use dama_nn::{Network, NnEvaluator, Precision};
+use dama_nn::{DeviceSpec, Network, NnEvaluator, Precision};
 use rand::RngCore;
 
 use crate::batched::BatchedSearcher;
 use crate::mcts_player::{choose_by_steps, choose_by_steps_timed, SimRate};
 use crate::player::{BuildOptions, Player, PlayerFactory};
-use crate::spec::{PlayerSpec, SearchBudget, SearchKind};
+use crate::spec::{PlayerSpec, SearchBudget};
 use crate::Error;
 
 fn nn_error(name: &str, e: dama_nn::Error) -> Error {
@@ -36,8 +36,8 @@ pub(crate) fn factory(
     name: String,
     options: &BuildOptions,
 ) -> Result<Arc<dyn PlayerFactory>, Error> {
-    let device_name = options.device.as_deref().unwrap_or("auto");
-    let device = dama_nn::device::parse_device(device_name).map_err(|e| nn_error(&name, e))?;
+    let device_spec = options.device.unwrap_or_default();
+    let device = dama_nn::device::resolve(device_spec).map_err(|e| nn_error(&name, e))?;
     let (path, search, time) = match spec {
         PlayerSpec::Checkpoint {
             path,
@@ -68,7 +68,7 @@ pub(crate) fn factory(
         name,
         path: path.clone(),
         net: Mutex::new(net),
-        device_name: device_name.to_owned(),
+        device_spec,
         search,
         time,
     }))
@@ -77,15 +77,12 @@ pub(crate) fn factory(
 /// The search of a checkpoint player: deterministic (no noise, no
 /// temperature, no tree reuse), batch 1 on a CPU.
 pub(crate) fn search_config(
-    search: SearchKind,
+    search: Algorithm,
     sims: u32,
     device: &dama_nn::device::Device,
 ) -> SearchConfig {
     SearchConfig {
-        algorithm: match search {
-            SearchKind::Gumbel => Algorithm::Gumbel,
-            SearchKind::Puct => Algorithm::Puct,
-        },
+        algorithm: search,
         simulations: sims,
         // On a GPU one search gathers several leaves per network call
         // (kept apart by virtual loss); on a CPU parallel games keep
@@ -110,7 +107,7 @@ struct NetworkFactory {
     name: String,
     path: PathBuf,
     net: Mutex<Network>,
-    device_name: String,
+    device_spec: DeviceSpec,
     search: Option<SearchConfig>,
     time: Option<Duration>,
 }
@@ -121,7 +118,7 @@ impl NetworkFactory {
             Ok(n) => n,
             Err(poisoned) => poisoned.into_inner(),
         };
-        let device = dama_nn::device::parse_device(&self.device_name)
+        let device = dama_nn::device::resolve(self.device_spec)
             .map_err(|e| nn_error(&self.name, e))?;
         NnEvaluator::new(&net, device, Precision::F32).map_err(|e| nn_error(&self.name, e))
     }
@@ -182,8 +179,7 @@ pub struct NetworkPlayer {
 }
 
 impl NetworkPlayer {
-    /// The checkpoint at `path` on `device` (`auto`, `cpu`, `cuda`,
-    /// `cuda:N`): with `search` it runs that search per decision, without it
+    /// The checkpoint at `path` on `device`: with `search` it runs that search per decision, without it
     /// plays the most probable step of the raw policy.
     ///
     /// # Errors
@@ -192,11 +188,11 @@ impl NetworkPlayer {
     pub fn load(
         name: impl Into<String>,
         path: &Path,
-        device: &str,
+        device: DeviceSpec,
         search: Option<SearchConfig>,
     ) -> Result<Self, Error> {
         let name = name.into();
-        let device = dama_nn::device::parse_device(device).map_err(|e| nn_error(&name, e))?;
+        let device = dama_nn::device::resolve(device).map_err(|e| nn_error(&name, e))?;
         let evaluator = NnEvaluator::from_checkpoint(path, device, Precision::F32, None)
             .map_err(|e| nn_error(&name, e))?;
         Ok(Self {

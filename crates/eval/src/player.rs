@@ -63,7 +63,7 @@ pub trait PlayerFactory: Send + Sync {
 pub struct BuildOptions {
     /// Device for network players: `cpu`, `cuda` or `cuda:N` (default: CUDA if
     /// available, else CPU).
-    pub device: Option<String>,
+    pub device: Option<dama_run::DeviceSpec>,
     /// Endgame tables for the players that use them (alpha-beta probes them
     /// in its search and plays their best move at the root).
     pub tablebase: Option<std::sync::Arc<dama_tablebase::Tablebase>>,

@@ -23,12 +23,6 @@ use serde::{Deserialize, Serialize};
 
 use crate::Error;
 
-/// The root search of a checkpoint player: `dama_mcts`' [`Algorithm`], the
-/// one search-algorithm type of the workspace.
-/// (Kept while the crates move to `Algorithm`.)
-#[doc(hidden)]
-pub type SearchKind = Algorithm;
-
 /// Limit of an alpha-beta search.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -59,6 +53,16 @@ impl SearchBudget {
         match self {
             SearchBudget::Sims(n) => Some(n),
             SearchBudget::Time(_) => None,
+        }
+    }
+}
+
+impl fmt::Display for SearchBudget {
+    /// `200 simulations` or `100 ms`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SearchBudget::Sims(n) => write!(f, "{n} simulations"),
+            SearchBudget::Time(d) => write!(f, "{} ms", d.as_millis()),
         }
     }
 }

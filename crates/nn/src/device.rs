@@ -1,106 +1,31 @@
 //! Choosing where the network runs, at the program's edge.
 
-use std::fmt;
-use std::str::FromStr;
-
 pub use tch::Device;
 
 use crate::error::{Error, Result};
 
-/// Where the network runs, as a user names it: `auto` (CUDA when present,
-/// else CPU), `cpu`, `cuda` (the first GPU) or `cuda:N`.
-///
-/// Parsing is pure (no CUDA query), so configs and command lines parse it
-/// before anything starts; [`DeviceSpec::resolve`] then checks it against
-/// this machine. Serialized as its text, so a config reads `device = "cuda:1"`.
-///
-/// # Examples
-///
-/// ```
-/// use dama_nn::DeviceSpec;
-///
-/// let spec: DeviceSpec = "cuda:1".parse()?;
-/// assert_eq!(spec, DeviceSpec::Cuda(1));
-/// assert_eq!(spec.to_string(), "cuda:1");
-/// assert_eq!("cuda".parse::<DeviceSpec>()?, DeviceSpec::Cuda(0));
-/// assert!("tpu".parse::<DeviceSpec>().is_err());
-/// # Ok::<(), dama_nn::Error>(())
-/// ```
-#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug, Default)]
-pub enum DeviceSpec {
-    /// CUDA (GPU 0) when present, else the CPU.
-    #[default]
-    Auto,
-    /// The CPU.
-    Cpu,
-    /// GPU `N`.
-    Cuda(usize),
-}
+pub use dama_run::DeviceSpec;
 
-impl DeviceSpec {
-    /// The device on this machine.
-    ///
-    /// # Errors
-    ///
-    /// [`Error::Config`] when CUDA is asked for on a machine without it (or
-    /// without that many GPUs).
-    pub fn resolve(self) -> Result<Device> {
-        match self {
-            DeviceSpec::Auto => Ok(Device::cuda_if_available()),
-            DeviceSpec::Cpu => Ok(Device::Cpu),
-            DeviceSpec::Cuda(i) => {
-                if tch::Cuda::is_available() && i < tch::Cuda::device_count().max(0) as usize {
-                    Ok(Device::Cuda(i))
-                } else {
-                    Err(Error::Config(format!(
-                        "device `{self}`: CUDA is not available on this machine ({} GPU(s) seen)",
-                        tch::Cuda::device_count()
-                    )))
-                }
+/// The device `spec` names, on this machine.
+///
+/// # Errors
+///
+/// [`Error::Config`] when CUDA is asked for on a machine without it (or
+/// without that many GPUs).
+pub fn resolve(spec: DeviceSpec) -> Result<Device> {
+    match spec {
+        DeviceSpec::Auto => Ok(Device::cuda_if_available()),
+        DeviceSpec::Cpu => Ok(Device::Cpu),
+        DeviceSpec::Cuda(i) => {
+            if tch::Cuda::is_available() && i < tch::Cuda::device_count().max(0) as usize {
+                Ok(Device::Cuda(i))
+            } else {
+                Err(Error::Config(format!(
+                    "device `{spec}`: CUDA is not available on this machine ({} GPU(s) seen)",
+                    tch::Cuda::device_count()
+                )))
             }
         }
-    }
-}
-
-impl FromStr for DeviceSpec {
-    type Err = Error;
-
-    fn from_str(name: &str) -> Result<DeviceSpec> {
-        match name {
-            "auto" => Ok(DeviceSpec::Auto),
-            "cpu" => Ok(DeviceSpec::Cpu),
-            "cuda" => Ok(DeviceSpec::Cuda(0)),
-            other => match other.strip_prefix("cuda:").map(str::parse::<usize>) {
-                // 64 GPUs in one process is beyond any machine we target.
-                Some(Ok(i)) if i < 64 => Ok(DeviceSpec::Cuda(i)),
-                _ => Err(Error::Config(format!(
-                    "device `{other}`: expected auto, cpu, cuda or cuda:N"
-                ))),
-            },
-        }
-    }
-}
-
-impl fmt::Display for DeviceSpec {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            DeviceSpec::Auto => f.write_str("auto"),
-            DeviceSpec::Cpu => f.write_str("cpu"),
-            DeviceSpec::Cuda(i) => write!(f, "cuda:{i}"),
-        }
-    }
-}
-
-impl serde::Serialize for DeviceSpec {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
-        s.collect_str(self)
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for DeviceSpec {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<DeviceSpec, D::Error> {
-        let text = String::deserialize(d)?;
-        text.parse().map_err(serde::de::Error::custom)
     }
 }
 
@@ -112,7 +37,7 @@ impl<'de> serde::Deserialize<'de> for DeviceSpec {
 /// [`Error::Config`] for an unknown name, or CUDA asked for on a machine
 /// without it.
 pub fn parse_device(name: &str) -> Result<Device> {
-    name.parse::<DeviceSpec>()?.resolve()
+    resolve(name.parse::<DeviceSpec>().map_err(|e| Error::Config(e.to_string()))?)
 }
 
 /// A human-readable description of `device`: `cpu (2 threads)` or
@@ -188,13 +113,6 @@ mod tests {
         let err = parse_device("tpu").unwrap_err().to_string();
         assert!(err.contains("tpu"), "{err}");
         assert!(parse_device("cuda:x").is_err());
-        for text in ["auto", "cpu", "cuda:0", "cuda:3"] {
-            let spec: DeviceSpec = text.parse().unwrap();
-            assert_eq!(spec.to_string(), text);
-            let json = serde_json::to_string(&spec).unwrap();
-            assert_eq!(serde_json::from_str::<DeviceSpec>(&json).unwrap(), spec);
-        }
-        assert!(serde_json::from_str::<DeviceSpec>("\"gpu\"").is_err());
         if !tch::Cuda::is_available() {
             assert!(parse_device("cuda")
                 .unwrap_err()

@@ -40,11 +40,13 @@
 
 use std::path::{Path, PathBuf};
 
+pub mod device;
 pub mod dir;
 pub mod files;
 pub mod metrics;
 pub mod state;
 
+pub use device::{DeviceSpec, ParseDeviceError};
 pub use dir::{generation_of, RunDir, RunLock};
 pub use metrics::{
     read_metrics, selfplay_totals, truncate_after_generation, EvalEvent, GenerationEvent,

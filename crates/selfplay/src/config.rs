@@ -49,7 +49,7 @@ pub struct RunSection {
     pub seed: u64,
     /// `"auto"` (CUDA when present, else CPU), `"cpu"` or `"cuda"`.
     /// Default `"auto"`.
-    pub device: String,
+    pub device: dama_run::DeviceSpec,
     /// Rayon workers for self-play's search (gather/apply); 0 = one per
     /// core. Default 1: on 2 cores with a small network the search is under
     /// a tenth of self-play time, and a second worker only competes with
@@ -70,7 +70,7 @@ impl Default for RunSection {
         RunSection {
             generations: 10,
             seed: 1,
-            device: "auto".into(),
+            device: dama_run::DeviceSpec::Auto,
             threads: 1,
             torch_threads: 0,
             eval_threads: 0,
@@ -214,8 +214,9 @@ pub struct EvalConfig {
     /// (`ckpt:…,draw=D`; see the search's `draw_score`). Default 0 (neutral).
     pub draw_score: f32,
     /// Root search of the network players of evaluation games: `"gumbel"`
-    /// (deterministic, no Gumbel noise) or `"puct"`. Default `"gumbel"`.
-    pub search: dama_eval::SearchKind,
+    /// (deterministic, no Gumbel noise) or `"puct"`. Default `"puct"`
+    /// (`dama_eval::DEFAULT_CKPT_SEARCH`, the default of every checkpoint player).
+    pub search: dama_mcts::Algorithm,
 }
 
 impl Default for EvalConfig {
@@ -228,7 +229,7 @@ impl Default for EvalConfig {
             sims: 32,
             gate_score: 0.0,
             draw_score: 0.0,
-            search: dama_eval::SearchKind::Gumbel,
+            search: dama_eval::DEFAULT_CKPT_SEARCH,
         }
     }
 }
@@ -285,12 +286,6 @@ impl RunConfig {
             ("run.eval_threads", r.eval_threads),
         ] {
             dama_nn::device::check_threads(key, n).map_err(|err| invalid(key, err))?;
-        }
-        if !matches!(r.device.as_str(), "auto" | "cpu" | "cuda") {
-            return Err(invalid(
-                "run.device",
-                format!("`{}` is not one of auto, cpu, cuda", r.device),
-            ));
         }
         let s = &self.selfplay;
         if s.games_per_generation == 0 {

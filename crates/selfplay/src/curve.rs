@@ -19,8 +19,9 @@ use std::sync::Arc;
 
 use dama_eval::{
     LadderConfig, MatchConfig, MatchProgress, MatchResult, Pairing, PlayerFactory, PlayerSpec,
-    Rating, RatingTable, SearchBudget, SearchKind,
+    Rating, RatingTable, SearchBudget,
 };
+use dama_mcts::Algorithm;
 use dama_run::{GenerationEvent, MetricsEvent, RunDir};
 use serde::{Deserialize, Serialize};
 
@@ -107,7 +108,7 @@ pub struct CurveConfig {
     /// move.
     pub budget: SearchBudget,
     /// The checkpoints' root search.
-    pub search: SearchKind,
+    pub search: Algorithm,
     /// Games per pairing (each opening with both colours).
     pub games: u32,
     /// Rate every K-th checkpoint (the last one always).
@@ -115,7 +116,7 @@ pub struct CurveConfig {
     /// Seed of the openings.
     pub seed: u64,
     /// Device of the network players.
-    pub device: String,
+    pub device: dama_run::DeviceSpec,
     /// Arena threads (default: rayon's pool).
     pub threads: Option<usize>,
 }
@@ -125,11 +126,11 @@ impl Default for CurveConfig {
         CurveConfig {
             anchors: DEFAULT_ANCHORS.iter().map(|s| (*s).to_owned()).collect(),
             budget: SearchBudget::Sims(32),
-            search: SearchKind::Gumbel,
+            search: dama_eval::DEFAULT_CKPT_SEARCH,
             games: 20,
             every: 1,
             seed: 1,
-            device: "auto".to_owned(),
+            device: dama_run::DeviceSpec::Auto,
             threads: None,
         }
     }
@@ -184,7 +185,7 @@ fn eval_err(e: dama_eval::Error) -> Error {
 
 /// The options of a checkpoint spec for `budget` and `search`, as written
 /// after `ckpt:PATH,` (canonical: what the spec prints).
-fn checkpoint_settings(budget: SearchBudget, search: SearchKind) -> String {
+fn checkpoint_settings(budget: SearchBudget, search: Algorithm) -> String {
     let spec = PlayerSpec::Checkpoint {
         path: PathBuf::from("X"),
         budget,
@@ -413,19 +414,19 @@ mod tests {
     #[test]
     fn settings_are_spelled_out() {
         assert_eq!(
-            checkpoint_settings(SearchBudget::Sims(32), SearchKind::Gumbel),
+            checkpoint_settings(SearchBudget::Sims(32), Algorithm::Puct),
             "sims=32"
         );
         assert_eq!(
-            checkpoint_settings(SearchBudget::Sims(200), SearchKind::Gumbel),
+            checkpoint_settings(SearchBudget::Sims(200), Algorithm::Puct),
             "sims=200"
         );
         assert_eq!(
             checkpoint_settings(
                 SearchBudget::Time(std::time::Duration::from_millis(100)),
-                SearchKind::Puct
+                Algorithm::Gumbel
             ),
-            "time=100,search=puct"
+            "time=100,search=gumbel"
         );
     }
 }

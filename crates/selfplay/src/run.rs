@@ -168,7 +168,7 @@ fn differs_only_in_session_settings(a: &RunConfig, b: &RunConfig) -> bool {
     let mut b = b.clone();
     for c in [&mut a, &mut b] {
         c.run.generations = 0;
-        c.run.device.clear();
+        c.run.device = dama_run::DeviceSpec::Auto;
         c.run.threads = 0;
         c.run.torch_threads = 0;
         c.run.eval_threads = 0;
@@ -328,7 +328,7 @@ impl TrainingRun {
         let dir = RunDir::new(&opts.run_dir);
         let cfg = &opts.config;
         cfg.validate()?;
-        let device = device::parse_device(&cfg.run.device).map_err(nn_err)?;
+        let device = device::resolve(cfg.run.device).map_err(nn_err)?;
         let cpu = CpuFeatures::detect();
         let precision: Precision = cfg.selfplay.precision.resolve(device, cpu);
         let torch_threads = or_cores(cfg.run.torch_threads);
