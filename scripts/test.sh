@@ -15,6 +15,12 @@ echo "== cargo clippy"
 cargo clippy --workspace --all-targets --locked -- -D warnings
 echo "== cargo test"
 cargo test --workspace --locked 2>&1 | tee "$log"
+echo "== the crates below libtorch build and test without it"
+if cargo tree -p dama-eval -e normal --locked | grep -q 'torch'; then
+  echo "dama-eval without its network feature depends on libtorch" >&2
+  exit 1
+fi
+cargo test -p dama-eval --lib --locked --quiet
 echo "== notebooks"
 scripts/test-notebooks.sh
 

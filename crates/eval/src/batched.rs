@@ -18,8 +18,7 @@ use std::collections::BTreeMap;
 
 use dama_engine::{Color, Game};
 use dama_mcts::dama::{complete_turn, DamaState};
-use dama_mcts::{driver, Budget, SearchConfig, TurnSearch};
-use dama_nn::NnEvaluator;
+use dama_mcts::{driver, Budget, Evaluator, SearchConfig, TurnSearch};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
@@ -29,10 +28,31 @@ use crate::openings::Opening;
 use crate::player::{Player, PlayerFactory};
 use crate::Error;
 
+/// Why a network evaluation failed (the network's own error is the source).
+#[derive(Debug)]
+pub struct NetworkError(pub Box<dyn std::error::Error + Send + Sync + 'static>);
+
+impl std::fmt::Display for NetworkError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("network evaluation failed")
+    }
+}
+
+impl std::error::Error for NetworkError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        Some(self.0.as_ref())
+    }
+}
+
+/// A checkpoint player's network behind the search's evaluator trait,
+/// type-erased so that the arena does not name libtorch types (the
+/// `network` feature builds them).
+pub type NetworkEvaluator = Box<dyn Evaluator<DamaState, Error = NetworkError> + Send>;
+
 /// A checkpoint player's network and search, for the batched arena (see
 /// [`PlayerFactory::batched`]). Opaque: only the arena uses it.
 pub struct BatchedSearcher {
-    pub(crate) evaluator: NnEvaluator,
+    pub(crate) evaluator: NetworkEvaluator,
     pub(crate) config: SearchConfig,
 }
 
@@ -249,7 +269,7 @@ pub(crate) fn run_batched(
                     .iter_mut()
                     .filter(|s| s.waiting == Some(net))
                     .filter_map(Slot::search_mut),
-                evaluator,
+                evaluator.as_mut(),
             )
             .map_err(|e| fail(names[net], e.to_string()))?;
         }

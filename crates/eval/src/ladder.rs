@@ -174,7 +174,7 @@ pub fn run_checkpoints(run_dir: &Path) -> Result<Vec<PathBuf>, Error> {
             .unwrap_or_default();
         if name.ends_with(".safetensors")
             && !name.ends_with(".optim.safetensors")
-            && dama_nn::checkpoint::sidecar_path(&path).is_file()
+            && dama_run::sidecar_of(&path).is_file()
         {
             found.push(path);
         }

@@ -44,23 +44,27 @@ mod error;
 mod io;
 mod ladder;
 mod mcts_player;
+#[cfg(feature = "network")]
 mod network;
 mod openings;
 mod player;
 mod rating;
 mod spec;
 mod stats;
+#[cfg(feature = "network")]
+mod timed;
 
 pub use alphabeta::{AlphaBeta, AlphaBetaPlayer, SearchLimits, SearchReport};
 pub use arena::{
     play_game, play_match, progress_bar, GameEnd, GameRecord, MatchConfig, MatchProgress,
     MatchResult, SprtReport,
 };
-pub use batched::BatchedSearcher;
+pub use batched::{BatchedSearcher, NetworkError, NetworkEvaluator};
 pub use error::Error;
 pub use ladder::{run_checkpoints, run_ladder, LadderConfig, LadderResult, Pairing};
 pub use mcts_player::MctsPlayer;
 pub use mcts_player::MAX_TIMED_SIMS;
+#[cfg(feature = "network")]
 pub use network::NetworkPlayer;
 pub use openings::{load_openings, openings_for, random_openings, Opening, OpeningSource};
 pub use player::{

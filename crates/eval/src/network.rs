@@ -11,12 +11,14 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use dama_engine::{Game, Move, StepResult};
-use dama_mcts::{Algorithm, SearchConfig};
+use dama_mcts::dama::DamaState;
+use dama_mcts::{Algorithm, Evaluator, SearchConfig};
 use dama_nn::{DeviceSpec, Network, NnEvaluator, Precision};
 use rand::RngCore;
 
-use crate::batched::BatchedSearcher;
-use crate::mcts_player::{choose_by_steps, choose_by_steps_timed, SimRate};
+use crate::batched::{BatchedSearcher, NetworkError};
+use crate::mcts_player::choose_by_steps;
+use crate::timed::{choose_by_steps_timed, SimRate};
 use crate::player::{BuildOptions, Player, PlayerFactory};
 use crate::spec::{PlayerSpec, SearchBudget};
 use crate::Error;
@@ -132,7 +134,7 @@ impl PlayerFactory for NetworkFactory {
     fn batched(&self) -> Result<Option<BatchedSearcher>, Error> {
         match (&self.search, self.time) {
             (Some(config), None) => Ok(Some(BatchedSearcher {
-                evaluator: self.evaluator()?,
+                evaluator: Box::new(Erased(self.evaluator()?)),
                 config: config.clone(),
             })),
             _ => Ok(None),
@@ -270,5 +272,19 @@ impl std::fmt::Debug for NetworkFactory {
             .field("name", &self.name)
             .field("path", &self.path)
             .finish_non_exhaustive()
+    }
+}
+
+/// An [`NnEvaluator`] behind the arena's type-erased evaluator.
+struct Erased(NnEvaluator);
+
+impl Evaluator<DamaState> for Erased {
+    type Error = NetworkError;
+
+    fn evaluate(
+        &mut self,
+        batch: &[dama_mcts::Leaf<'_, DamaState>],
+    ) -> Result<Vec<dama_mcts::Evaluation>, NetworkError> {
+        Evaluator::<DamaState>::evaluate(&mut self.0, batch).map_err(|e| NetworkError(Box::new(e)))
     }
 }

@@ -117,8 +117,18 @@ pub fn factory(spec: &PlayerSpec, options: &BuildOptions) -> Result<Arc<dyn Play
             name,
             sims: *sims,
         })),
+        #[cfg(feature = "network")]
         PlayerSpec::Checkpoint { .. } | PlayerSpec::Policy { .. } => {
             crate::network::factory(spec, name, options)
+        }
+        #[cfg(not(feature = "network"))]
+        PlayerSpec::Checkpoint { .. } | PlayerSpec::Policy { .. } => {
+            let _ = options;
+            Err(Error::Player {
+                player: name,
+                message: "this build of dama-eval has no network players (its `network` feature is off)"
+                    .to_owned(),
+            })
         }
     }
 }

@@ -325,7 +325,7 @@ impl PlayerSpec {
                 path.display()
             )));
         }
-        let sidecar = dama_nn::checkpoint::sidecar_path(path);
+        let sidecar = dama_run::sidecar_of(path);
         if !sidecar.is_file() {
             return Err(Error::Spec(format!(
                 "checkpoint {} has no sidecar {} (not a finished checkpoint)",

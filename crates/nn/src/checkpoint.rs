@@ -81,7 +81,7 @@ pub struct CheckpointMeta {
 
 /// The sidecar path for a weights path: `x.safetensors` → `x.json`.
 pub fn sidecar_path(weights: &Path) -> PathBuf {
-    weights.with_extension("json")
+    dama_run::sidecar_of(weights)
 }
 
 /// The optimizer-state path for a weights path: `x.safetensors` →

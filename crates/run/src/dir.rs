@@ -195,6 +195,12 @@ impl RunLock {
     }
 }
 
+/// The sidecar of a weights file: `x.safetensors` → `x.json` (model
+/// config, rules, step, sizes and hashes of the files; written last).
+pub fn sidecar_of(weights: &Path) -> PathBuf {
+    weights.with_extension("json")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

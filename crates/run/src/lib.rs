@@ -47,7 +47,7 @@ pub mod metrics;
 pub mod state;
 
 pub use device::{DeviceSpec, ParseDeviceError};
-pub use dir::{generation_of, RunDir, RunLock};
+pub use dir::{generation_of, sidecar_of, RunDir, RunLock};
 pub use metrics::{
     read_metrics, selfplay_totals, truncate_after_generation, EvalEvent, GenerationEvent,
     MetricsEvent, MetricsWriter, SelfplayEvent, SessionEvent, TrainEvent,

@@ -1,0 +1,135 @@
+//! Timed checkpoint players (`ckpt:PATH,time=MS`): one whole move within a
+//! wall-clock budget, split over the decisions of the turn.
+
+use std::time::{Duration, Instant};
+
+use dama_engine::{Game, Move, StepResult};
+use dama_mcts::dama::{search_move, DamaState};
+use dama_mcts::{
+    Algorithm, Budget, Evaluator, Game as _, Leaf, Search, SearchConfig, SearchResult, TurnPolicy,
+};
+use rand::RngCore;
+
+use crate::mcts_player::{fail, MAX_TIMED_SIMS};
+use crate::Error;
+
+/// A timed player's measured cost of one simulation, carried from decision
+/// to decision: Gumbel's sequential halving needs its simulation count up
+/// front, so a timed Gumbel search is sized from it.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct SimRate {
+    /// Seconds per simulation (an exponential moving average), once measured.
+    secs_per_sim: Option<f64>,
+}
+
+impl SimRate {
+    /// Simulations that fit in `time` (at least 1, at most [`MAX_TIMED_SIMS`]),
+    /// keeping a tenth of the time as a margin.
+    fn sims_for(self, time: Duration) -> u32 {
+        let per = self.secs_per_sim.unwrap_or(1e-3).max(1e-7);
+        let n = 0.9 * time.as_secs_f64() / per;
+        n.clamp(1.0, f64::from(MAX_TIMED_SIMS)) as u32
+    }
+
+    pub(crate) fn observe(&mut self, elapsed: Duration, sims: u32) {
+        let x = elapsed.as_secs_f64() / f64::from(sims.max(1));
+        self.secs_per_sim = Some(match self.secs_per_sim {
+            None => x,
+            Some(old) => 0.7 * old + 0.3 * x,
+        });
+    }
+}
+
+/// Searched decisions left in the current turn of `state`, on the longest
+/// path: 0 when the turn is over, forced steps not counted.
+fn decisions_left(state: &Game) -> u32 {
+    let steps = state.legal_steps();
+    let here = u32::from(steps.len() > 1);
+    let mut most = 0;
+    for &step in &steps {
+        let mut next = state.clone();
+        if let Ok(StepResult::InProgress) = next.play_step(step) {
+            most = most.max(decisions_left(&next));
+        }
+    }
+    here + most
+}
+
+/// The turn policy of a timed player: the time left is split evenly
+/// between the decisions still to come in this move (the jumps of a
+/// capture), forced steps are free, and each search stops at its share of
+/// the deadline. PUCT searches until then; Gumbel sizes its simulation
+/// count from `rate` (measured on earlier decisions), since sequential
+/// halving plans its budget up front, and also stops at the deadline.
+struct Timed<'a> {
+    deadline: Instant,
+    algorithm: Algorithm,
+    rate: &'a mut SimRate,
+    /// When the current decision's search started.
+    started: Instant,
+}
+
+impl TurnPolicy<DamaState> for Timed<'_> {
+    fn plan(&mut self, state: &DamaState, actions: &[dama_engine::Step], _: u32) -> Option<Budget> {
+        if actions.len() <= 1 {
+            return None;
+        }
+        let start = Instant::now();
+        let share =
+            self.deadline.saturating_duration_since(start) / decisions_left(state.game()).max(1);
+        self.started = start;
+        Some(Budget {
+            simulations: Some(match self.algorithm {
+                Algorithm::Puct => MAX_TIMED_SIMS,
+                Algorithm::Gumbel => self.rate.sims_for(share),
+            }),
+            deadline: Some(start + share),
+            min_simulations: 0,
+        })
+    }
+
+    fn searched(&mut self, _: &Search<DamaState>, result: &SearchResult<dama_engine::Step>) {
+        self.rate
+            .observe(self.started.elapsed(), result.simulations + 1);
+    }
+}
+
+/// Plays one whole move in `game` within `budget` of wall time (see
+/// [`Timed`]); each search stops at its share of the deadline, checked
+/// between gather/apply rounds (it always evaluates the root first, so a
+/// move comes back even when the budget is spent).
+pub(crate) fn choose_by_steps_timed<E: Evaluator<DamaState>>(
+    name: &str,
+    game: &Game,
+    config: &SearchConfig,
+    evaluator: &mut E,
+    mut rng: &mut dyn RngCore,
+    budget: Duration,
+    rate: &mut SimRate,
+) -> Result<Move, Error> {
+    let deadline = Instant::now() + budget;
+    let root = DamaState::new(game.clone());
+    if rate.secs_per_sim.is_none()
+        && config.algorithm == Algorithm::Gumbel
+        && decisions_left(game) > 0
+    {
+        // First decision of this player: time one evaluation.
+        let mut actions = Vec::new();
+        root.legal_actions(&mut actions);
+        let t = Instant::now();
+        evaluator
+            .evaluate(&[Leaf {
+                state: &root,
+                actions: &actions,
+            }])
+            .map_err(|e| fail(name, e))?;
+        rate.observe(t.elapsed(), 1);
+    }
+    let mut policy = Timed {
+        deadline,
+        algorithm: config.algorithm,
+        rate,
+        started: Instant::now(),
+    };
+    search_move(config, root, evaluator, &mut policy, &mut rng).map_err(|e| fail(name, e))
+}
