@@ -145,7 +145,7 @@ impl Bot {
                 let factory = dama_eval::factory(
                     spec,
                     &BuildOptions {
-                        device: Some(options.device.clone()),
+                        device: Some(options.device),
                         tablebase: options.tablebase.clone(),
                     },
                 )?;

@@ -297,7 +297,8 @@ pub fn run_ladder(args: &LadderArgs) -> Result<()> {
             .file_stem()
             .map(|s| s.to_string_lossy().into_owned())
             .unwrap_or_else(|| spec.to_string());
-        let player = dama_eval::factory(&spec, &opts).with_context(|| format!("checkpoint `{spec}`"))?;
+        let player =
+            dama_eval::factory(&spec, &opts).with_context(|| format!("checkpoint `{spec}`"))?;
         players.push(dama_eval::named(player, &label));
     }
     let pairing = match args.pairing.as_str() {

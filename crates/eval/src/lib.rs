@@ -41,6 +41,7 @@ pub mod alphabeta;
 mod arena;
 mod batched;
 mod error;
+mod factory;
 mod io;
 mod ladder;
 mod mcts_player;
@@ -49,6 +50,7 @@ mod network;
 mod openings;
 mod player;
 mod rating;
+mod searcher;
 mod spec;
 mod stats;
 #[cfg(feature = "network")]
@@ -59,18 +61,17 @@ pub use arena::{
     play_game, play_match, progress_bar, GameEnd, GameRecord, MatchConfig, MatchProgress,
     MatchResult, SprtReport,
 };
-pub use batched::{BatchedSearcher, NetworkError, NetworkEvaluator};
 pub use error::Error;
+pub use factory::{factory, named, parse_player};
 pub use ladder::{run_checkpoints, run_ladder, LadderConfig, LadderResult, Pairing};
 pub use mcts_player::MctsPlayer;
 pub use mcts_player::MAX_TIMED_SIMS;
 #[cfg(feature = "network")]
 pub use network::NetworkPlayer;
 pub use openings::{load_openings, openings_for, random_openings, Opening, OpeningSource};
-pub use player::{
-    factory, named, parse_player, BuildOptions, GreedyPlayer, Player, PlayerFactory, RandomPlayer,
-};
+pub use player::{BuildOptions, GreedyPlayer, Player, PlayerFactory, RandomPlayer};
 pub use rating::{fit_elo, FitConfig, PairResult, Rating, RatingTable};
+pub use searcher::{BatchedSearcher, NetworkError, NetworkEvaluator};
 pub use spec::{
     AlphaBetaLimit, PlayerSpec, SearchBudget, DEFAULT_CKPT_SEARCH, DEFAULT_CKPT_SIMS,
     DEFAULT_TT_MB, MAX_MOVE_TIME, MAX_MOVE_TIME_MS,

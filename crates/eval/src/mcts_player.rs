@@ -48,7 +48,6 @@ pub(crate) fn choose_by_steps<E: Evaluator<DamaState>>(
 /// nodes, no more than a search config may ask for).
 pub const MAX_TIMED_SIMS: u32 = 1_000_000;
 
-
 /// Pure MCTS: PUCT with uniform priors and one random rollout per leaf.
 pub struct MctsPlayer {
     name: String,

@@ -16,11 +16,11 @@ use dama_mcts::{Algorithm, Evaluator, SearchConfig};
 use dama_nn::{DeviceSpec, Network, NnEvaluator, Precision};
 use rand::RngCore;
 
-use crate::batched::{BatchedSearcher, NetworkError};
 use crate::mcts_player::choose_by_steps;
-use crate::timed::{choose_by_steps_timed, SimRate};
 use crate::player::{BuildOptions, Player, PlayerFactory};
+use crate::searcher::{BatchedSearcher, NetworkError};
 use crate::spec::{PlayerSpec, SearchBudget};
+use crate::timed::{choose_by_steps_timed, SimRate};
 use crate::Error;
 
 fn nn_error(name: &str, e: dama_nn::Error) -> Error {
@@ -120,8 +120,8 @@ impl NetworkFactory {
             Ok(n) => n,
             Err(poisoned) => poisoned.into_inner(),
         };
-        let device = dama_nn::device::resolve(self.device_spec)
-            .map_err(|e| nn_error(&self.name, e))?;
+        let device =
+            dama_nn::device::resolve(self.device_spec).map_err(|e| nn_error(&self.name, e))?;
         NnEvaluator::new(&net, device, Precision::F32).map_err(|e| nn_error(&self.name, e))
     }
 }

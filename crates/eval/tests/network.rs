@@ -15,7 +15,7 @@ fn checkpoint_players_play_legal_games() {
     dama_nn::save_network(&net, &dama_engine::Rules::default(), 0, &path).expect("save");
 
     let options = BuildOptions {
-        device: Some("cpu".to_owned()),
+        device: Some(dama_run::DeviceSpec::Cpu),
         ..BuildOptions::default()
     };
     let policy = parse_player(&format!("policy:{}", path.display()), &options).unwrap();
@@ -53,7 +53,7 @@ fn tiny_checkpoint(dir: &std::path::Path, name: &str, seed: u64) -> std::path::P
 
 fn cpu() -> BuildOptions {
     BuildOptions {
-        device: Some("cpu".to_owned()),
+        device: Some(dama_run::DeviceSpec::Cpu),
         ..BuildOptions::default()
     }
 }

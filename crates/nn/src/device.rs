@@ -37,7 +37,10 @@ pub fn resolve(spec: DeviceSpec) -> Result<Device> {
 /// [`Error::Config`] for an unknown name, or CUDA asked for on a machine
 /// without it.
 pub fn parse_device(name: &str) -> Result<Device> {
-    resolve(name.parse::<DeviceSpec>().map_err(|e| Error::Config(e.to_string()))?)
+    resolve(
+        name.parse::<DeviceSpec>()
+            .map_err(|e| Error::Config(e.to_string()))?,
+    )
 }
 
 /// A human-readable description of `device`: `cpu (2 threads)` or

@@ -247,7 +247,7 @@ pub fn run_curve(
     }
 
     let options = dama_eval::BuildOptions {
-        device: Some(config.device.clone()),
+        device: Some(config.device),
         ..dama_eval::BuildOptions::default()
     };
     let mut players: Vec<Arc<dyn PlayerFactory>> = Vec::new();

@@ -987,7 +987,7 @@ fn eval_match(
 ) -> Result<EvalLine, Error> {
     // Players that use endgame tables (alpha-beta) get the run's.
     let options = dama_eval::BuildOptions {
-        device: Some(cfg.run.device.clone()),
+        device: Some(cfg.run.device),
         tablebase: tablebase.clone(),
     };
     let a = dama_eval::factory(me, &options).map_err(|e| Error::Eval(e.to_string()))?;
@@ -1124,7 +1124,7 @@ mod tests {
         let a = config("[run]\ngenerations = 2\n");
         let mut b = a.clone();
         b.run.generations = 9;
-        b.run.device = "cpu".into();
+        b.run.device = dama_run::DeviceSpec::Cpu;
         b.run.torch_threads = 1;
         assert!(differs_only_in_session_settings(&a, &b));
         b.run.seed += 1;

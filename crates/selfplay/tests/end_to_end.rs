@@ -186,7 +186,7 @@ fn tiny_run_writes_files_and_resumes_exactly() {
         anchors: vec!["random".into(), "greedy".into()],
         budget: dama_eval::SearchBudget::Sims(2),
         games: 2,
-        device: "cpu".into(),
+        device: dama_run::DeviceSpec::Cpu,
         ..Default::default()
     };
     let curve =

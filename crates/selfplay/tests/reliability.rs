@@ -27,7 +27,7 @@ fn config(generations: u32) -> RunConfig {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../configs/smoke.toml");
     let mut config = RunConfig::load(&path).unwrap();
     config.run.generations = generations;
-    config.run.device = "cpu".into();
+    config.run.device = dama_run::DeviceSpec::Cpu;
     config.selfplay.games_per_generation = 8;
     config.selfplay.parallel_games = 3;
     config.eval.games = 0;
