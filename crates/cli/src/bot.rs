@@ -91,24 +91,20 @@ impl BotArgs {
             return Ok(None);
         }
         let dir = std::path::Path::new(&self.tablebase);
+        // The default directory is optional; one named on the command line
+        // gets a note when it holds no tables.
         let explicit = self.tablebase != "tablebases";
-        if !dir.is_dir() {
-            if explicit {
-                eprintln!(
-                    "note: no endgame tables: {} is not a directory",
-                    dir.display()
-                );
+        let tb = match dama_tablebase::Tablebase::open_if_present(dir)
+            .with_context(|| format!("cannot read the endgame tables in {}", dir.display()))?
+        {
+            Ok(tb) => tb,
+            Err(why) => {
+                if explicit {
+                    eprintln!("note: {why}");
+                }
+                return Ok(None);
             }
-            return Ok(None);
-        }
-        let tb = dama_tablebase::Tablebase::open(dir)
-            .with_context(|| format!("cannot read the endgame tables in {}", dir.display()))?;
-        if tb.max_pieces() == 0 {
-            if explicit {
-                eprintln!("note: no endgame tables in {}", dir.display());
-            }
-            return Ok(None);
-        }
+        };
         Ok(Some(std::sync::Arc::new(tb)))
     }
 

@@ -154,9 +154,13 @@ fn tablebase(dir: &std::path::Path) -> Result<Option<std::sync::Arc<dama_tableba
     if dir.as_os_str().is_empty() {
         return Ok(None);
     }
-    let tb = dama_tablebase::Tablebase::open(dir)
-        .with_context(|| format!("cannot read the endgame tables in {}", dir.display()))?;
-    Ok(Some(std::sync::Arc::new(tb)))
+    // Asked for on the command line: no tables is an error, not a note.
+    match dama_tablebase::Tablebase::open_if_present(dir)
+        .with_context(|| format!("cannot read the endgame tables in {}", dir.display()))?
+    {
+        Ok(tb) => Ok(Some(std::sync::Arc::new(tb))),
+        Err(why) => anyhow::bail!("--tablebase: {why}"),
+    }
 }
 
 /// Runs `dama eval`.

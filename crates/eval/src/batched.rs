@@ -100,18 +100,18 @@ impl Slot {
                 Some(turn) => turn,
                 None => self.turn.insert(
                     TurnSearch::new(config.clone(), DamaState::new(self.game.clone()))
-                        .map_err(|e| fail(name, e.to_string()))?,
+                        .map_err(|e| crate::mcts_player::fail(name, e))?,
                 ),
             };
             if turn
                 .advance(&mut Budget::default(), &mut self.rng)
-                .map_err(|e| fail(name, e.to_string()))?
+                .map_err(|e| crate::mcts_player::fail(name, e))?
             {
                 self.waiting = Some(net);
                 return Ok(());
             }
-            let m =
-                complete_turn(&self.game, turn.actions()).map_err(|e| fail(name, e.to_string()))?;
+            let m = complete_turn(&self.game, turn.actions())
+                .map_err(|e| crate::mcts_player::fail(name, e))?;
             self.turn = None;
             self.game
                 .play(&m)
@@ -236,7 +236,7 @@ pub(crate) fn run_batched(
                     .filter_map(Slot::search_mut),
                 evaluator.as_mut(),
             )
-            .map_err(|e| fail(names[net], e.to_string()))?;
+            .map_err(|e| crate::mcts_player::fail(names[net], e))?;
         }
     }
     // A pair cut short by the SPRT is counted game by game.

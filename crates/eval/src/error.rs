@@ -21,6 +21,26 @@ pub enum Error {
         /// What went wrong.
         message: String,
     },
+    /// A player's search failed (the search's error, and through it the
+    /// network's, is the `source`).
+    #[error("player `{player}`: search failed")]
+    Search {
+        /// Name of the player.
+        player: String,
+        /// The search's error.
+        #[source]
+        source: dama_mcts::Error,
+    },
+    /// A checkpoint player's network could not be loaded or run (the
+    /// network crate's error is the `source`).
+    #[error("player `{player}`: network")]
+    Network {
+        /// Name of the player.
+        player: String,
+        /// The network's error.
+        #[source]
+        source: Box<dyn std::error::Error + Send + Sync + 'static>,
+    },
     /// Reading or writing a file.
     #[error(transparent)]
     Io(#[from] std::io::Error),

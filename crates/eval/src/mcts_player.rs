@@ -16,10 +16,11 @@ use rand_chacha::ChaCha8Rng;
 use crate::player::{Player, PlayerFactory};
 use crate::Error;
 
-pub(crate) fn fail(name: &str, e: impl std::fmt::Display) -> Error {
-    Error::Player {
+/// A failed search of player `name`.
+pub(crate) fn fail(name: &str, source: dama_mcts::Error) -> Error {
+    Error::Search {
         player: name.to_owned(),
-        message: e.to_string(),
+        source,
     }
 }
 

@@ -24,9 +24,9 @@ use crate::timed::{choose_by_steps_timed, SimRate};
 use crate::Error;
 
 fn nn_error(name: &str, e: dama_nn::Error) -> Error {
-    Error::Player {
+    Error::Network {
         player: name.to_owned(),
-        message: e.to_string(),
+        source: Box::new(e),
     }
 }
 

@@ -122,7 +122,7 @@ pub(crate) fn choose_by_steps_timed<E: Evaluator<DamaState>>(
                 state: &root,
                 actions: &actions,
             }])
-            .map_err(|e| fail(name, e))?;
+            .map_err(|e| fail(name, dama_mcts::Error::Evaluator(Box::new(e))))?;
         rate.observe(t.elapsed(), 1);
     }
     let mut policy = Timed {

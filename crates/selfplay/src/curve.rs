@@ -180,7 +180,7 @@ pub struct Curve {
 }
 
 fn eval_err(e: dama_eval::Error) -> Error {
-    Error::Eval(e.to_string())
+    Error::Eval(e)
 }
 
 /// The options of a checkpoint spec for `budget` and `search`, as written

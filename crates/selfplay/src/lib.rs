@@ -58,15 +58,16 @@ pub enum Error {
     /// The endgame tables could not be read.
     #[error("endgame tables")]
     Tablebase(#[from] dama_tablebase::Error),
-    /// The network failed (libtorch, a checkpoint).
-    #[error("network: {0}")]
-    Network(String),
-    /// The search failed.
-    #[error("search: {0}")]
-    Search(String),
+    /// The network failed (libtorch, a checkpoint); the cause is the
+    /// error's `source`.
+    #[error("network")]
+    Network(#[from] dama_nn::Error),
+    /// The search failed (an evaluator's failure is its `source`).
+    #[error("search")]
+    Search(#[from] dama_mcts::Error),
     /// An evaluation match failed.
-    #[error("evaluation: {0}")]
-    Eval(String),
+    #[error("evaluation")]
+    Eval(#[from] dama_eval::Error),
 }
 
 impl Error {

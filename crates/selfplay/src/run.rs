@@ -252,13 +252,11 @@ pub fn make_batch(
             row.wdl[k] = (1.0 - q_weight) * s.outcome[k] + q_weight * s.search_value[k];
         }
     }
-    builder
-        .to_batch(device)
-        .map_err(|e| Error::Network(e.to_string()))
+    builder.to_batch(device).map_err(Error::Network)
 }
 
 fn nn_err(e: dama_nn::Error) -> Error {
-    Error::Network(e.to_string())
+    Error::Network(e)
 }
 
 /// What the training stage of a generation did.
@@ -944,22 +942,13 @@ pub fn open_tablebase(
         return Ok(None);
     }
     let path = Path::new(dir);
-    if !path.is_dir() {
-        progress.event(ProgressEvent::Note(&format!(
-            "note: no endgame tables: {} is not a directory (run `dama tablebase generate --dir {}`)",
-            path.display(),
-            path.display()
-        )));
-        return Ok(None);
-    }
-    let tb = dama_tablebase::Tablebase::open(path)?;
-    if tb.max_pieces() == 0 {
-        progress.event(ProgressEvent::Note(&format!(
-            "note: no endgame tables in {}",
-            path.display()
-        )));
-        return Ok(None);
-    }
+    let tb = match dama_tablebase::Tablebase::open_if_present(path)? {
+        Ok(tb) => tb,
+        Err(why) => {
+            progress.event(ProgressEvent::Note(&format!("note: {why}")));
+            return Ok(None);
+        }
+    };
     if tb.rules() != *rules {
         progress.event(ProgressEvent::Note(&format!(
             "note: the endgame tables in {} are for other rules ({}); not used",
@@ -990,8 +979,8 @@ fn eval_match(
         device: Some(cfg.run.device),
         tablebase: tablebase.clone(),
     };
-    let a = dama_eval::factory(me, &options).map_err(|e| Error::Eval(e.to_string()))?;
-    let b = dama_eval::factory(&opponent.spec, &options).map_err(|e| Error::Eval(e.to_string()))?;
+    let a = dama_eval::factory(me, &options).map_err(Error::Eval)?;
+    let b = dama_eval::factory(&opponent.spec, &options).map_err(Error::Eval)?;
     let config = dama_eval::MatchConfig {
         games: cfg.eval.games as u32,
         threads: Some(or_cores(cfg.run.eval_threads)),
@@ -1007,8 +996,8 @@ fn eval_match(
     let on_progress = |p: &dama_eval::MatchProgress| {
         progress.event(ProgressEvent::EvalGame { progress: p });
     };
-    let r = dama_eval::play_match(a.as_ref(), b.as_ref(), &config, &on_progress)
-        .map_err(|e| Error::Eval(e.to_string()));
+    let r =
+        dama_eval::play_match(a.as_ref(), b.as_ref(), &config, &on_progress).map_err(Error::Eval);
     progress.event(ProgressEvent::StageFinished { stage: Stage::Eval });
     let r = r?;
     Ok(EvalLine {

@@ -192,10 +192,7 @@ fn sync_stats<E>(
 }
 
 fn search_error(e: dama_mcts::Error) -> Error {
-    match e {
-        dama_mcts::Error::Evaluator(net) => Error::Network(net.to_string()),
-        other => Error::Search(other.to_string()),
-    }
+    Error::Search(e)
 }
 
 /// What one self-play session plays.
@@ -283,7 +280,7 @@ impl Slot {
             job.search.clone(),
             State::new(game).with_tablebase(job.tablebase.clone()),
         )
-        .map_err(|e| Error::Search(e.to_string()))?;
+        .map_err(Error::Search)?;
         let mut slot = Slot {
             index,
             search,
@@ -308,9 +305,7 @@ impl Slot {
             if self.done.is_some() {
                 return Ok(());
             }
-            if driver::gather(&mut self.search, &Budget::default())
-                .map_err(|e| Error::Search(e.to_string()))?
-            {
+            if driver::gather(&mut self.search, &Budget::default()).map_err(Error::Search)? {
                 return Ok(());
             }
             self.play_move(job)?;
@@ -318,10 +313,7 @@ impl Slot {
     }
 
     fn play_move(&mut self, job: &SelfplayJob<'_>) -> Result<(), Error> {
-        let result = self
-            .search
-            .result(&mut self.rng)
-            .map_err(|e| Error::Search(e.to_string()))?;
+        let result = self.search.result(&mut self.rng).map_err(Error::Search)?;
         let game = self.search.root_state().game();
         let color = game.turn();
         let ci = color_index(color);
@@ -364,9 +356,7 @@ impl Slot {
             });
         }
 
-        self.search
-            .advance(result.action)
-            .map_err(|e| Error::Search(e.to_string()))?;
+        self.search.advance(result.action).map_err(Error::Search)?;
         self.steps += 1;
         self.next_search(job)
     }
@@ -400,16 +390,12 @@ impl Slot {
                 break;
             }
             let forced = steps[0];
-            self.search
-                .advance(forced)
-                .map_err(|e| Error::Search(e.to_string()))?;
+            self.search.advance(forced).map_err(Error::Search)?;
             self.steps += 1;
         }
         let moves_played = self.search.root_state().game().moves().len() as u32;
         set_temperature(&mut self.search, job.selfplay, moves_played);
-        self.search
-            .begin(&mut self.rng)
-            .map_err(|e| Error::Search(e.to_string()))
+        self.search.begin(&mut self.rng).map_err(Error::Search)
     }
 
     fn finish(

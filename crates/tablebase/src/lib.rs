@@ -59,7 +59,7 @@ mod value;
 pub use error::{Error, Result};
 pub use generate::{Event, Generator, SplitReport};
 pub use material::Material;
-pub use probe::{sample_positions, Probe, Tablebase, Wdl};
+pub use probe::{sample_positions, Probe, Tablebase, Unusable, Wdl};
 pub use table::{Stats, Table, FORMAT_VERSION};
 
 /// The most pieces a table may have.

@@ -162,7 +162,51 @@ fn slot(m: &Material) -> Option<usize> {
     })
 }
 
+/// Why a table directory gives no tables (see [`Tablebase::open_if_present`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Unusable {
+    /// The path is not a directory.
+    NotADirectory(std::path::PathBuf),
+    /// The directory holds no `.dtb` file.
+    Empty(std::path::PathBuf),
+}
+
+impl std::fmt::Display for Unusable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Unusable::NotADirectory(dir) => write!(
+                f,
+                "no endgame tables: {} is not a directory (`dama tablebase generate --dir {}` makes them)",
+                dir.display(),
+                dir.display()
+            ),
+            Unusable::Empty(dir) => write!(f, "no endgame tables in {}", dir.display()),
+        }
+    }
+}
+
 impl Tablebase {
+    /// Opens the tables in `dir` where there are some: `Ok(Err(why))` when
+    /// `dir` is not a directory or holds no table (a note for the caller to
+    /// show or not), `Err` when a table is damaged or unreadable.
+    ///
+    /// # Errors
+    ///
+    /// As [`Tablebase::open`], for a directory that holds tables.
+    pub fn open_if_present(
+        dir: impl AsRef<Path>,
+    ) -> Result<std::result::Result<Tablebase, Unusable>> {
+        let dir = dir.as_ref();
+        if !dir.is_dir() {
+            return Ok(Err(Unusable::NotADirectory(dir.to_owned())));
+        }
+        let tb = Tablebase::open(dir)?;
+        if tb.max_pieces() == 0 {
+            return Ok(Err(Unusable::Empty(dir.to_owned())));
+        }
+        Ok(Ok(tb))
+    }
+
     /// Loads every table file (`*.dtb`) in `dir`. All must share one rule
     /// set; splits that are absent are listed by [`Tablebase::missing`]. An
     /// empty directory gives an empty tablebase (default rules, nothing to
@@ -479,4 +523,22 @@ pub fn sample_positions(tb: &Tablebase, n: usize, seed: u64) -> Vec<Position> {
         }
     }
     positions
+}
+
+#[cfg(test)]
+mod open_tests {
+    use super::*;
+
+    #[test]
+    fn open_if_present_tells_missing_and_empty_from_damaged() {
+        let dir = tempfile::tempdir().unwrap();
+        let missing = dir.path().join("nothing-here");
+        let why = Tablebase::open_if_present(&missing).unwrap().unwrap_err();
+        assert_eq!(why, Unusable::NotADirectory(missing.clone()));
+        assert!(why.to_string().contains("not a directory"), "{why}");
+        let why = Tablebase::open_if_present(dir.path()).unwrap().unwrap_err();
+        assert_eq!(why, Unusable::Empty(dir.path().to_owned()));
+        std::fs::write(dir.path().join("KvK.dtb"), b"not a table").unwrap();
+        assert!(Tablebase::open_if_present(dir.path()).is_err());
+    }
 }
