@@ -110,7 +110,7 @@ fn timed_checkpoint_players_keep_their_budget() {
     let a = tiny_checkpoint(&dir, "a.safetensors", 3);
     dama_nn::device::set_torch_threads(1);
     let budget = Duration::from_millis(150);
-    for (search, option) in [("gumbel", ""), ("puct", ",search=puct")] {
+    for (search, option) in [("gumbel", ",search=gumbel"), ("puct", "")] {
         let spec = format!("ckpt:{},time=150{option}", a.display());
         let factory = parse_player(&spec, &cpu()).unwrap();
         assert_eq!(factory.name(), spec);
