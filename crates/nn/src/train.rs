@@ -1,172 +1,17 @@
-//! Training: [`Batch`], the loss, the optimizers (state owned here so that
-//! checkpoints resume exactly), learning-rate schedule and [`StepMetrics`].
+//! Training: the [`Trainer`] (the optimizers, with their state owned here so
+//! that checkpoints resume exactly, and the learning-rate schedule) and
+//! [`StepMetrics`]. The batch is `crate::batch::Batch`, the loss `crate::loss`.
 
 use std::time::Instant;
 
 use serde::{Deserialize, Serialize};
-use tch::{Device, Kind, Tensor};
+use tch::{Kind, Tensor};
 
+use crate::batch::Batch;
 use crate::config::{OptimizerConfig, TrainConfig};
-use crate::encode::{self, POLICY_SIZE};
 use crate::error::{Error, Result};
+use crate::loss::{value_accuracy, Losses};
 use crate::model::Network;
-
-/// Logit given to illegal actions before the softmax. Finite, so that
-/// `0 · log p` stays 0 for the zero targets of illegal actions.
-pub const MASKED_LOGIT: f64 = -1.0e9;
-
-/// A training batch of `B` samples, all on one device.
-#[derive(Debug)]
-pub struct Batch {
-    /// Input planes, `[B, C, 8, 8]` f32, as written by
-    /// [`encode::encode_planes`](crate::encode).
-    pub planes: Tensor,
-    /// Policy targets, `[B, 1792]` f32: a probability distribution over
-    /// policy indices (MCTS visit fractions), zero on illegal actions.
-    pub policy: Tensor,
-    /// Value targets, `[B, 3]` f32: win/draw/loss probabilities for the
-    /// player to move (one-hot game results, or soft targets).
-    pub wdl: Tensor,
-    /// Legal-action mask, `[B, 1792]` bool: true where the policy index is a
-    /// legal action. Illegal logits are set to [`MASKED_LOGIT`] before the
-    /// softmax, in training as in inference.
-    pub mask: Tensor,
-}
-
-impl Batch {
-    /// The number of samples `B`.
-    pub fn len(&self) -> i64 {
-        self.planes.size().first().copied().unwrap_or(0)
-    }
-
-    /// Whether the batch holds no sample.
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
-    /// Builds a batch from flat row-major slices of `n` samples: `planes`
-    /// `n·C·64` values, `policy` `n·1792`, `wdl` `n·3`, `mask` `n·1792`.
-    ///
-    /// # Errors
-    ///
-    /// [`Error::Shape`] if a slice length does not match `n`.
-    pub fn from_slices(
-        n: usize,
-        planes: &[f32],
-        policy: &[f32],
-        wdl: &[f32],
-        mask: &[bool],
-        device: Device,
-    ) -> Result<Batch> {
-        let c = encode::NUM_PLANES;
-        let check = |name: &str, len: usize, per: usize| {
-            if len != n * per {
-                Err(Error::Shape(format!(
-                    "{name}: {len} values for {n} samples of {per}"
-                )))
-            } else {
-                Ok(())
-            }
-        };
-        check("planes", planes.len(), c * 64)?;
-        check("policy", policy.len(), POLICY_SIZE)?;
-        check("wdl", wdl.len(), 3)?;
-        check("mask", mask.len(), POLICY_SIZE)?;
-        let n = n as i64;
-        Ok(Batch {
-            planes: Tensor::f_from_slice(planes)?
-                .f_view([n, c as i64, 8, 8])?
-                .f_to_device(device)?,
-            policy: Tensor::f_from_slice(policy)?
-                .f_view([n, POLICY_SIZE as i64])?
-                .f_to_device(device)?,
-            wdl: Tensor::f_from_slice(wdl)?
-                .f_view([n, 3])?
-                .f_to_device(device)?,
-            mask: Tensor::f_from_slice(mask)?
-                .f_view([n, POLICY_SIZE as i64])?
-                .f_to_device(device)?,
-        })
-    }
-
-    /// Checks the documented shapes and kinds.
-    ///
-    /// # Errors
-    ///
-    /// [`Error::Shape`] naming the first tensor that does not fit.
-    pub fn validate(&self, input_planes: usize) -> Result<()> {
-        let b = self.len();
-        let expect = [
-            (
-                "planes",
-                &self.planes,
-                vec![b, input_planes as i64, 8, 8],
-                Kind::Float,
-            ),
-            (
-                "policy",
-                &self.policy,
-                vec![b, POLICY_SIZE as i64],
-                Kind::Float,
-            ),
-            ("wdl", &self.wdl, vec![b, 3], Kind::Float),
-            ("mask", &self.mask, vec![b, POLICY_SIZE as i64], Kind::Bool),
-        ];
-        for (name, t, shape, kind) in expect {
-            if t.size() != shape || t.kind() != kind {
-                return Err(Error::Shape(format!(
-                    "batch.{name} must be {kind:?} {shape:?}, got {:?} {:?}",
-                    t.kind(),
-                    t.size()
-                )));
-            }
-        }
-        Ok(())
-    }
-
-    /// The batch mirrored left to right (planes flipped along files, policy
-    /// and mask permuted by [`encode::mirror_policy_index`]); the value
-    /// targets are unchanged. The game's only symmetry, used as data
-    /// augmentation.
-    ///
-    /// # Errors
-    ///
-    /// libtorch errors (shapes are those of a valid batch).
-    pub fn mirrored(&self) -> Result<Batch> {
-        let device = self.planes.device();
-        let perm: Vec<i64> = (0..POLICY_SIZE)
-            .map(|i| encode::mirror_policy_index(i) as i64)
-            .collect();
-        let perm = Tensor::f_from_slice(&perm)?.f_to_device(device)?;
-        let plane_perm: Vec<i64> = (0..encode::NUM_PLANES)
-            .map(|p| encode::mirror_plane(p) as i64)
-            .collect();
-        let plane_perm = Tensor::f_from_slice(&plane_perm)?.f_to_device(device)?;
-        Ok(Batch {
-            planes: self
-                .planes
-                .f_index_select(1, &plane_perm)?
-                .f_flip([3i64].as_slice())?,
-            policy: self.policy.f_index_select(1, &perm)?,
-            wdl: self.wdl.shallow_clone(),
-            mask: self.mask.f_index_select(1, &perm)?,
-        })
-    }
-
-    /// The batch moved to `device`.
-    ///
-    /// # Errors
-    ///
-    /// libtorch errors (e.g. CUDA unavailable).
-    pub fn to_device(&self, device: Device) -> Result<Batch> {
-        Ok(Batch {
-            planes: self.planes.f_to_device(device)?,
-            policy: self.policy.f_to_device(device)?,
-            wdl: self.wdl.f_to_device(device)?,
-            mask: self.mask.f_to_device(device)?,
-        })
-    }
-}
 
 /// What one optimizer step measured. Losses are batch means, in nats.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -551,46 +396,4 @@ impl Trainer {
     pub fn into_network(self) -> Network {
         self.net
     }
-}
-
-/// Masked log-policy and the two cross-entropies.
-struct Losses {
-    logp: Tensor,
-    policy: Tensor,
-    value: Tensor,
-}
-
-impl Losses {
-    fn new(policy_logits: &Tensor, wdl_logits: &Tensor, batch: &Batch) -> Result<Losses> {
-        let illegal = batch.mask.f_logical_not()?;
-        let logp = policy_logits
-            .f_masked_fill(&illegal, MASKED_LOGIT)?
-            .f_log_softmax(1, Kind::Float)?;
-        let policy = batch
-            .policy
-            .f_mul(&logp)?
-            .f_sum_dim_intlist([1i64].as_slice(), false, None::<Kind>)?
-            .f_mean(None::<Kind>)?
-            .f_neg()?;
-        let value = batch
-            .wdl
-            .f_mul(&wdl_logits.f_log_softmax(1, Kind::Float)?)?
-            .f_sum_dim_intlist([1i64].as_slice(), false, None::<Kind>)?
-            .f_mean(None::<Kind>)?
-            .f_neg()?;
-        Ok(Losses {
-            logp,
-            policy,
-            value,
-        })
-    }
-}
-
-fn value_accuracy(wdl_logits: &Tensor, target: &Tensor) -> Result<f64> {
-    Ok(wdl_logits
-        .f_argmax(1, false)?
-        .f_eq_tensor(&target.f_argmax(1, false)?)?
-        .f_to_kind(Kind::Float)?
-        .f_mean(None::<Kind>)?
-        .f_double_value(&[])?)
 }

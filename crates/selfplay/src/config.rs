@@ -47,8 +47,9 @@ pub struct RunSection {
     pub generations: u32,
     /// Seed of every random choice in the run. Default 1.
     pub seed: u64,
-    /// `"auto"` (CUDA when present, else CPU), `"cpu"` or `"cuda"`.
-    /// Default `"auto"`.
+    /// `"auto"` (CUDA when present, else CPU), `"cpu"`, `"cuda"` or
+    /// `"cuda:N"`. Default `"auto"`.
+    #[serde(deserialize_with = "run_device")]
     pub device: dama_run::DeviceSpec,
     /// Rayon workers for self-play's search (gather/apply); 0 = one per
     /// core. Default 1: on 2 cores with a small network the search is under
@@ -366,4 +367,12 @@ impl RunConfig {
             .map_err(|err| invalid("search", err))?;
         Ok(())
     }
+}
+
+/// `[run] device`, with the key in the error (TOML errors name the line,
+/// not the key).
+fn run_device<'de, D: serde::Deserializer<'de>>(d: D) -> Result<dama_run::DeviceSpec, D::Error> {
+    let text = String::deserialize(d)?;
+    text.parse()
+        .map_err(|e| serde::de::Error::custom(format!("run.device: {e}")))
 }
