@@ -4,6 +4,10 @@
 
 #![allow(clippy::unwrap_used)] // Test helpers outside #[test] functions.
 
+mod common;
+
+use common::TINY;
+
 use std::sync::atomic::AtomicBool;
 
 use dama_selfplay::metrics::{read_metrics, MetricsEvent};
@@ -26,50 +30,6 @@ fn json_lines(path: &std::path::Path) -> Vec<serde_json::Value> {
     }
     lines
 }
-
-const TINY: &str = r#"
-[run]
-generations = 2
-seed = 7
-device = "cpu"
-torch_threads = 1
-
-[model]
-blocks = 1
-channels = 8
-se_channels = 0
-policy_channels = 4
-value_channels = 2
-value_hidden = 8
-
-[search]
-algorithm = "gumbel"
-simulations = 4
-gumbel_considered_actions = 4
-
-[selfplay]
-games_per_generation = 4
-parallel_games = 4
-max_plies = 30
-random_opening_plies = 2
-
-[buffer]
-max_positions = 5000
-max_generations = 2
-
-[train]
-batch_size = 16
-warmup_steps = 0
-
-[schedule]
-steps_per_generation = 3
-min_positions = 1
-
-[eval]
-games = 2
-baselines = ["random"]
-sims = 2
-"#;
 
 fn options(dir: &std::path::Path, generations: u32, resume: bool) -> TrainOptions {
     let mut config = RunConfig::parse(TINY).expect("tiny config parses");

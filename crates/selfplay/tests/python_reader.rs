@@ -7,6 +7,8 @@
 //! The one test of this file trains, so no other test of its binary races
 //! it for libtorch's global seed and thread count.
 
+mod common;
+
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::Command;
@@ -14,51 +16,6 @@ use std::sync::atomic::AtomicBool;
 
 use dama_selfplay::metrics::{read_metrics, MetricsEvent};
 use dama_selfplay::{train, NoProgress, RunConfig, RunDir, RunState, TrainOptions};
-
-/// The tiny run of `tests/end_to_end.rs`, one generation, evaluated.
-const TINY: &str = r#"
-[run]
-generations = 1
-seed = 7
-device = "cpu"
-torch_threads = 1
-
-[model]
-blocks = 1
-channels = 8
-se_channels = 0
-policy_channels = 4
-value_channels = 2
-value_hidden = 8
-
-[search]
-algorithm = "gumbel"
-simulations = 4
-gumbel_considered_actions = 4
-
-[selfplay]
-games_per_generation = 4
-parallel_games = 4
-max_plies = 30
-random_opening_plies = 2
-
-[buffer]
-max_positions = 5000
-max_generations = 2
-
-[train]
-batch_size = 16
-warmup_steps = 0
-
-[schedule]
-steps_per_generation = 3
-min_positions = 1
-
-[eval]
-games = 2
-baselines = ["random"]
-sims = 2
-"#;
 
 /// Prints what `dama_plots` reads from a run directory, as JSON.
 const READER: &str = r#"
@@ -95,7 +52,12 @@ fn the_notebooks_reader_sees_the_rust_schema_on_a_real_run() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = RunDir::new(tmp.path().join("tiny"));
     let options = TrainOptions {
-        config: RunConfig::parse(TINY).unwrap(),
+        config: {
+            // The tiny run of `tests/common`, one generation, evaluated.
+            let mut config = RunConfig::parse(common::TINY).unwrap();
+            config.run.generations = 1;
+            config
+        },
         run_dir: dir.root().to_path_buf(),
         resume: false,
     };
