@@ -175,7 +175,8 @@ pub fn run(args: &TrainArgs) -> Result<()> {
 }
 
 /// Draws a training run's progress: one bar per stage on stderr, notes, and
-/// a line per finished generation; with `--quiet`, warnings only.
+/// a line per finished generation; with `--quiet`, the generation lines
+/// and warnings only.
 struct Bars {
     quiet: bool,
     /// The bar of the stage under way and the opponent of an evaluation.
@@ -202,6 +203,8 @@ impl Progress for Bars {
     fn event(&self, event: ProgressEvent<'_>) {
         match event {
             ProgressEvent::Warning(w) => eprintln!("warning: {w}"),
+            // `--quiet` keeps the one line per generation.
+            ProgressEvent::GenerationFinished(report) => eprintln!("{}", generation_line(report)),
             _ if self.quiet => {}
             ProgressEvent::Note(note) => eprintln!("{note}"),
             ProgressEvent::StageStarted {
@@ -255,7 +258,6 @@ impl Progress for Bars {
                     bar.finish_and_clear();
                 }
             }
-            ProgressEvent::GenerationFinished(report) => eprintln!("{}", generation_line(report)),
             _ => {}
         }
     }

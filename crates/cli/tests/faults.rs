@@ -74,7 +74,15 @@ fn killed_at_every_write_the_run_resumes_to_the_same_network() {
     let config = write_config(tmp.path(), 2);
     let ckpts = tmp.path().join("checkpoints");
     let start = Instant::now();
-    ok(train(&config, &ckpts, "straight", false).output().unwrap());
+    // `--quiet` keeps one line per generation (and draws no bars).
+    let out = ok(train(&config, &ckpts, "straight", false)
+        .arg("--quiet")
+        .output()
+        .unwrap());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    for g in ["gen   1:", "gen   2:"] {
+        assert!(stderr.contains(g), "no `{g}` line with --quiet: {stderr}");
+    }
     let reference = final_weights(&ckpts, "straight");
     eprintln!("uninterrupted run: {:.1} s", start.elapsed().as_secs_f64());
 
