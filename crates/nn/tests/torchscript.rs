@@ -63,8 +63,22 @@ fn traced_module_matches_the_network_on_any_batch_size() {
             max_diff(&got.wdl, &want.wdl),
         );
         assert!(dp < 1e-5 && dw < 1e-5, "batch {n}: policy {dp}, wdl {dw}");
-        // Not a constant function: the positions get different values.
-        assert!(n == 1 || got.wdl[0] != got.wdl[3], "batch {n}");
+        // Not a constant function: some position of the batch gets other
+        // outputs than the first. (Policy logits, not WDL: a tiny network
+        // whose value hidden units are all dead for these positions is a
+        // constant on WDL, and the tests of this binary share libtorch's
+        // seed, so its weights vary from run to run.)
+        let width = dama_nn::encode::POLICY_SIZE;
+        let first = &got.policy_logits[..width];
+        assert!(
+            n == 1
+                || got
+                    .policy_logits
+                    .chunks_exact(width)
+                    .skip(1)
+                    .any(|row| row != first),
+            "batch {n}: every position got the same policy"
+        );
     }
 }
 
