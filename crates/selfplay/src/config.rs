@@ -36,6 +36,48 @@ pub struct RunConfig {
     pub schedule: ScheduleConfig,
     /// The evaluation after each generation.
     pub eval: EvalConfig,
+    /// Teacher games: the first generations' games played by the alpha-beta
+    /// engine instead of the network (off by default).
+    pub teacher: TeacherConfig,
+}
+
+/// Teacher games ([`crate::teacher`]): in generations `1..=generations`
+/// the self-play stage has the alpha-beta engine play `games` games against
+/// itself and records every decision with the engine's best step as the
+/// policy target and its score as the search value. A network trained on
+/// them starts from the engine's knowledge instead of from nothing; the
+/// generations after them are ordinary self-play, and the teacher's games
+/// leave the replay window like any others.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct TeacherConfig {
+    /// Generations whose games the teacher plays. Default 0 (off).
+    pub generations: u32,
+    /// Games per teacher generation. Default 1000.
+    pub games: usize,
+    /// The teacher's search depth in plies. Default 4.
+    pub depth: u32,
+    /// Probability that a move of a teacher game is a uniformly random
+    /// legal move instead of the engine's (the recorded target stays the
+    /// engine's move), for positions the engine would not reach alone.
+    /// Default 0.05.
+    pub random_move_prob: f64,
+    /// Centi-men of the engine's score per unit of `tanh` when the score
+    /// becomes a value: `v = tanh(score / value_scale)`, WDL `[max(v,0),
+    /// 1 − |v|, max(−v,0)]`. Default 200 (two men up: v = 0.76).
+    pub value_scale: f32,
+}
+
+impl Default for TeacherConfig {
+    fn default() -> TeacherConfig {
+        TeacherConfig {
+            generations: 0,
+            games: 1000,
+            depth: 4,
+            random_move_prob: 0.05,
+            value_scale: 200.0,
+        }
+    }
 }
 
 /// Run-wide settings.
@@ -321,6 +363,24 @@ impl RunConfig {
         }
         if !(0.0..=1.0).contains(&s.resign_playthrough) {
             return Err(invalid("selfplay.resign_playthrough", "must be in [0, 1]"));
+        }
+        let tc = &self.teacher;
+        if tc.generations > 0 {
+            if tc.games == 0 || tc.games > 1_000_000 {
+                return Err(invalid("teacher.games", "must be in 1..=1000000"));
+            }
+            if tc.depth == 0 || tc.depth > crate::teacher::MAX_DEPTH {
+                return Err(invalid(
+                    "teacher.depth",
+                    format!("must be in 1..={}", crate::teacher::MAX_DEPTH),
+                ));
+            }
+        }
+        if !(0.0..=1.0).contains(&tc.random_move_prob) {
+            return Err(invalid("teacher.random_move_prob", "must be in [0, 1]"));
+        }
+        if !(tc.value_scale > 0.0 && tc.value_scale.is_finite()) {
+            return Err(invalid("teacher.value_scale", "must be a number > 0"));
         }
         let b = &self.buffer;
         if b.max_positions == 0 || b.max_generations == 0 {

@@ -20,6 +20,7 @@ pub mod progress;
 pub mod record;
 pub mod run;
 pub mod selfplay;
+pub mod teacher;
 
 pub use config::RunConfig;
 pub use dama_run::{RunDir, RunLock, RunState};

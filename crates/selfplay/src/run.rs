@@ -528,7 +528,11 @@ impl TrainingRun {
         progress.event(ProgressEvent::StageStarted {
             generation: gen,
             stage: Stage::Selfplay,
-            total: cfg.selfplay.games_per_generation as u64,
+            total: if gen <= cfg.teacher.generations {
+                cfg.teacher.games
+            } else {
+                cfg.selfplay.games_per_generation
+            } as u64,
             opponent: None,
         });
         remove_chunks_of(&self.dir, gen)?;
@@ -539,18 +543,39 @@ impl TrainingRun {
             next: 0,
         };
         let cache = &mut self.cache;
-        let result = self.search_pool.install(|| {
-            selfplay::play_games(
-                &job,
-                &mut evaluator,
-                cache,
-                |g, s| {
-                    progress.event(ProgressEvent::SelfplayGame { stats: s });
-                    writer.push(g.clone())
-                },
-                || stop.load(Ordering::SeqCst),
-            )
-        });
+        let result = if gen <= cfg.teacher.generations {
+            let job = crate::teacher::TeacherJob {
+                teacher: &cfg.teacher,
+                selfplay: &cfg.selfplay,
+                rules: cfg.rules,
+                generation: gen,
+                seed: cfg.run.seed,
+                tablebase: self.tablebase.clone(),
+            };
+            self.search_pool.install(|| {
+                crate::teacher::play_games(
+                    &job,
+                    |g, s| {
+                        progress.event(ProgressEvent::SelfplayGame { stats: s });
+                        writer.push(g.clone())
+                    },
+                    || stop.load(Ordering::SeqCst),
+                )
+            })
+        } else {
+            self.search_pool.install(|| {
+                selfplay::play_games(
+                    &job,
+                    &mut evaluator,
+                    cache,
+                    |g, s| {
+                        progress.event(ProgressEvent::SelfplayGame { stats: s });
+                        writer.push(g.clone())
+                    },
+                    || stop.load(Ordering::SeqCst),
+                )
+            })
+        };
         progress.event(ProgressEvent::StageFinished {
             stage: Stage::Selfplay,
         });

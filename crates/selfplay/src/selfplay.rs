@@ -26,9 +26,9 @@ use crate::record::{GameRecord, GameResult, PackedPlane, Sample};
 use crate::Error;
 
 /// The termination recorded for a game stopped at the self-play move cap.
-const MOVE_CAP: &str = "move cap";
+pub(crate) const MOVE_CAP: &str = "move cap";
 /// The termination recorded for a game ended by the endgame tables.
-const TABLEBASE: &str = "tablebase";
+pub(crate) const TABLEBASE: &str = "tablebase";
 
 /// The search state of a Turkish draughts game.
 pub type State = dama_mcts::dama::DamaState;
@@ -526,7 +526,7 @@ pub fn play_games<E: Evaluator<State>>(
     Ok((finished, stats))
 }
 
-fn update_stats(stats: &mut SelfplayStats, record: &GameRecord, steps: u32) {
+pub(crate) fn update_stats(stats: &mut SelfplayStats, record: &GameRecord, steps: u32) {
     stats.games += 1;
     stats.samples += record.samples.len();
     stats.steps += u64::from(steps);

@@ -264,3 +264,37 @@ fn shipped_configs_parse_and_validate() {
         RunConfig::parse(&text).unwrap_or_else(|e| panic!("{name}: {e}"));
     }
 }
+
+#[test]
+fn teacher_generations_play_alpha_beta_games_then_self_play_takes_over() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut opts = options(tmp.path(), 2, false);
+    opts.config.teacher.generations = 1;
+    opts.config.teacher.games = 6;
+    opts.config.teacher.depth = 2;
+    opts.config.validate().unwrap();
+    let stop = AtomicBool::new(false);
+    let summary = train(&opts, &stop, &NoProgress).unwrap();
+    assert_eq!(summary.generation, 2);
+    let paths = RunDir::new(tmp.path().join("tiny"));
+    let mut per_gen = [0usize; 3];
+    for chunk in list_chunks(&paths.games()).unwrap() {
+        for g in read_chunk(&chunk).unwrap() {
+            per_gen[g.generation as usize] += 1;
+            if g.generation == 1 {
+                // The teacher's targets are one-hot: the engine's step.
+                for s in &g.samples {
+                    assert_eq!(s.policy.iter().filter(|&&p| p == 1.0).count(), 1);
+                }
+            }
+        }
+    }
+    // Generation 1: the teacher's 6 games; generation 2: 4 self-play games.
+    assert_eq!(per_gen, [0, 6, 4]);
+    let selfplay: Vec<_> = json_lines(&paths.metrics())
+        .into_iter()
+        .filter(|l| l["kind"] == "selfplay")
+        .collect();
+    assert_eq!(selfplay[0]["games"], 6);
+    assert_eq!(selfplay[1]["games"], 4);
+}
