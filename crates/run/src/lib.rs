@@ -14,6 +14,10 @@
 //! - [`MetricsEvent`]: one line of `metrics.jsonl`, tagged on `"kind"`,
 //!   with [`MetricsWriter`] and [`read_metrics`];
 //! - [`RunLock`]: the exclusive lock of the trainer that owns the run;
+//! - [`dist`] and [`store`]: the files of a distributed run (worker
+//!   chunks, the model pointer, worker status, the learner's ledger) and
+//!   the run directory addressed by a URL (a directory, or an object store
+//!   with the `object-store` feature);
 //! - [`files`]: atomic writes (with the fault-injection commit point),
 //!   bounded reads and the FNV-1a checksum, used by every crate that
 //!   writes files.
@@ -42,17 +46,23 @@ use std::path::{Path, PathBuf};
 
 pub mod device;
 pub mod dir;
+pub mod dist;
 pub mod files;
 pub mod metrics;
+#[cfg(feature = "object-store")]
+mod object;
 pub mod state;
+pub mod store;
 
 pub use device::{DeviceSpec, ParseDeviceError};
 pub use dir::{generation_of, sidecar_of, RunDir, RunLock};
 pub use metrics::{
     read_metrics, selfplay_totals, truncate_after_generation, EvalEvent, GenerationEvent,
-    MetricsEvent, MetricsWriter, SelfplayEvent, SessionEvent, TrainEvent,
+    LearnerEvent, MetricsEvent, MetricsWriter, SelfplayEvent, SessionEvent, TrainEvent,
+    WorkerEvent,
 };
 pub use state::RunState;
+pub use store::{open_store, LocalStore, Store, StoreError};
 
 /// Errors of reading and writing a run directory.
 #[derive(Debug, thiserror::Error)]
@@ -98,6 +108,9 @@ pub enum Error {
         #[source]
         source: serde_json::Error,
     },
+    /// The store of a distributed run.
+    #[error(transparent)]
+    Store(#[from] StoreError),
     /// Another process holds the run directory's lock.
     #[error("run directory {dir} is in use by {holder} (another `dama train` on the same run?); wait for it to finish or stop it")]
     Locked {

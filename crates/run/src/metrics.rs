@@ -48,6 +48,10 @@ pub enum MetricsEvent {
     Eval(EvalEvent),
     /// A generation finished (its `state.json` follows).
     Generation(GenerationEvent),
+    /// A distributed run's learner ingested a generation's chunks.
+    Learner(LearnerEvent),
+    /// One worker's share of a distributed run's generation.
+    Worker(WorkerEvent),
     /// A line of a kind this version does not know (a newer writer's).
     /// Never written.
     #[serde(other)]
@@ -59,6 +63,10 @@ impl MetricsEvent {
     /// generation.
     pub const KINDS: [&'static str; 5] = ["session", "selfplay", "train", "eval", "generation"];
 
+    /// The kinds only a distributed run's learner writes (`dama learner`),
+    /// before the generation's `"generation"` line.
+    pub const DISTRIBUTED_KINDS: [&'static str; 2] = ["learner", "worker"];
+
     /// The generation the event belongs to (`None` for [`MetricsEvent::Unknown`]).
     pub fn generation(&self) -> Option<u32> {
         match self {
@@ -67,6 +75,8 @@ impl MetricsEvent {
             MetricsEvent::Train(e) => Some(e.generation),
             MetricsEvent::Eval(e) => Some(e.generation),
             MetricsEvent::Generation(e) => Some(e.generation),
+            MetricsEvent::Learner(e) => Some(e.generation),
+            MetricsEvent::Worker(e) => Some(e.generation),
             MetricsEvent::Unknown => None,
         }
     }
@@ -79,6 +89,8 @@ impl MetricsEvent {
             MetricsEvent::Train(_) => "train",
             MetricsEvent::Eval(_) => "eval",
             MetricsEvent::Generation(_) => "generation",
+            MetricsEvent::Learner(_) => "learner",
+            MetricsEvent::Worker(_) => "worker",
             MetricsEvent::Unknown => "unknown",
         }
     }
@@ -99,17 +111,30 @@ impl MetricsEvent {
                 ..GenerationEvent::default()
             }),
         ];
-        examples
-            .iter()
-            .map(|e| {
-                let keys = match serde_json::to_value(e) {
-                    Ok(serde_json::Value::Object(map)) => map.keys().cloned().collect(),
-                    _ => Vec::new(),
-                };
-                (e.kind(), keys)
-            })
-            .collect()
+        keys_of(&examples)
     }
+
+    /// The keys of the [`MetricsEvent::DISTRIBUTED_KINDS`], as
+    /// [`MetricsEvent::schema`] gives those of the kinds every run writes.
+    pub fn distributed_schema() -> BTreeMap<&'static str, Vec<String>> {
+        keys_of(&[
+            MetricsEvent::Learner(LearnerEvent::default()),
+            MetricsEvent::Worker(WorkerEvent::default()),
+        ])
+    }
+}
+
+fn keys_of(examples: &[MetricsEvent]) -> BTreeMap<&'static str, Vec<String>> {
+    examples
+        .iter()
+        .map(|e| {
+            let keys = match serde_json::to_value(e) {
+                Ok(serde_json::Value::Object(map)) => map.keys().cloned().collect(),
+                _ => Vec::new(),
+            };
+            (e.kind(), keys)
+        })
+        .collect()
 }
 
 /// `"session"`: a `dama train` invocation started or resumed the run; the
@@ -323,6 +348,81 @@ pub struct GenerationEvent {
     /// Self-play games so far.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub run_games: Option<u64>,
+}
+
+/// `"learner"`: what a distributed run's learner ingested for one
+/// generation, and how fast (written before the generation's
+/// `"generation"` line).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct LearnerEvent {
+    /// The generation being made.
+    pub generation: u32,
+    /// Chunks consumed (used, stale and bad).
+    pub chunks: u64,
+    /// Games that entered the replay window.
+    pub games: u64,
+    /// Training samples in them.
+    pub samples: u64,
+    /// Chunks skipped as too stale.
+    pub stale_chunks: u64,
+    /// Games in them.
+    pub stale_games: u64,
+    /// Chunks that did not decode, skipped.
+    pub bad_chunks: u64,
+    /// Share of the consumed games played by a network older than the one
+    /// published when they were consumed (0–1; used and skipped games).
+    #[serde(deserialize_with = "real")]
+    pub stale_share: f64,
+    /// Mean staleness of the used games, in generations.
+    #[serde(deserialize_with = "real")]
+    pub mean_staleness: f64,
+    /// The bound: games more than this many generations behind are skipped.
+    pub max_staleness: u32,
+    /// Workers whose chunks were consumed.
+    pub workers: u64,
+    /// Wall time of the ingest stage (waiting for and reading chunks).
+    #[serde(deserialize_with = "real")]
+    pub ingest_seconds: f64,
+    /// Wall time spent reading and decoding chunks.
+    #[serde(deserialize_with = "real")]
+    pub read_seconds: f64,
+    /// Learner time per consumed chunk: reading, decoding and adding it to
+    /// the window.
+    #[serde(deserialize_with = "real")]
+    pub seconds_per_chunk: f64,
+    /// Games per hour arriving from all workers, since the previous
+    /// generation's ingest.
+    #[serde(deserialize_with = "real")]
+    pub games_per_hour: f64,
+    /// Training samples per second of the generation's training steps.
+    #[serde(deserialize_with = "real")]
+    pub samples_per_sec: f64,
+}
+
+/// `"worker"`: one worker's chunks in a generation of a distributed run
+/// (one line per worker whose chunks the generation consumed).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct WorkerEvent {
+    /// The learner generation.
+    pub generation: u32,
+    /// The worker's id.
+    pub worker: String,
+    /// Its chunks consumed.
+    pub chunks: u64,
+    /// Their games (used and stale).
+    pub games: u64,
+    /// The newest network generation that played them.
+    pub model_generation: u32,
+    /// Its games per hour arriving at the learner since the previous
+    /// generation's ingest.
+    #[serde(deserialize_with = "real")]
+    pub games_per_hour: f64,
+    /// Its games per hour as it reports them (`workers/<id>.json`; `null`
+    /// when it wrote none).
+    #[serde(deserialize_with = "real")]
+    pub reported_games_per_hour: f64,
 }
 
 /// Appends events to a metrics file.
@@ -609,7 +709,10 @@ mod tests {
             Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/run-directory.md"),
         )
         .unwrap();
-        for (kind, keys) in MetricsEvent::schema() {
+        for (kind, keys) in MetricsEvent::schema()
+            .into_iter()
+            .chain(MetricsEvent::distributed_schema())
+        {
             let section = doc
                 .split("\n### ")
                 .find(|s| s.starts_with(&format!("`{kind}`")))
