@@ -32,11 +32,13 @@ mod device;
 mod eval;
 mod export;
 mod games;
+mod learner;
 mod perft;
 mod play;
 mod report;
 mod tablebase;
 mod train;
+mod worker;
 
 /// Train, evaluate and play Turkish draughts networks.
 #[derive(Parser, Debug)]
@@ -50,6 +52,12 @@ struct Cli {
 enum Command {
     /// Self-play, training, checkpoints and evaluation, generation after generation.
     Train(train::TrainArgs),
+    /// A distributed run's self-play worker: fetch the newest network, play
+    /// games, upload them as chunks, repeat (docs/distributed.md).
+    Worker(worker::WorkerArgs),
+    /// A distributed run's learner: read workers' chunks into the replay
+    /// window, train, publish checkpoints, evaluate (docs/distributed.md).
+    Learner(learner::LearnerArgs),
     /// Play a match between two players: score, Elo with a 95% interval, SPRT.
     Eval(eval::EvalArgs),
     /// Every checkpoint of a run and the baselines on one Elo scale.
@@ -83,6 +91,8 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Train(args) => train::run(&args),
+        Command::Worker(args) => worker::run(&args),
+        Command::Learner(args) => learner::run(&args),
         Command::Export(args) => export::run(&args),
         Command::Play(args) => play::run(&args),
         Command::Bot(args) => bot::run(&args),

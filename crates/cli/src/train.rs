@@ -177,14 +177,14 @@ pub fn run(args: &TrainArgs) -> Result<()> {
 /// Draws a training run's progress: one bar per stage on stderr, notes, and
 /// a line per finished generation; with `--quiet`, the generation lines
 /// and warnings only.
-struct Bars {
+pub(crate) struct Bars {
     quiet: bool,
     /// The bar of the stage under way and the opponent of an evaluation.
     current: Mutex<Option<(ProgressBar, String)>>,
 }
 
 impl Bars {
-    fn new(quiet: bool) -> Bars {
+    pub(crate) fn new(quiet: bool) -> Bars {
         Bars {
             quiet,
             current: Mutex::new(None),
@@ -205,6 +205,15 @@ impl Progress for Bars {
             ProgressEvent::Warning(w) => eprintln!("warning: {w}"),
             // `--quiet` keeps the one line per generation.
             ProgressEvent::GenerationFinished(report) => eprintln!("{}", generation_line(report)),
+            // And the one line per generation of a distributed run's
+            // learner, and per chunk of a worker.
+            ProgressEvent::Learner { learner, workers } => {
+                eprintln!("{}", crate::learner::learner_line(learner, workers));
+            }
+            ProgressEvent::ChunkUploaded { chunk, status } => {
+                self.with_bar(|bar, _| bar.finish_and_clear());
+                eprintln!("{}", crate::worker::chunk_line(chunk, status));
+            }
             _ if self.quiet => {}
             ProgressEvent::Note(note) => eprintln!("{note}"),
             ProgressEvent::StageStarted {
@@ -221,6 +230,9 @@ impl Progress for Bars {
                         "gen {prefix} training  [{bar:30}] {pos}/{len} steps {msg} ({elapsed})"
                     }
                     Stage::Eval => "gen {prefix} eval      [{bar:30}] {pos}/{len} games {msg}",
+                    Stage::Ingest => {
+                        "gen {prefix} ingest    [{bar:30}] {pos}/{len} games {msg} ({elapsed})"
+                    }
                 };
                 let bar = ProgressBar::new(total);
                 if let Ok(style) = ProgressStyle::with_template(template) {
@@ -247,6 +259,10 @@ impl Progress for Bars {
                     "loss {:.3} (p {:.3} v {:.3})",
                     m.loss, m.policy_loss, m.value_loss
                 ));
+            }),
+            ProgressEvent::Ingested { games, chunks } => self.with_bar(|bar, _| {
+                bar.set_position(games);
+                bar.set_message(format!("from {chunks} chunks"));
             }),
             ProgressEvent::EvalGame { progress: p } => self.with_bar(|bar, opponent| {
                 bar.set_position(u64::from(p.done));

@@ -39,6 +39,78 @@ pub struct RunConfig {
     /// Teacher games: the first generations' games played by the alpha-beta
     /// engine instead of the network (off by default).
     pub teacher: TeacherConfig,
+    /// Distributed runs (`dama learner`, `dama worker`): chunk size,
+    /// staleness bound, polling. Left out of `config.toml` while it holds
+    /// its defaults, so `dama train` writes the config it always wrote.
+    #[serde(skip_serializing_if = "DistributedConfig::is_default")]
+    pub distributed: DistributedConfig,
+}
+
+/// The largest `distributed.games_per_chunk`.
+pub const MAX_GAMES_PER_CHUNK: usize = 4096;
+/// The largest `distributed.max_staleness`.
+pub const MAX_STALENESS: u32 = 1000;
+
+/// Settings of a distributed run: workers play chunks of games with the
+/// newest published network; the learner trains on them
+/// (docs/distributed.md). Session settings: they may change on `--resume`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct DistributedConfig {
+    /// Games a worker plays per chunk (one upload), in 1..=4096. A worker
+    /// killed mid-chunk loses at most these games. Default 8.
+    pub games_per_chunk: usize,
+    /// The learner skips chunks played by a network more than this many
+    /// generations older than the one it publishes (0: only the newest
+    /// network's games), at most 1000. Default 4.
+    pub max_staleness: u32,
+    /// Seconds between the learner's looks for new chunks and a waiting
+    /// worker's looks for a network, in 0.05..=3600. Default 1.
+    pub poll_secs: f64,
+}
+
+impl Default for DistributedConfig {
+    fn default() -> Self {
+        DistributedConfig {
+            games_per_chunk: 8,
+            max_staleness: 4,
+            poll_secs: 1.0,
+        }
+    }
+}
+
+impl DistributedConfig {
+    /// True when every value is its default (the section is then not
+    /// written to `config.toml`).
+    pub fn is_default(&self) -> bool {
+        *self == DistributedConfig::default()
+    }
+
+    /// Checks every value; names the first one that is wrong.
+    ///
+    /// # Errors
+    /// [`Error::Config`] naming the key and its bounds.
+    pub fn validate(&self) -> Result<(), Error> {
+        if !(1..=MAX_GAMES_PER_CHUNK).contains(&self.games_per_chunk) {
+            return Err(invalid(
+                "distributed.games_per_chunk",
+                format!("must be in 1..={MAX_GAMES_PER_CHUNK}"),
+            ));
+        }
+        if self.max_staleness > MAX_STALENESS {
+            return Err(invalid(
+                "distributed.max_staleness",
+                format!("must be at most {MAX_STALENESS}"),
+            ));
+        }
+        if !(0.05..=3600.0).contains(&self.poll_secs) {
+            return Err(invalid(
+                "distributed.poll_secs",
+                "must be in 0.05..=3600 seconds",
+            ));
+        }
+        Ok(())
+    }
 }
 
 /// Teacher games ([`crate::teacher`]): in generations `1..=generations`
@@ -425,6 +497,7 @@ impl RunConfig {
         self.search
             .validate()
             .map_err(|err| invalid("search", err))?;
+        self.distributed.validate()?;
         Ok(())
     }
 }

@@ -15,6 +15,7 @@ use std::path::{Path, PathBuf};
 pub mod buffer;
 pub mod config;
 pub mod curve;
+pub mod distributed;
 pub mod metrics;
 pub mod progress;
 pub mod record;
@@ -25,6 +26,7 @@ pub mod teacher;
 pub use config::RunConfig;
 pub use dama_run::{RunDir, RunLock, RunState};
 pub use progress::{NoProgress, Progress, ProgressEvent, Stage};
+pub use distributed::{learn, run_worker, LearnerOptions, WorkerOptions, WorkerSummary};
 pub use run::{train, RunSummary, TrainOptions, TrainingRun};
 
 /// Errors of the self-play and training library.

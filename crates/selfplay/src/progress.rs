@@ -5,6 +5,8 @@
 use std::time::Duration;
 
 use dama_eval::MatchProgress;
+use dama_run::dist::WorkerStatus;
+use dama_run::{LearnerEvent, WorkerEvent};
 use dama_nn::StepMetrics;
 
 use crate::run::EvalLine;
@@ -19,6 +21,9 @@ pub enum Stage {
     Train,
     /// One evaluation match (units: games).
     Eval,
+    /// A distributed run's learner waits for and reads workers' chunks
+    /// (units: games).
+    Ingest,
 }
 
 /// One thing a training run reports while it runs.
@@ -65,6 +70,29 @@ pub enum ProgressEvent<'a> {
     },
     /// A generation was committed.
     GenerationFinished(&'a GenerationReport),
+    /// A distributed run's learner consumed chunks: `games` of `target`
+    /// so far in this generation, from `chunks` chunks.
+    Ingested {
+        /// Games into the replay window so far.
+        games: u64,
+        /// Chunks consumed so far.
+        chunks: u64,
+    },
+    /// A distributed run's learner finished a generation's ingest and
+    /// training: its `"learner"` line and one `"worker"` line per worker.
+    Learner {
+        /// The learner's figures.
+        learner: &'a LearnerEvent,
+        /// Each worker's.
+        workers: &'a [WorkerEvent],
+    },
+    /// A worker uploaded a chunk.
+    ChunkUploaded {
+        /// The chunk's name.
+        chunk: &'a str,
+        /// The worker's totals.
+        status: &'a WorkerStatus,
+    },
 }
 
 /// What a finished generation did, for the one-line summary the binary

@@ -185,17 +185,27 @@ pub struct GameRecord {
 /// # Errors
 /// I/O errors or an encoding failure, naming the path.
 pub fn write_chunk(path: &Path, games: &[GameRecord]) -> Result<(), Error> {
+    let bytes = encode_chunk(games).map_err(|reason| Error::BadFile {
+        path: path.to_path_buf(),
+        reason,
+    })?;
+    write_atomic(path, &bytes)
+}
+
+/// The bytes of a chunk file holding `games` (header and payload).
+///
+/// # Errors
+/// An encoding failure or a payload over [`MAX_PAYLOAD`], in words (the
+/// caller names the file).
+pub fn encode_chunk(games: &[GameRecord]) -> Result<Vec<u8>, String> {
     let payload = bincode::serde::encode_to_vec(games, bincode_config())
-        .map_err(|e| Error::Corrupt(format!("cannot encode games: {e}")))?;
+        .map_err(|e| format!("cannot encode games: {e}"))?;
     if payload.len() > MAX_PAYLOAD {
-        return Err(Error::BadFile {
-            path: path.to_path_buf(),
-            reason: format!(
-                "{} games take {} bytes, more than the {MAX_PAYLOAD}-byte limit of a chunk",
-                games.len(),
-                payload.len()
-            ),
-        });
+        return Err(format!(
+            "{} games take {} bytes, more than the {MAX_PAYLOAD}-byte limit of a chunk",
+            games.len(),
+            payload.len()
+        ));
     }
     let mut bytes = Vec::with_capacity(HEADER_LEN + payload.len());
     bytes.extend_from_slice(MAGIC);
@@ -203,8 +213,11 @@ pub fn write_chunk(path: &Path, games: &[GameRecord]) -> Result<(), Error> {
     bytes.extend_from_slice(&(payload.len() as u64).to_le_bytes());
     bytes.extend_from_slice(&fnv1a64(&payload).to_le_bytes());
     bytes.extend_from_slice(&payload);
-    write_atomic(path, &bytes)
+    Ok(bytes)
 }
+
+/// The largest chunk file, header included.
+pub const MAX_CHUNK_FILE: u64 = (HEADER_LEN + MAX_PAYLOAD) as u64;
 
 /// Reads one chunk file.
 ///

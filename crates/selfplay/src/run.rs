@@ -59,8 +59,11 @@ const TRAIN_LOG_EVERY: u64 = 10;
 
 /// Removes the temporary files (`*.tmp`) a killed writer left in the run
 /// directory and its subdirectories. Only the lock holder may call it.
-fn remove_stale_temp_files(dir: &RunDir) -> Result<(), Error> {
+fn remove_stale_temp_files(dir: &RunDir, keep_games: bool) -> Result<(), Error> {
     for dir in dir.writable_dirs() {
+        if keep_games && dir.file_name().is_some_and(|n| n == "games") {
+            continue;
+        }
         let Ok(entries) = std::fs::read_dir(&dir) else {
             continue;
         };
@@ -72,6 +75,16 @@ fn remove_stale_temp_files(dir: &RunDir) -> Result<(), Error> {
         }
     }
     Ok(())
+}
+
+/// Where a run's replay window comes from when it is rebuilt on resume.
+pub(crate) enum WindowSource<'a> {
+    /// `dama train`: the run's own chunk files (`games/gen-NNNN-III.games`).
+    SelfPlay,
+    /// A distributed run's learner: the games of a generation, as its
+    /// ledger lists them. Workers write `games/` while the learner runs:
+    /// their temporary files are not the learner's to remove.
+    Ledger(&'a dyn Fn(u32) -> Result<Vec<GameRecord>, Error>),
 }
 
 /// Removes the chunk files of `generation` (left by an unfinished attempt
@@ -163,7 +176,10 @@ pub struct EvalOpponent {
     pub label: String,
 }
 
-fn differs_only_in_session_settings(a: &RunConfig, b: &RunConfig) -> bool {
+/// Whether two configs agree in everything but the settings a session may
+/// change (`run.generations`, `run.device`, the thread counts and
+/// `[distributed]`).
+pub(crate) fn differs_only_in_session_settings(a: &RunConfig, b: &RunConfig) -> bool {
     let mut a = a.clone();
     let mut b = b.clone();
     for c in [&mut a, &mut b] {
@@ -172,6 +188,7 @@ fn differs_only_in_session_settings(a: &RunConfig, b: &RunConfig) -> bool {
         c.run.threads = 0;
         c.run.torch_threads = 0;
         c.run.eval_threads = 0;
+        c.distributed = crate::config::DistributedConfig::default();
     }
     a == b
 }
@@ -278,26 +295,26 @@ pub struct TrainOutcome {
 /// stop flag returns `Ok(None)`; the generation is then abandoned (not
 /// committed), and a later `--resume` redoes it.
 pub struct TrainingRun {
-    cfg: RunConfig,
-    dir: RunDir,
-    device: Device,
+    pub(crate) cfg: RunConfig,
+    pub(crate) dir: RunDir,
+    pub(crate) device: Device,
     precision: Precision,
     torch_threads: usize,
     search_pool: rayon::ThreadPool,
-    state: RunState,
-    trainer: Trainer,
-    buffer: ReplayBuffer,
+    pub(crate) state: RunState,
+    pub(crate) trainer: Trainer,
+    pub(crate) buffer: ReplayBuffer,
     limits: WindowLimits,
     /// The network of `state.best_generation` when it is not the one being
     /// trained (the gate rejected newer ones).
     self_play_net: Option<Network>,
     tablebase: Option<Arc<dama_tablebase::Tablebase>>,
     cache: EvalCache,
-    metrics: MetricsWriter,
+    pub(crate) metrics: MetricsWriter,
     /// Self-play positions and games of the finished generations (the
     /// learning curve's x axes).
-    run_positions: u64,
-    run_games: u64,
+    pub(crate) run_positions: u64,
+    pub(crate) run_games: u64,
     _lock: RunLock,
 }
 
@@ -323,6 +340,16 @@ impl TrainingRun {
     /// with a different config, nothing to resume), a locked run, I/O, the
     /// network.
     pub fn open(opts: &TrainOptions, progress: &dyn Progress) -> Result<TrainingRun, Error> {
+        TrainingRun::open_with(opts, progress, &WindowSource::SelfPlay)
+    }
+
+    /// [`TrainingRun::open`], with the replay window of a resumed run
+    /// rebuilt from `source`.
+    pub(crate) fn open_with(
+        opts: &TrainOptions,
+        progress: &dyn Progress,
+        source: &WindowSource<'_>,
+    ) -> Result<TrainingRun, Error> {
         let dir = RunDir::new(&opts.run_dir);
         let cfg = &opts.config;
         cfg.validate()?;
@@ -354,7 +381,7 @@ impl TrainingRun {
         }
         // One trainer per run: held until the TrainingRun is dropped.
         let lock = RunLock::acquire(&dir)?;
-        remove_stale_temp_files(&dir)?;
+        remove_stale_temp_files(&dir, matches!(source, WindowSource::Ledger(_)))?;
 
         let exists = dir.state().exists();
         if exists && !opts.resume {
@@ -447,7 +474,11 @@ impl TrainingRun {
             .saturating_sub(cfg.buffer.max_generations as u32)
             + 1;
         for g in first..=state.generation {
-            buffer.add_games(g, &games_of(&dir, g)?, limits);
+            let games = match source {
+                WindowSource::SelfPlay => games_of(&dir, g)?,
+                WindowSource::Ledger(games_of) => games_of(g)?,
+            };
+            buffer.add_games(g, &games, limits);
         }
 
         let self_play_net = if state.best_generation == state.generation {
@@ -584,12 +615,28 @@ impl TrainingRun {
             return Ok(None);
         }
         writer.flush()?;
+        self.add_games(gen, &games, &sp)?;
+        Ok(Some(sp))
+    }
+
+    /// The end of self-play (stage 2) for games played by self-play or, in
+    /// a distributed run, by workers: writes the `"selfplay"` line, counts
+    /// the games in the run's totals and adds them to the replay window.
+    ///
+    /// # Errors
+    /// I/O.
+    pub(crate) fn add_games(
+        &mut self,
+        gen: u32,
+        games: &[GameRecord],
+        sp: &SelfplayStats,
+    ) -> Result<(), Error> {
         self.metrics
-            .write(&MetricsEvent::Selfplay(metrics::selfplay_event(gen, &sp)))?;
+            .write(&MetricsEvent::Selfplay(metrics::selfplay_event(gen, sp)))?;
         self.run_positions += sp.samples as u64;
         self.run_games += sp.games as u64;
-        self.buffer.add_games(gen, &games, self.limits);
-        Ok(Some(sp))
+        self.buffer.add_games(gen, games, self.limits);
+        Ok(())
     }
 
     /// Stage 3, training: `schedule.steps_per_generation` optimizer steps

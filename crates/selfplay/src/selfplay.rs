@@ -526,6 +526,19 @@ pub fn play_games<E: Evaluator<State>>(
     Ok((finished, stats))
 }
 
+/// The game counters of finished games played elsewhere (by the workers of
+/// a distributed run), over `elapsed`: games, samples, moves, results and
+/// endings. What only the player measures (actions, network calls, the
+/// cache) stays 0.
+pub fn stats_of_games(games: &[GameRecord], elapsed: Duration) -> SelfplayStats {
+    let mut stats = SelfplayStats::default();
+    for g in games {
+        update_stats(&mut stats, g, 0);
+    }
+    stats.elapsed = elapsed;
+    stats
+}
+
 pub(crate) fn update_stats(stats: &mut SelfplayStats, record: &GameRecord, steps: u32) {
     stats.games += 1;
     stats.samples += record.samples.len();

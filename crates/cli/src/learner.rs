@@ -1,0 +1,151 @@
+//! `dama learner`: a distributed run's learner.
+
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+use anyhow::{bail, Context, Result};
+use clap::Args;
+use dama_run::{LearnerEvent, RunDir, WorkerEvent};
+use dama_selfplay::{LearnerOptions, RunConfig, TrainOptions};
+
+use crate::train::Bars;
+
+/// Arguments of `dama learner`.
+#[derive(Args, Debug)]
+pub struct LearnerArgs {
+    /// The run's store, where workers upload chunks and read networks: a
+    /// directory (local or shared, e.g. NFS; it is then also the run
+    /// directory), `file:///path`, or with the `object-store` feature
+    /// `s3://bucket/run`, `gs://…`, `az://…` (then give --local-dir).
+    #[arg(long)]
+    store: String,
+    /// The learner's own run directory (state, checkpoints, metrics) when
+    /// the store is an object store.
+    #[arg(long)]
+    local_dir: Option<PathBuf>,
+    /// The run's config (TOML; see configs/). With --resume, default: the
+    /// run's frozen config.
+    #[arg(long)]
+    config: Option<PathBuf>,
+    /// Continue the run where it stopped (no chunk is consumed twice).
+    #[arg(long)]
+    resume: bool,
+    /// Override `run.generations`.
+    #[arg(long)]
+    generations: Option<u32>,
+    /// Override `run.device`: auto, cpu, cuda or cuda:N.
+    #[arg(long)]
+    device: Option<dama_run::DeviceSpec>,
+    /// Override `[distributed] max_staleness` (0..=1000 generations).
+    #[arg(long)]
+    max_staleness: Option<u32>,
+    /// Override `[distributed] poll_secs` (0.05..=3600).
+    #[arg(long)]
+    poll_secs: Option<f64>,
+    /// No progress bars (one line per generation only).
+    #[arg(long)]
+    quiet: bool,
+}
+
+/// The line the learner prints per generation, beside the generation line.
+pub(crate) fn learner_line(l: &LearnerEvent, workers: &[WorkerEvent]) -> String {
+    let mut s = format!(
+        "gen {:>3}: learner: {} games from {} chunks of {} workers, {:.0} games/h in total, stale {:.0}% ({} games over the bound skipped), {:.1} ms a chunk, training {:.0} samples/s",
+        l.generation,
+        l.games,
+        l.chunks,
+        l.workers,
+        l.games_per_hour,
+        100.0 * l.stale_share,
+        l.stale_games,
+        1000.0 * l.seconds_per_chunk,
+        l.samples_per_sec
+    );
+    for w in workers {
+        s.push_str(&format!("\n         worker {}: {} games, {:.0} games/h", w.worker, w.games, w.games_per_hour));
+    }
+    s
+}
+
+/// Runs `dama learner`.
+pub fn run(args: &LearnerArgs) -> Result<()> {
+    let store = dama_run::open_store(&args.store).context("invalid --store")?;
+    let (run_dir, store_url) = match (store.local_path("config.toml"), &args.local_dir) {
+        (Some(path), None) => (
+            path.parent()
+                .map(PathBuf::from)
+                .context("the store has no directory")?,
+            None,
+        ),
+        (_, Some(dir)) => (dir.clone(), Some(args.store.clone())),
+        (None, None) => bail!(
+            "--store {} is an object store: give the learner's own run directory with --local-dir",
+            args.store
+        ),
+    };
+    let dir = RunDir::new(&run_dir);
+    let mut config = match (&args.config, args.resume) {
+        (Some(path), _) => RunConfig::load(path).context("invalid config")?,
+        (None, true) => {
+            RunConfig::load(&dir.config()).context("cannot read the run's frozen config")?
+        }
+        (None, false) => bail!("--config is required (or --resume to continue a run)"),
+    };
+    if let Some(g) = args.generations {
+        config.run.generations = g;
+    }
+    if let Some(d) = args.device {
+        config.run.device = d;
+    }
+    if let Some(m) = args.max_staleness {
+        config.distributed.max_staleness = m;
+    }
+    if let Some(p) = args.poll_secs {
+        config.distributed.poll_secs = p;
+    }
+    config.validate().context("invalid config")?;
+    let device = dama_nn::device::resolve(config.run.device)?;
+    eprintln!(
+        "dama learner: run {}, store {}, device {}",
+        run_dir.display(),
+        args.store,
+        dama_nn::device::describe(device),
+    );
+    let stop = Arc::new(AtomicBool::new(false));
+    {
+        let stop = Arc::clone(&stop);
+        ctrlc::set_handler(move || {
+            if stop.swap(true, Ordering::SeqCst) {
+                eprintln!("\nsecond interrupt: exiting now (the last finished generation is kept)");
+                std::process::exit(130);
+            }
+            eprintln!("\ninterrupt: stopping (continue with --resume)");
+        })
+        .context("cannot install the Ctrl-C handler")?;
+    }
+    let opts = LearnerOptions {
+        train: TrainOptions {
+            config,
+            run_dir: run_dir.clone(),
+            resume: args.resume,
+        },
+        store: store_url,
+    };
+    let bars = Bars::new(args.quiet);
+    let summary = dama_selfplay::learn(&opts, &stop, &bars)?;
+    if summary.stopped {
+        eprintln!(
+            "stopped at generation {} (step {}); continue with: dama learner --store {} --resume",
+            summary.generation, summary.step, args.store
+        );
+        return Ok(());
+    }
+    outln!(
+        "done: learner at generation {} (step {}), checkpoint {}",
+        summary.generation,
+        summary.step,
+        summary.checkpoint.display()
+    );
+    Ok(())
+}

@@ -1,0 +1,814 @@
+//! Self-play on many machines feeding one learner (issue 18).
+//!
+//! The training loop's stages split into two roles that talk only through
+//! the run directory, addressed by a URL ([`dama_run::store`]):
+//!
+//! - a **worker** ([`run_worker`]) is the self-play stage in a loop: read
+//!   the model pointer (`models/latest.json`), load that network, play
+//!   `[distributed] games_per_chunk` games, upload them as one chunk named
+//!   by the worker's id, the network's generation and a sequence number,
+//!   repeat; it stops when the pointer says the learner is done;
+//! - the **learner** ([`learn`]) is [`TrainingRun`] with an ingest stage in
+//!   place of self-play: it consumes new chunks until a generation's games
+//!   are there (skipping those played by a network more than
+//!   `[distributed] max_staleness` generations old), then trains,
+//!   checkpoints, evaluates and gates as `dama train` does, writes the
+//!   generation's ledger (the chunks it consumed) and `state.json`, and
+//!   publishes the accepted network by rewriting the pointer.
+//!
+//! Chunks are written whole and published atomically, the pointer is
+//! written after the network it names, and the ledger makes every chunk
+//! consumed exactly once across restarts of the learner (`--resume`).
+
+use std::collections::{BTreeMap, HashSet, VecDeque};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use dama_nn::device;
+use dama_nn::{CpuFeatures, Network, NnEvaluator};
+use dama_run::dist::{
+    self, ChunkName, ChunkUse, Ledger, LedgerEntry, ModelPointer, WorkerId, WorkerStatus,
+};
+use dama_run::files::{fnv1a64, write_atomic, MAX_TEXT_FILE};
+use dama_run::store::{get_json, put_json};
+use dama_run::{
+    DeviceSpec, LearnerEvent, LocalStore, MetricsEvent, RunDir, Store, StoreError, WorkerEvent,
+};
+
+use crate::config::RunConfig;
+use crate::progress::{GenerationReport, Progress, ProgressEvent, Stage};
+use crate::record::{self, GameRecord};
+use crate::run::{open_tablebase, RunSummary, TrainOptions, TrainingRun, WindowSource};
+use crate::selfplay::{self, EvalCache, SelfplayJob};
+use crate::Error;
+
+/// The largest network file a worker downloads (1 GiB: a network of
+/// 100 M parameters in fp32 is 400 MB).
+const MAX_MODEL_FILE: u64 = 1 << 30;
+
+fn store_err(e: StoreError) -> Error {
+    Error::Run(dama_run::Error::Store(e))
+}
+
+/// Sleeps `secs` seconds, or less if `stop` is set.
+fn nap(secs: f64, stop: &AtomicBool) {
+    let until = Instant::now() + Duration::from_secs_f64(secs);
+    while !stop.load(Ordering::SeqCst) {
+        let left = until.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            break;
+        }
+        std::thread::sleep(left.min(Duration::from_millis(50)));
+    }
+}
+
+/// How `dama worker` was asked to run.
+#[derive(Clone, Debug)]
+pub struct WorkerOptions {
+    /// The run's store URL.
+    pub store: String,
+    /// This worker's unique id (`host-pid-random`).
+    pub worker: WorkerId,
+    /// The host name, for the status file.
+    pub host: String,
+    /// Where networks downloaded from an object store are kept.
+    pub cache_dir: PathBuf,
+    /// Override `[distributed] games_per_chunk`.
+    pub games_per_chunk: Option<usize>,
+    /// Override `[distributed] poll_secs`.
+    pub poll_secs: Option<f64>,
+    /// Stop after this many chunks (`None`: when the learner is done).
+    pub max_chunks: Option<u64>,
+    /// Override `run.device`.
+    pub device: Option<DeviceSpec>,
+    /// Override `run.torch_threads` (0: one per core).
+    pub torch_threads: Option<usize>,
+}
+
+/// What a worker did.
+#[derive(Clone, Debug, PartialEq)]
+pub struct WorkerSummary {
+    /// Its totals.
+    pub status: WorkerStatus,
+    /// True when it stopped because the learner is done.
+    pub learner_done: bool,
+}
+
+/// Reads `key`, waiting (every `poll` seconds) while it does not exist;
+/// `None` when stopped first.
+fn wait_for(
+    store: &dyn Store,
+    key: &str,
+    max: u64,
+    poll: f64,
+    stop: &AtomicBool,
+    progress: &dyn Progress,
+) -> Result<Option<Vec<u8>>, Error> {
+    let mut told = false;
+    loop {
+        match store.get(key, max) {
+            Ok(bytes) => return Ok(Some(bytes)),
+            Err(StoreError::NotFound { .. }) => {
+                if !told {
+                    progress.event(ProgressEvent::Note(&format!(
+                        "waiting for the learner to write {key} in {}",
+                        store.url()
+                    )));
+                    told = true;
+                }
+            }
+            Err(e) => return Err(store_err(e)),
+        }
+        if stop.load(Ordering::SeqCst) {
+            return Ok(None);
+        }
+        nap(poll, stop);
+    }
+}
+
+/// The pointer, or `None` when stopped while waiting for it.
+fn read_pointer(
+    store: &dyn Store,
+    poll: f64,
+    stop: &AtomicBool,
+    progress: &dyn Progress,
+) -> Result<Option<ModelPointer>, Error> {
+    let Some(bytes) = wait_for(store, dist::POINTER_KEY, MAX_TEXT_FILE, poll, stop, progress)?
+    else {
+        return Ok(None);
+    };
+    let pointer: ModelPointer = serde_json::from_slice(&bytes).map_err(|e| {
+        store_err(StoreError::Invalid {
+            store: store.url().to_owned(),
+            key: dist::POINTER_KEY.to_owned(),
+            reason: format!("not a model pointer: {e}"),
+        })
+    })?;
+    if pointer.version != ModelPointer::VERSION {
+        return Err(store_err(StoreError::Invalid {
+            store: store.url().to_owned(),
+            key: dist::POINTER_KEY.to_owned(),
+            reason: format!(
+                "pointer format version {}, this build reads version {}",
+                pointer.version,
+                ModelPointer::VERSION
+            ),
+        }));
+    }
+    Ok(Some(pointer))
+}
+
+/// The weights file of generation `g` on this machine: in place for a
+/// directory store, downloaded (weights, then sidecar) into `cache` for an
+/// object store.
+fn fetch_model(store: &dyn Store, g: u32, cache: &Path) -> Result<PathBuf, Error> {
+    let key = dist::model_key(g);
+    let missing = |e: StoreError| match e {
+        StoreError::NotFound { store, key } => Error::Config(format!(
+            "{store}: {} names generation {g}, but `{key}` does not exist (a run directory copied in part, or models removed?)",
+            dist::POINTER_KEY
+        )),
+        e => store_err(e),
+    };
+    if let Some(path) = store.local_path(&key) {
+        if !path.exists() {
+            return Err(missing(StoreError::NotFound {
+                store: store.url().to_owned(),
+                key,
+            }));
+        }
+        return Ok(path);
+    }
+    let weights = store.get(&key, MAX_MODEL_FILE).map_err(missing)?;
+    let sidecar = store
+        .get(&dist::sidecar_key(g), MAX_TEXT_FILE)
+        .map_err(missing)?;
+    let path = RunDir::new(cache).model(g);
+    write_atomic(&path, &weights).map_err(|e| Error::io(&path, e))?;
+    let side = dama_run::sidecar_of(&path);
+    write_atomic(&side, &sidecar).map_err(|e| Error::io(&side, e))?;
+    Ok(path)
+}
+
+/// The next sequence number of `worker`: after its chunks already in the
+/// store (a worker restarted with the same id never overwrites a chunk).
+fn next_sequence(store: &dyn Store, worker: &WorkerId) -> Result<u64, Error> {
+    let mut next = 0;
+    for key in store.list(dist::GAMES_PREFIX).map_err(store_err)? {
+        if let Some(name) = ChunkName::parse(&key) {
+            if name.worker == *worker {
+                next = next.max(name.sequence + 1);
+            }
+        }
+    }
+    Ok(next)
+}
+
+fn unix_now() -> f64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0.0, |d| d.as_secs_f64())
+}
+
+/// Runs a self-play worker until the learner is done, `max_chunks` chunks
+/// are uploaded, or `stop` is set (the unfinished chunk is then lost: at
+/// most `games_per_chunk` games).
+///
+/// # Errors
+/// A bad store URL or an unreachable store, a config or pointer that does
+/// not parse, a pointer to a missing network, the network, the search.
+pub fn run_worker(
+    opts: &WorkerOptions,
+    stop: &AtomicBool,
+    progress: &dyn Progress,
+) -> Result<WorkerSummary, Error> {
+    let store = dama_run::open_store(&opts.store).map_err(store_err)?;
+    let store = store.as_ref();
+    let mut poll = opts.poll_secs.unwrap_or(1.0);
+    let Some(text) = wait_for(store, dist::CONFIG_KEY, MAX_TEXT_FILE, poll, stop, progress)? else {
+        return Ok(WorkerSummary {
+            status: WorkerStatus::default(),
+            learner_done: false,
+        });
+    };
+    let text = String::from_utf8(text).map_err(|_| Error::BadFile {
+        path: PathBuf::from(format!("{}/{}", store.url(), dist::CONFIG_KEY)),
+        reason: "not UTF-8 text".into(),
+    })?;
+    let mut cfg = RunConfig::parse(&text).map_err(|e| Error::BadFile {
+        path: PathBuf::from(format!("{}/{}", store.url(), dist::CONFIG_KEY)),
+        reason: e.to_string(),
+    })?;
+    if let Some(n) = opts.games_per_chunk {
+        cfg.distributed.games_per_chunk = n;
+    }
+    if let Some(p) = opts.poll_secs {
+        cfg.distributed.poll_secs = p;
+    }
+    if let Some(d) = opts.device {
+        cfg.run.device = d;
+    }
+    if let Some(t) = opts.torch_threads {
+        cfg.run.torch_threads = t;
+    }
+    cfg.validate()?;
+    poll = cfg.distributed.poll_secs;
+    let device = device::resolve(cfg.run.device).map_err(Error::Network)?;
+    let precision = cfg.selfplay.precision.resolve(device, CpuFeatures::detect());
+    device::set_torch_threads(or_cores(cfg.run.torch_threads));
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(or_cores(cfg.run.threads))
+        .build()
+        .map_err(|e| Error::Config(format!("cannot start the search threads: {e}")))?;
+    let tablebase = open_tablebase(&cfg.selfplay.tablebase, &cfg.rules, progress)?;
+    let mut selfplay_cfg = cfg.selfplay.clone();
+    selfplay_cfg.games_per_generation = cfg.distributed.games_per_chunk;
+
+    let started = Instant::now();
+    let mut status = WorkerStatus {
+        version: 1,
+        worker: opts.worker.to_string(),
+        host: opts.host.clone(),
+        pid: std::process::id(),
+        ..WorkerStatus::default()
+    };
+    let mut sequence = next_sequence(store, &opts.worker)?;
+    let mut net: Option<(u32, Network)> = None;
+    let mut cache = EvalCache::new(cfg.selfplay.eval_cache_entries);
+    let mut learner_done = false;
+    loop {
+        if stop.load(Ordering::SeqCst) || opts.max_chunks.is_some_and(|m| status.chunks >= m) {
+            break;
+        }
+        let Some(pointer) = read_pointer(store, poll, stop, progress)? else {
+            break;
+        };
+        if pointer.done {
+            learner_done = true;
+            break;
+        }
+        let g = pointer.generation;
+        if net.as_ref().is_none_or(|(have, _)| *have != g) {
+            let path = fetch_model(store, g, &opts.cache_dir)?;
+            let (network, _) =
+                dama_nn::load_network(&path, device, Some(&cfg.rules)).map_err(Error::Network)?;
+            net = Some((g, network));
+            cache.clear();
+            progress.event(ProgressEvent::Note(&format!(
+                "worker {}: playing with generation {g}",
+                opts.worker
+            )));
+        }
+        let Some((_, network)) = net.as_ref() else {
+            continue;
+        };
+        if sequence > dist::MAX_SEQUENCE {
+            return Err(Error::Config(format!(
+                "worker {} has written {} chunks, the most one id may write: start it with a new id",
+                opts.worker,
+                dist::MAX_SEQUENCE + 1
+            )));
+        }
+        let mut evaluator = NnEvaluator::new(network, device, precision).map_err(Error::Network)?;
+        let job = SelfplayJob {
+            selfplay: &selfplay_cfg,
+            search: &cfg.search,
+            rules: cfg.rules,
+            generation: g,
+            seed: cfg.run.seed
+                ^ fnv1a64(opts.worker.as_str().as_bytes())
+                ^ sequence.wrapping_mul(0x94D0_49BB_1331_11EB),
+            tablebase: tablebase.clone(),
+        };
+        progress.event(ProgressEvent::StageStarted {
+            generation: g,
+            stage: Stage::Selfplay,
+            total: selfplay_cfg.games_per_generation as u64,
+            opponent: None,
+        });
+        let play_start = Instant::now();
+        let result = pool.install(|| {
+            selfplay::play_games(
+                &job,
+                &mut evaluator,
+                &mut cache,
+                |_, s| {
+                    progress.event(ProgressEvent::SelfplayGame { stats: s });
+                    Ok(())
+                },
+                || stop.load(Ordering::SeqCst),
+            )
+        });
+        progress.event(ProgressEvent::StageFinished {
+            stage: Stage::Selfplay,
+        });
+        let (mut games, sp) = result?;
+        if stop.load(Ordering::SeqCst) {
+            break;
+        }
+        status.play_seconds += play_start.elapsed().as_secs_f64();
+        let name = ChunkName {
+            worker: opts.worker.clone(),
+            generation: g,
+            sequence,
+        };
+        // Ids unique in the run: the chunk's name and the game's index.
+        for (i, game) in games.iter_mut().enumerate() {
+            game.game_id = fnv1a64(format!("{}/{i}", name.file_name()).as_bytes());
+        }
+        let bytes = record::encode_chunk(&games).map_err(|reason| Error::BadFile {
+            path: PathBuf::from(name.key()),
+            reason,
+        })?;
+        store.put_atomic(&name.key(), &bytes).map_err(store_err)?;
+        sequence += 1;
+        status.model_generation = g;
+        status.chunks += 1;
+        status.games += games.len() as u64;
+        status.samples += sp.samples as u64;
+        status.seconds = started.elapsed().as_secs_f64();
+        status.games_per_hour = status.games as f64 * 3600.0 / status.seconds.max(1e-9);
+        status.updated_unix = unix_now();
+        put_json(store, &dist::status_key(&opts.worker), &status).map_err(store_err)?;
+        progress.event(ProgressEvent::ChunkUploaded {
+            chunk: &name.file_name(),
+            status: &status,
+        });
+    }
+    Ok(WorkerSummary {
+        status,
+        learner_done,
+    })
+}
+
+/// How `dama learner` was asked to run.
+#[derive(Clone, Debug)]
+pub struct LearnerOptions {
+    /// The run (config, local run directory, resume).
+    pub train: TrainOptions,
+    /// The store workers write to; `None`: the run directory itself.
+    pub store: Option<String>,
+}
+
+/// What one generation's ingest stage consumed.
+struct Ingest {
+    games: Vec<GameRecord>,
+    ledger: Vec<LedgerEntry>,
+    learner: LearnerEvent,
+    workers: Vec<WorkerEvent>,
+    /// Seconds since the previous generation's ingest: the time over which
+    /// the games arrived.
+    window_seconds: f64,
+}
+
+/// The learner's view of the store.
+struct Learner<'a> {
+    store: &'a dyn Store,
+    /// Whether the store is another place than the run directory (network
+    /// files must be uploaded before the pointer names them).
+    remote: bool,
+    dir: RunDir,
+    /// Chunks consumed by finished generations or queued for this one.
+    seen: HashSet<String>,
+    /// Chunks listed but not yet consumed, in the order they were found.
+    queue: VecDeque<ChunkName>,
+    /// When the previous ingest ended (rates are over the time since).
+    last_ingest: Instant,
+}
+
+/// `learner/gen-NNNN.json` of the run directory `dir`.
+fn ledger_path(dir: &RunDir, g: u32) -> PathBuf {
+    dir.root().join(dist::ledger_key(g))
+}
+
+/// Reads generation `g`'s ledger.
+fn read_ledger(dir: &RunDir, g: u32) -> Result<Ledger, Error> {
+    let path = ledger_path(dir, g);
+    let text =
+        dama_run::files::read_bounded_string(&path, 64 << 20).map_err(|e| Error::io(&path, e))?;
+    let ledger: Ledger = serde_json::from_str(&text).map_err(|e| Error::BadFile {
+        path: path.clone(),
+        reason: format!("not a ledger: {e}"),
+    })?;
+    if ledger.version != Ledger::VERSION || ledger.generation != g {
+        return Err(Error::BadFile {
+            path,
+            reason: format!(
+                "ledger of version {} for generation {}, expected version {} for generation {g}",
+                ledger.version,
+                ledger.generation,
+                Ledger::VERSION
+            ),
+        });
+    }
+    Ok(ledger)
+}
+
+/// The games of a chunk, or why it is unusable.
+fn read_chunk(store: &dyn Store, key: &str) -> Result<Result<Vec<GameRecord>, String>, Error> {
+    match store.get(key, record::MAX_CHUNK_FILE) {
+        Ok(bytes) => Ok(record::decode_chunk(&bytes)),
+        Err(StoreError::Invalid { reason, .. }) => Ok(Err(reason)),
+        Err(e) => Err(store_err(e)),
+    }
+}
+
+/// The games a finished generation used, as its ledger lists them.
+fn ledger_games(store: &dyn Store, dir: &RunDir, g: u32) -> Result<Vec<GameRecord>, Error> {
+    let mut games = Vec::new();
+    for entry in read_ledger(dir, g)?.chunks {
+        if entry.usage != ChunkUse::Used {
+            continue;
+        }
+        let key = format!("{}{}", dist::GAMES_PREFIX, entry.chunk);
+        match read_chunk(store, &key)? {
+            Ok(g) => games.extend(g),
+            Err(reason) => {
+                return Err(Error::BadFile {
+                    path: PathBuf::from(format!("{}/{key}", store.url())),
+                    reason,
+                })
+            }
+        }
+    }
+    Ok(games)
+}
+
+impl Learner<'_> {
+    /// Publishes generation `state.best_generation`'s network: its files
+    /// (to a remote store), then the pointer.
+    fn publish(&self, best: u32, learner_generation: u32, done: bool) -> Result<(), Error> {
+        if self.remote {
+            for (path, key) in [
+                (self.dir.model(best), dist::model_key(best)),
+                (self.dir.model_sidecar(best), dist::sidecar_key(best)),
+            ] {
+                let bytes = dama_run::files::read_bounded(&path, MAX_MODEL_FILE)
+                    .map_err(|e| Error::io(&path, e))?;
+                self.store.put_atomic(&key, &bytes).map_err(store_err)?;
+            }
+        }
+        let pointer = ModelPointer {
+            version: ModelPointer::VERSION,
+            generation: best,
+            learner_generation,
+            done,
+        };
+        put_json(self.store, dist::POINTER_KEY, &pointer).map_err(store_err)
+    }
+
+    /// Consumes new chunks until `target` games entered the window (or
+    /// `stop`): the ingest stage of generation `gen`, whose published
+    /// network is `published`.
+    #[allow(clippy::too_many_arguments)]
+    fn ingest(
+        &mut self,
+        gen: u32,
+        target: u64,
+        published: u32,
+        max_staleness: u32,
+        poll: f64,
+        stop: &AtomicBool,
+        progress: &dyn Progress,
+    ) -> Result<Option<Ingest>, Error> {
+        let start = Instant::now();
+        let mut games = Vec::new();
+        let mut ledger = Vec::new();
+        let mut ev = LearnerEvent {
+            generation: gen,
+            max_staleness,
+            ..LearnerEvent::default()
+        };
+        let mut per_worker: BTreeMap<String, WorkerEvent> = BTreeMap::new();
+        let mut staleness_sum = 0u64;
+        let mut consumed_games = 0u64;
+        let mut stale_by_age = 0u64;
+        let mut read_time = Duration::ZERO;
+        progress.event(ProgressEvent::StageStarted {
+            generation: gen,
+            stage: Stage::Ingest,
+            total: target,
+            opponent: None,
+        });
+        let mut waiting_told = false;
+        let done = loop {
+            let mut found = Vec::new();
+            for key in self.store.list(dist::GAMES_PREFIX).map_err(store_err)? {
+                if let Some(name) = ChunkName::parse(&key) {
+                    if self.seen.insert(name.file_name()) {
+                        found.push(name);
+                    }
+                }
+            }
+            found.sort_by(|a, b| (a.sequence, &a.worker).cmp(&(b.sequence, &b.worker)));
+            self.queue.extend(found);
+            while ev.games < target {
+                let Some(name) = self.queue.pop_front() else {
+                    break;
+                };
+                let t = Instant::now();
+                let key = name.key();
+                let age = published.saturating_sub(name.generation);
+                let (usage, n) = match read_chunk(self.store, &key)? {
+                    Err(reason) => {
+                        progress.event(ProgressEvent::Warning(&format!(
+                            "skipping chunk {}/{key}: {reason}",
+                            self.store.url()
+                        )));
+                        ev.bad_chunks += 1;
+                        (ChunkUse::Bad, 0)
+                    }
+                    Ok(chunk) => {
+                        let n = chunk.len() as u64;
+                        consumed_games += n;
+                        if age > 0 {
+                            stale_by_age += n;
+                        }
+                        if age > max_staleness {
+                            ev.stale_chunks += 1;
+                            ev.stale_games += n;
+                            (ChunkUse::Stale, n)
+                        } else {
+                            ev.games += n;
+                            ev.samples += chunk.iter().map(|g| g.samples.len() as u64).sum::<u64>();
+                            staleness_sum += n * u64::from(age);
+                            games.extend(chunk);
+                            (ChunkUse::Used, n)
+                        }
+                    }
+                };
+                read_time += t.elapsed();
+                ev.chunks += 1;
+                let w = per_worker
+                    .entry(name.worker.to_string())
+                    .or_insert_with(|| WorkerEvent {
+                        generation: gen,
+                        worker: name.worker.to_string(),
+                        ..WorkerEvent::default()
+                    });
+                w.chunks += 1;
+                w.games += n;
+                w.model_generation = w.model_generation.max(name.generation);
+                ledger.push(LedgerEntry {
+                    chunk: name.file_name(),
+                    games: n,
+                    usage,
+                });
+                progress.event(ProgressEvent::Ingested {
+                    games: ev.games,
+                    chunks: ev.chunks,
+                });
+            }
+            if ev.games >= target {
+                break true;
+            }
+            if stop.load(Ordering::SeqCst) {
+                break false;
+            }
+            if !waiting_told && ev.games == 0 {
+                progress.event(ProgressEvent::Note(&format!(
+                    "generation {gen}: waiting for workers' chunks in {}",
+                    self.store.url()
+                )));
+                waiting_told = true;
+            }
+            nap(poll, stop);
+        };
+        progress.event(ProgressEvent::StageFinished {
+            stage: Stage::Ingest,
+        });
+        if !done {
+            return Ok(None);
+        }
+        let now = Instant::now();
+        let window = now.duration_since(self.last_ingest).as_secs_f64().max(1e-9);
+        self.last_ingest = now;
+        ev.ingest_seconds = start.elapsed().as_secs_f64();
+        ev.read_seconds = read_time.as_secs_f64();
+        ev.seconds_per_chunk = ev.read_seconds / (ev.chunks.max(1) as f64);
+        ev.stale_share = stale_by_age as f64 / consumed_games.max(1) as f64;
+        ev.mean_staleness = staleness_sum as f64 / ev.games.max(1) as f64;
+        ev.workers = per_worker.len() as u64;
+        ev.games_per_hour = (ev.games + ev.stale_games) as f64 * 3600.0 / window;
+        let mut workers: Vec<WorkerEvent> = per_worker.into_values().collect();
+        for w in &mut workers {
+            w.games_per_hour = w.games as f64 * 3600.0 / window;
+            w.reported_games_per_hour = match w.worker.parse::<WorkerId>() {
+                Ok(id) => get_json::<WorkerStatus>(self.store, &dist::status_key(&id))
+                    .map_or(f64::NAN, |s| s.games_per_hour),
+                Err(_) => f64::NAN,
+            };
+        }
+        Ok(Some(Ingest {
+            games,
+            ledger,
+            learner: ev,
+            workers,
+            window_seconds: window,
+        }))
+    }
+}
+
+/// Runs (or resumes) a distributed run's learner until `run.generations`
+/// are done or `stop` is set: [`TrainingRun`]'s stages with an ingest
+/// stage in place of self-play (see the module's documentation).
+///
+/// # Errors
+/// As [`crate::train`], and the store's errors.
+pub fn learn(
+    opts: &LearnerOptions,
+    stop: &AtomicBool,
+    progress: &dyn Progress,
+) -> Result<RunSummary, Error> {
+    let dir = RunDir::new(&opts.train.run_dir);
+    let store: Box<dyn Store> = match &opts.store {
+        Some(url) => dama_run::open_store(url).map_err(store_err)?,
+        None => Box::new(LocalStore::new(dir.root())),
+    };
+    let cfg = &opts.train.config;
+    cfg.validate()?;
+    let mut run = {
+        let reader = |g: u32| ledger_games(store.as_ref(), &dir, g);
+        TrainingRun::open_with(&opts.train, progress, &WindowSource::Ledger(&reader))?
+    };
+    // Whether the store is another place than the run directory: then the
+    // network files are uploaded before the pointer names them.
+    let remote = match store.local_path(dist::POINTER_KEY) {
+        None => true,
+        Some(p) => {
+            let there = p.parent().and_then(|m| std::fs::canonicalize(m).ok());
+            there.is_none() || there != std::fs::canonicalize(dir.models()).ok()
+        }
+    };
+    let mut learner = Learner {
+        store: store.as_ref(),
+        remote,
+        dir: dir.clone(),
+        seen: HashSet::new(),
+        queue: VecDeque::new(),
+        last_ingest: Instant::now(),
+    };
+    let generations = cfg.run.generations;
+    // Every chunk finished generations consumed; the ledgers of an
+    // unfinished attempt are dropped (its chunks are consumed again).
+    for g in 1..=run.state.generation {
+        for entry in read_ledger(&dir, g)?.chunks {
+            learner.seen.insert(entry.chunk);
+        }
+    }
+    for g in run.state.generation + 1.. {
+        let path = ledger_path(&dir, g);
+        if !path.exists() {
+            break;
+        }
+        std::fs::remove_file(&path).map_err(|e| Error::io(&path, e))?;
+    }
+    if learner.remote {
+        let config = dir.config();
+        let bytes = dama_run::files::read_bounded(&config, MAX_TEXT_FILE)
+            .map_err(|e| Error::io(&config, e))?;
+        store
+            .put_atomic(dist::CONFIG_KEY, &bytes)
+            .map_err(store_err)?;
+    }
+    learner.publish(
+        run.state.best_generation,
+        run.state.generation,
+        run.state.generation >= generations,
+    )?;
+
+    let mut last_eval = Vec::new();
+    let mut stopped = false;
+    while run.state.generation < generations {
+        if stop.load(Ordering::SeqCst) {
+            stopped = true;
+            break;
+        }
+        let gen = run.state.generation + 1;
+        let gen_start = Instant::now();
+        let Some(ingest) = learner.ingest(
+            gen,
+            run.cfg.selfplay.games_per_generation as u64,
+            run.state.best_generation,
+            run.cfg.distributed.max_staleness,
+            run.cfg.distributed.poll_secs,
+            stop,
+            progress,
+        )?
+        else {
+            stopped = true;
+            break;
+        };
+        let t = Instant::now();
+        // The self-play figures of the games: how fast they arrived.
+        let sp = selfplay::stats_of_games(
+            &ingest.games,
+            Duration::from_secs_f64(ingest.window_seconds),
+        );
+        run.add_games(gen, &ingest.games, &sp)?;
+        let mut learner_line = ingest.learner;
+        learner_line.read_seconds += t.elapsed().as_secs_f64();
+        learner_line.seconds_per_chunk =
+            learner_line.read_seconds / (learner_line.chunks.max(1) as f64);
+        let Some(training) = run.train_steps(gen, stop, progress)? else {
+            stopped = true;
+            break;
+        };
+        learner_line.samples_per_sec = (training.steps as f64
+            * run.cfg.train.batch_size as f64)
+            / training.seconds.max(1e-9);
+        run.checkpoint(gen)?;
+        let Some(evals) = run.evaluate(gen, stop, progress)? else {
+            stopped = true;
+            break;
+        };
+        let accepted = run.gate(gen, &evals)?;
+        run.metrics.write(&MetricsEvent::Learner(learner_line.clone()))?;
+        for w in &ingest.workers {
+            run.metrics.write(&MetricsEvent::Worker(w.clone()))?;
+        }
+        let ledger = Ledger {
+            version: Ledger::VERSION,
+            generation: gen,
+            chunks: ingest.ledger,
+        };
+        let path = ledger_path(&dir, gen);
+        let text = serde_json::to_vec_pretty(&ledger)
+            .map_err(|e| Error::Corrupt(format!("cannot encode the ledger: {e}")))?;
+        write_atomic(&path, &text).map_err(|e| Error::io(&path, e))?;
+        let took = gen_start.elapsed();
+        run.commit(gen, &sp, &training, accepted, took)?;
+        learner.publish(run.state.best_generation, gen, gen >= generations)?;
+        progress.event(ProgressEvent::Learner {
+            learner: &learner_line,
+            workers: &ingest.workers,
+        });
+        let report = GenerationReport {
+            generation: gen,
+            selfplay: sp,
+            loss: training.last_loss,
+            evals,
+            accepted,
+            took,
+        };
+        progress.event(ProgressEvent::GenerationFinished(&report));
+        last_eval = report.evals;
+    }
+    Ok(RunSummary {
+        generation: run.state.generation,
+        step: run.state.step,
+        stopped,
+        last_eval,
+        checkpoint: run.dir.model(run.state.generation),
+    })
+}
+
+/// `n`, or the number of cores when `n` is 0.
+fn or_cores(n: usize) -> usize {
+    if n > 0 {
+        n
+    } else {
+        std::thread::available_parallelism().map_or(1, |n| n.get())
+    }
+}
