@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The whole test suite: formatting, lints, every test of every crate, and the
-# notebooks executed headless against a real (tiny) training run.
+# The whole test suite: formatting, lints, every test of every crate, the
+# notebooks executed headless against a real (tiny) training run, and a
+# distributed run on a real local Ray cluster with faults (scripts/test-ray.sh).
 # Installs what it needs first (libtorch into ~/.cache/dama, once per machine).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -23,6 +24,8 @@ fi
 cargo test -p dama-eval --lib --locked --quiet
 echo "== notebooks"
 scripts/test-notebooks.sh
+echo "== distributed run on a local Ray cluster"
+scripts/test-ray.sh
 
 # One closing line for the whole suite (cargo prints one per test binary).
 awk '/^test result:/ { p += $4; f += $6 } END { printf "tests: %d passed, %d failed\n", p, f }' "$log"

@@ -413,8 +413,10 @@ struct Learner<'a> {
     seen: HashSet<String>,
     /// Chunks listed but not yet consumed, in the order they were found.
     queue: VecDeque<ChunkName>,
-    /// When the previous ingest ended (rates are over the time since).
-    last_ingest: Instant,
+    /// When the previous ingest ended (rates are over the time since);
+    /// `None` before the session's first (chunks that waited for a
+    /// restarted learner arrived over an unknown time).
+    last_ingest: Option<Instant>,
 }
 
 /// `learner/gen-NNNN.json` of the run directory `dir`.
@@ -543,7 +545,10 @@ impl Learner<'_> {
             }
             found.sort_by(|a, b| (a.sequence, &a.worker).cmp(&(b.sequence, &b.worker)));
             self.queue.extend(found);
-            while ev.games < target {
+            // Every chunk found is consumed: workers faster than the
+            // learner make bigger generations, not a backlog of ever
+            // staler games.
+            loop {
                 let Some(name) = self.queue.pop_front() else {
                     break;
                 };
@@ -622,8 +627,12 @@ impl Learner<'_> {
             return Ok(None);
         }
         let now = Instant::now();
-        let window = now.duration_since(self.last_ingest).as_secs_f64().max(1e-9);
-        self.last_ingest = now;
+        // Rates over the time since the previous ingest; not a number for
+        // the session's first.
+        let window = self
+            .last_ingest
+            .map_or(f64::NAN, |t| now.duration_since(t).as_secs_f64().max(1e-9));
+        self.last_ingest = Some(now);
         ev.ingest_seconds = start.elapsed().as_secs_f64();
         ev.read_seconds = read_time.as_secs_f64();
         ev.seconds_per_chunk = ev.read_seconds / (ev.chunks.max(1) as f64);
@@ -687,7 +696,7 @@ pub fn learn(
         dir: dir.clone(),
         seen: HashSet::new(),
         queue: VecDeque::new(),
-        last_ingest: Instant::now(),
+        last_ingest: None,
     };
     let generations = cfg.run.generations;
     // Every chunk finished generations consumed; the ledgers of an
@@ -741,11 +750,14 @@ pub fn learn(
             break;
         };
         let t = Instant::now();
-        // The self-play figures of the games: how fast they arrived.
-        let sp = selfplay::stats_of_games(
-            &ingest.games,
-            Duration::from_secs_f64(ingest.window_seconds),
-        );
+        // The self-play figures of the games: how fast they arrived (the
+        // session's first generation: over its ingest stage).
+        let window = if ingest.window_seconds.is_finite() {
+            ingest.window_seconds
+        } else {
+            ingest.learner.ingest_seconds
+        };
+        let sp = selfplay::stats_of_games(&ingest.games, Duration::from_secs_f64(window));
         run.add_games(gen, &ingest.games, &sp)?;
         let mut learner_line = ingest.learner;
         learner_line.read_seconds += t.elapsed().as_secs_f64();
