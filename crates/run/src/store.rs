@@ -173,7 +173,11 @@ impl Store for LocalStore {
                 if self.root.is_dir() {
                     return Ok(Vec::new());
                 }
-                return Err(self.io(".", e));
+                return Err(StoreError::Invalid {
+                    store: self.url.clone(),
+                    key: ".".into(),
+                    reason: "no such directory (start the learner first, or check the path and the mount)".into(),
+                });
             }
             Err(e) => return Err(self.io(prefix, e)),
         };

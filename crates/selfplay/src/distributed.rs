@@ -225,6 +225,8 @@ pub fn run_worker(
 ) -> Result<WorkerSummary, Error> {
     let store = dama_run::open_store(&opts.store).map_err(store_err)?;
     let store = store.as_ref();
+    // An unreachable store is an error now, not a wait for ever.
+    store.list(dist::GAMES_PREFIX).map_err(store_err)?;
     let mut poll = opts.poll_secs.unwrap_or(1.0);
     let Some(text) = wait_for(store, dist::CONFIG_KEY, MAX_TEXT_FILE, poll, stop, progress)? else {
         return Ok(WorkerSummary {
