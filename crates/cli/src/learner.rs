@@ -63,7 +63,10 @@ pub(crate) fn learner_line(l: &LearnerEvent, workers: &[WorkerEvent]) -> String 
         l.samples_per_sec
     );
     for w in workers {
-        s.push_str(&format!("\n         worker {}: {} games, {:.0} games/h", w.worker, w.games, w.games_per_hour));
+        s.push_str(&format!(
+            "\n         worker {}: {} games, {:.0} games/h",
+            w.worker, w.games, w.games_per_hour
+        ));
     }
     s
 }

@@ -41,14 +41,24 @@ fn dama(args: &[&str]) -> Command {
 }
 
 fn worker(store: &Path, id: &str) -> Command {
-    let mut cmd = dama(&["worker", "--quiet", "--torch-threads", "1", "--worker-id", id]);
+    let mut cmd = dama(&[
+        "worker",
+        "--quiet",
+        "--torch-threads",
+        "1",
+        "--worker-id",
+        id,
+    ]);
     cmd.arg("--store").arg(store);
     cmd
 }
 
 fn spawn(mut cmd: Command, log: &Path) -> Child {
     let log = std::fs::File::create(log).unwrap();
-    cmd.stdout(log.try_clone().unwrap()).stderr(log).spawn().unwrap()
+    cmd.stdout(log.try_clone().unwrap())
+        .stderr(log)
+        .spawn()
+        .unwrap()
 }
 
 fn wait_with_timeout(child: &mut Child, secs: u64) -> std::process::ExitStatus {
@@ -192,7 +202,10 @@ fn killed_workers_and_a_killed_learner_lose_and_double_no_game() {
     assert!(!wait_with_timeout(&mut aborted, 60).success());
     let pointer: ModelPointer =
         serde_json::from_slice(&std::fs::read(run.join("models/latest.json")).unwrap()).unwrap();
-    assert!(pointer.done && pointer.learner_generation == 4, "{pointer:?}");
+    assert!(
+        pointer.done && pointer.learner_generation == 4,
+        "{pointer:?}"
+    );
 
     // The chunks: the aborted upload is a temporary file nobody read.
     let names: Vec<String> = std::fs::read_dir(run.join("games"))
@@ -228,7 +241,10 @@ fn killed_workers_and_a_killed_learner_lose_and_double_no_game() {
             }
         }
     }
-    assert_eq!(consumed.get("w-bad-g0000-000000.games").copied().is_some(), true);
+    assert_eq!(
+        consumed.get("w-bad-g0000-000000.games").copied().is_some(),
+        true
+    );
     assert!(
         learner_log().contains("skipping chunk") && learner_log().contains("shorter than"),
         "{}",
@@ -302,13 +318,28 @@ fn bad_stores_chunks_pointers_and_numbers_are_named() {
     );
     let err = failed(out(&["worker", "--store", store, "--games-per-chunk", "0"]));
     assert!(err.contains("distributed.games_per_chunk"), "{err}");
-    let err = failed(out(&["worker", "--store", store, "--games-per-chunk", "100000"]));
+    let err = failed(out(&[
+        "worker",
+        "--store",
+        store,
+        "--games-per-chunk",
+        "100000",
+    ]));
     assert!(err.contains("1..=4096"), "{err}");
     std::fs::write(run.join("models/latest.json"), "{\"version\":1,").unwrap();
     let err = failed(out(&["worker", "--store", store, "--max-chunks", "1"]));
-    assert!(err.contains("models/latest.json") && err.contains("pointer"), "{err}");
+    assert!(
+        err.contains("models/latest.json") && err.contains("pointer"),
+        "{err}"
+    );
 
-    let err = failed(out(&["learner", "--store", "gs://bucket/run", "--config", "x"]));
+    let err = failed(out(&[
+        "learner",
+        "--store",
+        "gs://bucket/run",
+        "--config",
+        "x",
+    ]));
     assert!(err.contains("object-store"), "{err}");
     let err = failed(out(&[
         "learner",

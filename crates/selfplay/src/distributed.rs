@@ -134,7 +134,14 @@ fn read_pointer(
     stop: &AtomicBool,
     progress: &dyn Progress,
 ) -> Result<Option<ModelPointer>, Error> {
-    let Some(bytes) = wait_for(store, dist::POINTER_KEY, MAX_TEXT_FILE, poll, stop, progress)?
+    let Some(bytes) = wait_for(
+        store,
+        dist::POINTER_KEY,
+        MAX_TEXT_FILE,
+        poll,
+        stop,
+        progress,
+    )?
     else {
         return Ok(None);
     };
@@ -164,12 +171,14 @@ fn read_pointer(
 /// object store.
 fn fetch_model(store: &dyn Store, g: u32, cache: &Path) -> Result<PathBuf, Error> {
     let key = dist::model_key(g);
-    let missing = |e: StoreError| match e {
+    let missing = |e: StoreError| {
+        match e {
         StoreError::NotFound { store, key } => Error::Config(format!(
             "{store}: {} names generation {g}, but `{key}` does not exist (a run directory copied in part, or models removed?)",
             dist::POINTER_KEY
         )),
         e => store_err(e),
+    }
     };
     if let Some(path) = store.local_path(&key) {
         if !path.exists() {
@@ -257,7 +266,10 @@ pub fn run_worker(
     cfg.validate()?;
     poll = cfg.distributed.poll_secs;
     let device = device::resolve(cfg.run.device).map_err(Error::Network)?;
-    let precision = cfg.selfplay.precision.resolve(device, CpuFeatures::detect());
+    let precision = cfg
+        .selfplay
+        .precision
+        .resolve(device, CpuFeatures::detect());
     device::set_torch_threads(or_cores(cfg.run.torch_threads));
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(or_cores(cfg.run.threads))
@@ -769,16 +781,16 @@ pub fn learn(
             stopped = true;
             break;
         };
-        learner_line.samples_per_sec = (training.steps as f64
-            * run.cfg.train.batch_size as f64)
-            / training.seconds.max(1e-9);
+        learner_line.samples_per_sec =
+            (training.steps as f64 * run.cfg.train.batch_size as f64) / training.seconds.max(1e-9);
         run.checkpoint(gen)?;
         let Some(evals) = run.evaluate(gen, stop, progress)? else {
             stopped = true;
             break;
         };
         let accepted = run.gate(gen, &evals)?;
-        run.metrics.write(&MetricsEvent::Learner(learner_line.clone()))?;
+        run.metrics
+            .write(&MetricsEvent::Learner(learner_line.clone()))?;
         for w in &ingest.workers {
             run.metrics.write(&MetricsEvent::Worker(w.clone()))?;
         }

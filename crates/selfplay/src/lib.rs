@@ -25,8 +25,8 @@ pub mod teacher;
 
 pub use config::RunConfig;
 pub use dama_run::{RunDir, RunLock, RunState};
-pub use progress::{NoProgress, Progress, ProgressEvent, Stage};
 pub use distributed::{learn, run_worker, LearnerOptions, WorkerOptions, WorkerSummary};
+pub use progress::{NoProgress, Progress, ProgressEvent, Stage};
 pub use run::{train, RunSummary, TrainOptions, TrainingRun};
 
 /// Errors of the self-play and training library.

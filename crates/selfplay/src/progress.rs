@@ -5,9 +5,9 @@
 use std::time::Duration;
 
 use dama_eval::MatchProgress;
+use dama_nn::StepMetrics;
 use dama_run::dist::WorkerStatus;
 use dama_run::{LearnerEvent, WorkerEvent};
-use dama_nn::StepMetrics;
 
 use crate::run::EvalLine;
 use crate::selfplay::SelfplayStats;
