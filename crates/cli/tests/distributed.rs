@@ -352,3 +352,73 @@ fn bad_stores_chunks_pointers_and_numbers_are_named() {
     ]));
     assert!(err.contains("distributed.max_staleness"), "{err}");
 }
+
+/// `[teacher]` in a distributed run: while the learner's next generation is
+/// a teacher generation the workers' chunks are the alpha-beta engine's
+/// games (one-hot policy targets), and the learner waits for `teacher.games`
+/// of them; then the workers play with the network.
+#[test]
+fn a_distributed_run_plays_its_teacher_generations_with_the_engine() {
+    use dama_selfplay::record::read_chunk;
+    let tmp = tempfile::tempdir().unwrap();
+    let config = write_config(tmp.path(), 2);
+    let text = std::fs::read_to_string(&config)
+        .unwrap()
+        .replace("steps_per_generation = 200", "steps_per_generation = 3")
+        + "\n[teacher]\ngenerations = 1\ngames = 4\ndepth = 2\n";
+    std::fs::write(&config, text).unwrap();
+    let run = tmp.path().join("run");
+    let mut learner = spawn(
+        {
+            let mut c = dama(&["learner", "--quiet", "--config"]);
+            c.arg(&config).arg("--store").arg(&run);
+            c
+        },
+        &tmp.path().join("learner.log"),
+    );
+    let until = Instant::now() + Duration::from_secs(60);
+    while !run.join("config.toml").exists() {
+        assert!(Instant::now() < until, "the learner wrote no config");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let mut w = spawn(worker(&run, "w"), &tmp.path().join("w.log"));
+    let log = |name: &str| std::fs::read_to_string(tmp.path().join(name)).unwrap_or_default();
+    assert!(
+        wait_with_timeout(&mut learner, 300).success(),
+        "{}",
+        log("learner.log")
+    );
+    assert!(wait_with_timeout(&mut w, 60).success(), "{}", log("w.log"));
+
+    let (mut teacher, mut network) = (0, 0);
+    for entry in std::fs::read_dir(run.join("games")).unwrap() {
+        let path = entry.unwrap().path();
+        for g in read_chunk(&path).unwrap() {
+            let one_hot = g
+                .samples
+                .iter()
+                .all(|s| s.policy.iter().filter(|&&p| p == 1.0).count() == 1);
+            if g.generation == 0 {
+                assert!(
+                    one_hot,
+                    "{}: a teacher game without one-hot targets",
+                    path.display()
+                );
+                teacher += 1;
+            } else {
+                // A network's search spreads its visits over several moves
+                // at some decision of a game.
+                assert!(
+                    !one_hot,
+                    "{}: a network game with one-hot targets",
+                    path.display()
+                );
+                network += 1;
+            }
+        }
+    }
+    assert!(
+        teacher >= 4 && network >= 2,
+        "teacher {teacher}, network {network}"
+    );
+}

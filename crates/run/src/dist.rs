@@ -78,8 +78,7 @@ impl std::str::FromStr for WorkerId {
     fn from_str(s: &str) -> Result<WorkerId, BadWorkerId> {
         let ok = !s.is_empty()
             && s.len() <= MAX_WORKER_ID
-            && s
-                .bytes()
+            && s.bytes()
                 .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-'));
         if ok {
             Ok(WorkerId(s.to_owned()))

@@ -99,7 +99,7 @@ pub trait Store: Send + Sync + std::fmt::Debug {
 }
 
 /// Checks that `key` is a relative path of plain components.
-fn check_key(store: &str, key: &str) -> Result<(), StoreError> {
+pub(crate) fn check_key(store: &str, key: &str) -> Result<(), StoreError> {
     let plain = !key.is_empty()
         && !key.starts_with('/')
         && key
@@ -242,7 +242,9 @@ pub fn open_store(url: &str) -> Result<Box<dyn Store>, StoreError> {
         reason: reason.to_owned(),
     };
     if url.trim().is_empty() {
-        return Err(bad("empty: give a directory or a URL (file://, s3://, gs://, az://)"));
+        return Err(bad(
+            "empty: give a directory or a URL (file://, s3://, gs://, az://)",
+        ));
     }
     let Some((scheme, rest)) = url.split_once("://") else {
         return Ok(Box::new(LocalStore::new(url)));
@@ -350,7 +352,10 @@ mod tests {
     fn urls_name_their_store_or_the_problem() {
         let tmp = tempfile::tempdir().unwrap();
         let url = format!("file://{}", tmp.path().display());
-        assert_eq!(open_store(&url).unwrap().url(), tmp.path().to_str().unwrap());
+        assert_eq!(
+            open_store(&url).unwrap().url(),
+            tmp.path().to_str().unwrap()
+        );
         for (url, why) in [
             ("", "empty"),
             ("ftp://x/y", "unknown scheme `ftp`"),

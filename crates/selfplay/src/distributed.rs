@@ -36,7 +36,7 @@ use dama_run::{
     DeviceSpec, LearnerEvent, LocalStore, MetricsEvent, RunDir, Store, StoreError, WorkerEvent,
 };
 
-use crate::config::RunConfig;
+use crate::config::{RunConfig, TeacherConfig};
 use crate::progress::{GenerationReport, Progress, ProgressEvent, Stage};
 use crate::record::{self, GameRecord};
 use crate::run::{open_tablebase, RunSummary, TrainOptions, TrainingRun, WindowSource};
@@ -342,18 +342,45 @@ pub fn run_worker(
             opponent: None,
         });
         let play_start = Instant::now();
-        let result = pool.install(|| {
-            selfplay::play_games(
-                &job,
-                &mut evaluator,
-                &mut cache,
-                |_, s| {
-                    progress.event(ProgressEvent::SelfplayGame { stats: s });
-                    Ok(())
-                },
-                || stop.load(Ordering::SeqCst),
-            )
-        });
+        // While the learner's next generation is a teacher generation, the
+        // alpha-beta engine plays the chunk (as `dama train` does).
+        let result = if pointer.learner_generation < cfg.teacher.generations {
+            let teacher = TeacherConfig {
+                games: selfplay_cfg.games_per_generation,
+                ..cfg.teacher.clone()
+            };
+            let job = crate::teacher::TeacherJob {
+                teacher: &teacher,
+                selfplay: &selfplay_cfg,
+                rules: cfg.rules,
+                generation: g,
+                seed: job.seed,
+                tablebase: tablebase.clone(),
+            };
+            pool.install(|| {
+                crate::teacher::play_games(
+                    &job,
+                    |_, s| {
+                        progress.event(ProgressEvent::SelfplayGame { stats: s });
+                        Ok(())
+                    },
+                    || stop.load(Ordering::SeqCst),
+                )
+            })
+        } else {
+            pool.install(|| {
+                selfplay::play_games(
+                    &job,
+                    &mut evaluator,
+                    &mut cache,
+                    |_, s| {
+                        progress.event(ProgressEvent::SelfplayGame { stats: s });
+                        Ok(())
+                    },
+                    || stop.load(Ordering::SeqCst),
+                )
+            })
+        };
         progress.event(ProgressEvent::StageFinished {
             stage: Stage::Selfplay,
         });
@@ -752,7 +779,11 @@ pub fn learn(
         let gen_start = Instant::now();
         let Some(ingest) = learner.ingest(
             gen,
-            run.cfg.selfplay.games_per_generation as u64,
+            if gen <= run.cfg.teacher.generations {
+                run.cfg.teacher.games
+            } else {
+                run.cfg.selfplay.games_per_generation
+            } as u64,
             run.state.best_generation,
             run.cfg.distributed.max_staleness,
             run.cfg.distributed.poll_secs,
