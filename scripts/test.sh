@@ -22,6 +22,9 @@ if cargo tree -p dama-eval -e normal --locked | grep -q 'torch'; then
   exit 1
 fi
 cargo test -p dama-eval --lib --locked --quiet
+echo "== object storage (the object-store feature: memory:// stands in for s3://, gs://, az://)"
+cargo clippy -p dama-run -p dama-selfplay --features object-store --all-targets --locked -- -D warnings
+cargo test -p dama-run -p dama-selfplay --features object-store --locked --quiet --lib --test object_store 2>&1 | tee -a "$log"
 echo "== notebooks"
 scripts/test-notebooks.sh
 echo "== distributed run on a local Ray cluster"

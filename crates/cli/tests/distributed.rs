@@ -241,10 +241,7 @@ fn killed_workers_and_a_killed_learner_lose_and_double_no_game() {
             }
         }
     }
-    assert_eq!(
-        consumed.get("w-bad-g0000-000000.games").copied().is_some(),
-        true
-    );
+    assert!(consumed.contains_key("w-bad-g0000-000000.games"));
     assert!(
         learner_log().contains("skipping chunk") && learner_log().contains("shorter than"),
         "{}",

@@ -13,7 +13,9 @@
 //! code stays synchronous.
 
 use std::path::PathBuf;
+use std::sync::{Arc, OnceLock};
 
+use object_store::memory::InMemory;
 use object_store::path::Path as ObjectPath;
 use object_store::{ObjectStore, ObjectStoreExt, PutPayload};
 
@@ -21,6 +23,9 @@ use crate::store::{check_key, Store, StoreError};
 
 /// The environment variables handed to the store's builder.
 const ENV_PREFIXES: [&str; 3] = ["AWS_", "GOOGLE_", "AZURE_"];
+
+/// The process's `memory://` store.
+static MEMORY: OnceLock<Arc<InMemory>> = OnceLock::new();
 
 /// A run directory in object storage.
 pub(crate) struct ObjectStoreRun {
@@ -53,6 +58,14 @@ impl ObjectStoreRun {
         let env = std::env::vars().filter(|(k, _)| ENV_PREFIXES.iter().any(|p| k.starts_with(p)));
         let (store, prefix) =
             object_store::parse_url_opts(&parsed, env).map_err(|e| bad_url(url, e))?;
+        // `memory://` is one store per process (its stores opened twice see
+        // the same objects), so a learner and workers on threads of one
+        // process, as in the tests, share it.
+        let store: Box<dyn ObjectStore> = if parsed.scheme() == "memory" {
+            Box::new(Arc::clone(MEMORY.get_or_init(|| Arc::new(InMemory::new()))))
+        } else {
+            store
+        };
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(1)
             .thread_name("dama-object-store")
@@ -153,7 +166,7 @@ mod tests {
 
     #[test]
     fn an_object_store_lists_gets_and_puts() {
-        let store = crate::store::open_store("memory:///run").unwrap();
+        let store = crate::store::open_store("memory:///unit/run").unwrap();
         assert!(store.list("games/").unwrap().is_empty());
         store.put_atomic("games/a.games", b"one").unwrap();
         store.put_atomic("games/b.tmp", b"half").unwrap();
@@ -171,6 +184,11 @@ mod tests {
         ));
         assert!(store.get("../x", 10).is_err());
         assert!(store.local_path("games/a.games").is_none());
+        // The process's memory store is one: opened again, it holds them.
+        let again = crate::store::open_store("memory:///unit/run").unwrap();
+        assert_eq!(again.get("models/latest.json", 10).unwrap(), b"{}");
+        let other = crate::store::open_store("memory:///unit/other").unwrap();
+        assert!(other.list("games/").unwrap().is_empty());
     }
 
     #[test]

@@ -589,10 +589,7 @@ impl Learner<'_> {
             // Every chunk found is consumed: workers faster than the
             // learner make bigger generations, not a backlog of ever
             // staler games.
-            loop {
-                let Some(name) = self.queue.pop_front() else {
-                    break;
-                };
+            while let Some(name) = self.queue.pop_front() {
                 let t = Instant::now();
                 let key = name.key();
                 let age = published.saturating_sub(name.generation);

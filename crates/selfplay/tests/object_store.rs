@@ -1,0 +1,104 @@
+//! A distributed run whose store is an object store (`memory://`, the
+//! `object_store` crate's in-memory store, one per process): the learner
+//! keeps its state in a local directory and uploads the config, the
+//! networks and the pointer; two workers download the networks into their
+//! caches and upload chunks. The code paths of `s3://`, `gs://` and `az://`
+//! stores, without a cloud. Needs `--features object-store`.
+
+#![cfg(feature = "object-store")]
+#![allow(clippy::unwrap_used)]
+
+mod common;
+
+use std::sync::atomic::AtomicBool;
+
+use common::TINY;
+use dama_run::dist::{Ledger, ModelPointer};
+use dama_run::store::get_json;
+use dama_selfplay::{
+    learn, run_worker, LearnerOptions, NoProgress, RunConfig, RunDir, TrainOptions, WorkerOptions,
+};
+
+#[test]
+fn a_learner_and_two_workers_share_an_object_store() {
+    let tmp = tempfile::tempdir().unwrap();
+    let url = "memory:///object-store-test/run";
+    let mut config = RunConfig::parse(TINY).unwrap();
+    config.run.generations = 2;
+    config.distributed.games_per_chunk = 2;
+    config.distributed.poll_secs = 0.05;
+    let local = tmp.path().join("learner");
+    let learner = LearnerOptions {
+        train: TrainOptions {
+            config,
+            run_dir: local.clone(),
+            resume: false,
+        },
+        store: Some(url.to_owned()),
+    };
+    let stop = AtomicBool::new(false);
+    let worker = |id: &str| WorkerOptions {
+        store: url.to_owned(),
+        worker: id.parse().unwrap(),
+        host: "test".into(),
+        cache_dir: tmp.path().join(format!("cache-{id}")),
+        games_per_chunk: None,
+        poll_secs: None,
+        max_chunks: None,
+        device: None,
+        torch_threads: Some(1),
+    };
+    let (summary, workers) = std::thread::scope(|s| {
+        let l = s.spawn(|| learn(&learner, &stop, &NoProgress));
+        // Workers wait for the learner's pointer.
+        let a = s.spawn(|| run_worker(&worker("a"), &stop, &NoProgress));
+        let b = s.spawn(|| run_worker(&worker("b"), &stop, &NoProgress));
+        let summary = l.join().unwrap().unwrap();
+        (
+            summary,
+            [a.join().unwrap().unwrap(), b.join().unwrap().unwrap()],
+        )
+    });
+    assert_eq!(summary.generation, 2);
+    assert!(workers.iter().all(|w| w.learner_done), "{workers:?}");
+
+    let store = dama_run::open_store(url).unwrap();
+    let pointer: ModelPointer = get_json(store.as_ref(), "models/latest.json").unwrap();
+    assert!(
+        pointer.done && pointer.learner_generation == 2,
+        "{pointer:?}"
+    );
+    // Every chunk in the store is in exactly one ledger of the learner's
+    // local directory, and the workers' uploads add up.
+    let chunks = store.list("games/").unwrap();
+    let uploaded: u64 = workers.iter().map(|w| w.status.chunks).sum();
+    assert_eq!(chunks.len() as u64, uploaded);
+    let dir = RunDir::new(&local);
+    let mut in_ledgers = Vec::new();
+    for g in 1..=2 {
+        let text = std::fs::read_to_string(local.join(format!("learner/gen-{g:04}.json"))).unwrap();
+        let ledger: Ledger = serde_json::from_str(&text).unwrap();
+        in_ledgers.extend(
+            ledger
+                .chunks
+                .into_iter()
+                .map(|c| format!("games/{}", c.chunk)),
+        );
+    }
+    in_ledgers.sort();
+    let mut unique = in_ledgers.clone();
+    unique.dedup();
+    assert_eq!(unique, in_ledgers, "a chunk consumed twice");
+    assert!(in_ledgers.iter().all(|c| chunks.contains(c)));
+    // The networks were uploaded for the workers and downloaded by them.
+    for g in 0..=1 {
+        assert!(dir.model(g).exists());
+        assert!(store
+            .get(&format!("models/gen-{g:04}.safetensors"), 1 << 30)
+            .is_ok());
+    }
+    let cached = std::fs::read_dir(tmp.path().join("cache-a"))
+        .unwrap()
+        .count();
+    assert!(cached >= 1, "worker a cached no network");
+}
