@@ -1,8 +1,6 @@
 //! `dama learner`: a distributed run's learner.
 
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
@@ -115,18 +113,10 @@ pub fn run(args: &LearnerArgs) -> Result<()> {
         args.store,
         dama_nn::device::describe(device),
     );
-    let stop = Arc::new(AtomicBool::new(false));
-    {
-        let stop = Arc::clone(&stop);
-        ctrlc::set_handler(move || {
-            if stop.swap(true, Ordering::SeqCst) {
-                eprintln!("\nsecond interrupt: exiting now (the last finished generation is kept)");
-                std::process::exit(130);
-            }
-            eprintln!("\ninterrupt: stopping (continue with --resume)");
-        })
-        .context("cannot install the Ctrl-C handler")?;
-    }
+    let stop = crate::train::stop_on_interrupt(
+        "interrupt: stopping (continue with --resume)",
+        "second interrupt: exiting now (the last finished generation is kept)",
+    )?;
     let opts = LearnerOptions {
         train: TrainOptions {
             config,

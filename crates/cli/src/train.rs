@@ -115,18 +115,10 @@ pub fn run(args: &TrainArgs) -> Result<()> {
         dama_nn::device::describe(device),
     );
 
-    let stop = Arc::new(AtomicBool::new(false));
-    {
-        let stop = Arc::clone(&stop);
-        ctrlc::set_handler(move || {
-            if stop.swap(true, Ordering::SeqCst) {
-                eprintln!("\nsecond interrupt: exiting now (the last finished generation is kept)");
-                std::process::exit(130);
-            }
-            eprintln!("\ninterrupt: stopping after a clean checkpoint (Ctrl-C again to quit now)");
-        })
-        .context("cannot install the Ctrl-C handler")?;
-    }
+    let stop = stop_on_interrupt(
+        "interrupt: stopping after a clean checkpoint (Ctrl-C again to quit now)",
+        "second interrupt: exiting now (the last finished generation is kept)",
+    )?;
 
     let opts = TrainOptions {
         config,
@@ -335,4 +327,23 @@ fn timestamp() -> String {
         rem % 3600 / 60,
         rem % 60
     )
+}
+
+/// A stop flag that the first Ctrl-C sets (saying `first`); a second one
+/// exits at once with status 130 (saying `second`).
+pub(crate) fn stop_on_interrupt(
+    first: &'static str,
+    second: &'static str,
+) -> Result<Arc<AtomicBool>> {
+    let stop = Arc::new(AtomicBool::new(false));
+    let flag = Arc::clone(&stop);
+    ctrlc::set_handler(move || {
+        if flag.swap(true, Ordering::SeqCst) {
+            eprintln!("\n{second}");
+            std::process::exit(130);
+        }
+        eprintln!("\n{first}");
+    })
+    .context("cannot install the Ctrl-C handler")?;
+    Ok(stop)
 }

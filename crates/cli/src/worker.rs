@@ -1,8 +1,6 @@
 //! `dama worker`: a distributed run's self-play worker.
 
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
@@ -120,17 +118,10 @@ pub fn run(args: &WorkerArgs) -> Result<()> {
             .join(".cache/dama/worker")
             .join(worker.as_str()),
     };
-    let stop = Arc::new(AtomicBool::new(false));
-    {
-        let stop = Arc::clone(&stop);
-        ctrlc::set_handler(move || {
-            if stop.swap(true, Ordering::SeqCst) {
-                std::process::exit(130);
-            }
-            eprintln!("\ninterrupt: stopping (the unfinished chunk is dropped)");
-        })
-        .context("cannot install the Ctrl-C handler")?;
-    }
+    let stop = crate::train::stop_on_interrupt(
+        "interrupt: stopping (the unfinished chunk is dropped)",
+        "second interrupt: exiting now",
+    )?;
     eprintln!("dama worker {worker}: store {}", args.store);
     let opts = WorkerOptions {
         store: args.store.clone(),

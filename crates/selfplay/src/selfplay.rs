@@ -245,6 +245,15 @@ fn color_index(c: Color) -> usize {
     }
 }
 
+/// The game's result from `color`'s point of view as a WDL target.
+pub(crate) fn outcome_wdl(winner: Option<Color>, color: Color) -> [f32; 3] {
+    match winner {
+        Some(w) if w == color => [1.0, 0.0, 0.0],
+        Some(_) => [0.0, 0.0, 1.0],
+        None => [0.0, 1.0, 0.0],
+    }
+}
+
 fn wdl_array(w: Wdl<Pov>) -> [f32; 3] {
     [w.win, w.draw, w.loss]
 }
@@ -418,11 +427,7 @@ impl Slot {
                 legal: s.legal,
                 policy: s.policy,
                 search_value: wdl_array(s.search_value),
-                outcome: match winner {
-                    Some(w) if w == s.color => [1.0, 0.0, 0.0],
-                    Some(_) => [0.0, 0.0, 1.0],
-                    None => [0.0, 1.0, 0.0],
-                },
+                outcome: outcome_wdl(winner, s.color),
                 ply: s.ply,
             })
             .collect();

@@ -193,11 +193,7 @@ fn play_one(job: &TeacherJob<'_>, index: usize) -> Result<(GameRecord, u32), Err
             legal: s.legal,
             policy: s.policy,
             search_value: s.search_value,
-            outcome: match winner {
-                Some(w) if w == s.color => [1.0, 0.0, 0.0],
-                Some(_) => [0.0, 0.0, 1.0],
-                None => [0.0, 1.0, 0.0],
-            },
+            outcome: crate::selfplay::outcome_wdl(winner, s.color),
             ply: s.ply,
         })
         .collect();
