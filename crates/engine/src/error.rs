@@ -3,7 +3,7 @@
 
 use thiserror::Error;
 
-use crate::{Color, Square};
+use crate::{Color, Square, Variant};
 
 /// A square name that is not `a1` … `h8`.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
@@ -13,7 +13,7 @@ pub struct ParseSquareError {
     pub text: String,
 }
 
-/// A set of pieces that cannot be a Turkish draughts position.
+/// A set of pieces that cannot be a position of the variant in force.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum PositionError {
     /// Two pieces on one square.
@@ -27,13 +27,17 @@ pub enum PositionError {
         /// Where it stands.
         square: Square,
     },
-    /// More than sixteen pieces of one colour.
-    #[error("{color} has {count} pieces (at most 16)")]
+    /// More pieces of one colour than the variant starts with.
+    #[error("{color} has {count} pieces (at most {max} in {variant})")]
     TooManyPieces {
         /// The colour.
         color: Color,
         /// How many it has.
         count: u32,
+        /// The most the variant allows ([`Variant::max_pieces`]).
+        max: u32,
+        /// The variant checked against.
+        variant: Variant,
     },
 }
 

@@ -3,10 +3,9 @@
 use arrayvec::ArrayVec;
 
 use crate::error::PlayError;
-use crate::movegen::{self, JumpState};
+use crate::movegen::{self, JumpRules, JumpState};
 use crate::mv::{Path, MAX_MOVES};
 use crate::outcome::{Outcome, Termination};
-use crate::rules::MidCapturePromotion;
 use crate::zobrist;
 use crate::{Bitboard, Color, Move, MoveList, Position, Role, Rules, Square, Step};
 
@@ -30,6 +29,7 @@ pub struct PendingCapture {
     captured: Bitboard,
     path: Path,
     remaining: u32,
+    remove_at_end: bool,
 }
 
 impl PendingCapture {
@@ -55,14 +55,26 @@ impl PendingCapture {
 
     /// Whether the piece now captures as a king (a king, or a man crowned
     /// mid-capture under [`MidCapturePromotion::ContinueAsKing`]).
+    ///
+    /// [`MidCapturePromotion::ContinueAsKing`]: crate::MidCapturePromotion::ContinueAsKing
     pub fn captures_as_king(&self) -> bool {
         self.state.king
     }
 
-    /// The pieces captured so far (already off the board for the rest of the
-    /// sequence).
+    /// The pieces captured so far. Under Turkish and Armenian rules (and
+    /// Croda with [`CaptureRemoval::Immediate`]) they are already off the
+    /// board; under Croda and Dameo they stay as obstacles until the move ends
+    /// (see [`PendingCapture::removes_at_end`]).
+    ///
+    /// [`CaptureRemoval::Immediate`]: crate::CaptureRemoval::Immediate
     pub fn captured(&self) -> Bitboard {
         self.captured
+    }
+
+    /// Whether the captured pieces stay on the board, as obstacles that
+    /// cannot be jumped again, until the move ends.
+    pub fn removes_at_end(&self) -> bool {
+        self.remove_at_end
     }
 
     /// The landing squares so far.
@@ -80,8 +92,9 @@ impl PendingCapture {
         self.remaining
     }
 
-    /// The pieces of `color` as they stand mid-capture: captured pieces
-    /// removed, the moving piece on its current square.
+    /// The pieces of `color` mid-capture: captured pieces left out (whether
+    /// or not they still stand, see [`PendingCapture::removes_at_end`]), the
+    /// moving piece on its current square.
     pub fn pieces(&self, pos: &Position, color: Color) -> Bitboard {
         if color == self.state.color {
             pos.pieces(color).without(self.origin).with(self.state.at)
@@ -304,17 +317,17 @@ impl Game {
         Some(m)
     }
 
-    fn continue_as_king(&self) -> bool {
-        self.position.rules().promotion_mid_capture == MidCapturePromotion::ContinueAsKing
+    fn jump_rules(&self) -> JumpRules {
+        JumpRules::new(self.position.rules())
     }
 
     /// The jumps from `state` that keep a maximum capture possible, with the
     /// state after each.
     fn good_jumps(&self, state: &JumpState, remaining: u32) -> ArrayVec<(Step, JumpState), 32> {
-        let cak = self.continue_as_king();
-        movegen::jumps_from(state, cak)
+        let jr = self.jump_rules();
+        movegen::jumps_from(state, jr)
             .into_iter()
-            .filter(|(_, next)| 1 + movegen::max_further(next, cak) == remaining)
+            .filter(|(_, next)| 1 + movegen::max_further(next, jr) == remaining)
             .collect()
     }
 
@@ -426,6 +439,7 @@ impl Game {
                     captured: Bitboard::EMPTY,
                     path: Path::new(),
                     remaining: max,
+                    remove_at_end: self.position.rules().removes_at_end(),
                 }
             }
         };

@@ -92,6 +92,7 @@ mod geometry;
 mod movegen;
 mod mv;
 mod notation;
+mod ortho;
 mod outcome;
 mod perft;
 mod position;
@@ -113,5 +114,7 @@ pub use perft::{perft, perft_divide};
 #[cfg(feature = "parallel")]
 pub use perft::{perft_divide_parallel, perft_parallel};
 pub use position::Position;
-pub use rules::{MidCapturePromotion, OnePieceEachRule, Rules};
+pub use rules::{
+    CaptureRemoval, ManCaptureDirections, MidCapturePromotion, OnePieceEachRule, Rules, Variant,
+};
 pub use square::{Direction, Square};

@@ -9,13 +9,13 @@ use crate::geometry::RAYS;
 use crate::mv::MAX_CAPTURES;
 use crate::{Bitboard, Color, Direction, Move, MoveList, Role, Square, Step};
 
-const FILE_A: u64 = 0x0101_0101_0101_0101;
-const FILE_B: u64 = FILE_A << 1;
-const FILE_G: u64 = FILE_A << 6;
-const FILE_H: u64 = FILE_A << 7;
+pub(crate) const FILE_A: u64 = 0x0101_0101_0101_0101;
+pub(crate) const FILE_B: u64 = FILE_A << 1;
+pub(crate) const FILE_G: u64 = FILE_A << 6;
+pub(crate) const FILE_H: u64 = FILE_A << 7;
 const RANK_1: u64 = 0xff;
 const RANK_8: u64 = 0xff << 56;
-const NONE: u8 = 4;
+pub(crate) const NONE: u8 = 4;
 
 /// The side to move, as a type, so that generic code is compiled once per colour.
 pub(crate) trait Side: Copy {
@@ -44,13 +44,13 @@ impl Side for Black {
 
 /// North and East rays grow with the square index; South and West shrink.
 #[inline(always)]
-const fn positive(d: usize) -> bool {
+pub(crate) const fn positive(d: usize) -> bool {
     d < 2
 }
 
 /// The nearest member of `blockers` (non-empty) seen from a square looking in `d`.
 #[inline(always)]
-fn nearest(d: usize, blockers: u64) -> usize {
+pub(crate) fn nearest(d: usize, blockers: u64) -> usize {
     if positive(d) {
         blockers.trailing_zeros() as usize
     } else {
@@ -60,7 +60,7 @@ fn nearest(d: usize, blockers: u64) -> usize {
 
 /// Squares a king on `sq` slides to in direction `d` (stopping before `occ`).
 #[inline(always)]
-fn slide(sq: usize, d: usize, occ: u64) -> u64 {
+pub(crate) fn slide(sq: usize, d: usize, occ: u64) -> u64 {
     let ray = RAYS[d][sq];
     let blk = ray & occ;
     if blk == 0 {
@@ -73,14 +73,14 @@ fn slide(sq: usize, d: usize, occ: u64) -> u64 {
 
 /// All squares a king on `sq` slides to.
 #[inline(always)]
-fn king_slides(sq: usize, occ: u64) -> u64 {
+pub(crate) fn king_slides(sq: usize, occ: u64) -> u64 {
     slide(sq, 0, occ) | slide(sq, 1, occ) | slide(sq, 2, occ) | slide(sq, 3, occ)
 }
 
 /// The king's landing squares after jumping in direction `d` from `sq`, or 0.
 /// Also returns the captured square.
 #[inline(always)]
-fn king_jump(sq: usize, d: usize, occ: u64, them: u64) -> (u64, usize) {
+pub(crate) fn king_jump(sq: usize, d: usize, occ: u64, them: u64) -> (u64, usize) {
     let blk = RAYS[d][sq] & occ;
     if blk == 0 {
         return (0, 0);
@@ -93,7 +93,7 @@ fn king_jump(sq: usize, d: usize, occ: u64, them: u64) -> (u64, usize) {
 }
 
 #[inline(always)]
-const fn fwd<S: Side>(b: u64) -> u64 {
+pub(crate) const fn fwd<S: Side>(b: u64) -> u64 {
     if S::WHITE {
         b << 8
     } else {
@@ -102,7 +102,7 @@ const fn fwd<S: Side>(b: u64) -> u64 {
 }
 
 #[inline(always)]
-const fn back<S: Side>(b: u64) -> u64 {
+pub(crate) const fn back<S: Side>(b: u64) -> u64 {
     if S::WHITE {
         b >> 8
     } else {
@@ -110,8 +110,28 @@ const fn back<S: Side>(b: u64) -> u64 {
     }
 }
 
+/// The squares diagonally forward-east of `b` (from the mover's side).
 #[inline(always)]
-const fn promo_row<S: Side>() -> u64 {
+pub(crate) const fn fwd_east<S: Side>(b: u64) -> u64 {
+    if S::WHITE {
+        (b & !FILE_H) << 9
+    } else {
+        (b & !FILE_H) >> 7
+    }
+}
+
+/// The squares diagonally forward-west of `b` (from the mover's side).
+#[inline(always)]
+pub(crate) const fn fwd_west<S: Side>(b: u64) -> u64 {
+    if S::WHITE {
+        (b & !FILE_A) << 7
+    } else {
+        (b & !FILE_A) >> 9
+    }
+}
+
+#[inline(always)]
+pub(crate) const fn promo_row<S: Side>() -> u64 {
     if S::WHITE {
         RANK_8
     } else {
@@ -120,7 +140,7 @@ const fn promo_row<S: Side>() -> u64 {
 }
 
 #[inline(always)]
-const fn forward_dir<S: Side>() -> usize {
+pub(crate) const fn forward_dir<S: Side>() -> usize {
     if S::WHITE {
         0
     } else {
@@ -129,7 +149,7 @@ const fn forward_dir<S: Side>() -> usize {
 }
 
 #[inline(always)]
-const fn opposite(d: usize) -> usize {
+pub(crate) const fn opposite(d: usize) -> usize {
     d ^ 2
 }
 
@@ -144,7 +164,7 @@ fn man_capturers<S: Side>(men: u64, them: u64, empty: u64) -> u64 {
 
 /// Whether a king on `sq` can jump right now.
 #[inline(always)]
-fn king_can_capture(sq: usize, occ: u64, them: u64) -> bool {
+pub(crate) fn king_can_capture(sq: usize, occ: u64, them: u64) -> bool {
     let mut d = 0;
     while d < 4 {
         let blk = RAYS[d][sq] & occ;
@@ -160,7 +180,7 @@ fn king_can_capture(sq: usize, occ: u64, them: u64) -> bool {
 }
 
 /// `STEP[d][sq]`: the neighbour of `sq` in direction `d` as a set (empty at the edge).
-static STEP: [[u64; 64]; 4] = {
+pub(crate) static STEP: [[u64; 64]; 4] = {
     let mut t = [[0u64; 64]; 4];
     let mut d = 0;
     while d < 4 {
@@ -482,7 +502,7 @@ impl<S: Side, K: Sink> CaptureSearch<'_, S, K> {
 
 /// Whether a king on `sq` can jump in direction `d`.
 #[inline(always)]
-fn king_jump_exists(sq: usize, d: usize, occ: u64, them: u64) -> bool {
+pub(crate) fn king_jump_exists(sq: usize, d: usize, occ: u64, them: u64) -> bool {
     let blk = RAYS[d][sq] & occ;
     if blk == 0 {
         return false;
@@ -492,8 +512,9 @@ fn king_jump_exists(sq: usize, d: usize, occ: u64, them: u64) -> bool {
 }
 
 /// Generates the legal moves for the side to move into `out` (cleared first).
+/// `ARM`: Armenian rules (men also step diagonally forward).
 #[inline(always)]
-pub(crate) fn generate<S: Side, K: Sink>(
+pub(crate) fn generate<S: Side, K: Sink, const ARM: bool>(
     us: u64,
     them: u64,
     kings: u64,
@@ -541,6 +562,21 @@ pub(crate) fn generate<S: Side, K: Sink>(
         let to = t.trailing_zeros() as u8;
         t &= t - 1;
         out.quiet(to + 1, to, Role::Man, false);
+    }
+    if ARM {
+        // Diagonal steps: the source is `to` minus the step.
+        let (de, dw): (i8, i8) = if S::WHITE { (9, 7) } else { (-7, -9) };
+        for (mut t, delta) in [
+            (fwd_east::<S>(men) & empty, de),
+            (fwd_west::<S>(men) & empty, dw),
+        ] {
+            while t != 0 {
+                let to = t.trailing_zeros() as u8;
+                t &= t - 1;
+                let from = (to as i8 - delta) as u8;
+                out.quiet(from, to, Role::Man, (1u64 << to) & promo != 0);
+            }
+        }
     }
     let mut k = our_kings;
     while k != 0 {
@@ -591,7 +627,7 @@ fn gen_captures<S: Side, K: Sink>(
 
 /// The number of legal moves, without building quiet moves (bulk counting).
 #[inline(always)]
-pub(crate) fn count<S: Side>(
+pub(crate) fn count<S: Side, const ARM: bool>(
     us: u64,
     them: u64,
     kings: u64,
@@ -653,13 +689,18 @@ pub(crate) fn count<S: Side>(
         twos ^= carry1;
         fours |= carry2;
     }
-    u64::from(ones.count_ones() + 2 * twos.count_ones() + 4 * fours.count_ones())
+    let diag = if ARM {
+        (fwd_east::<S>(men) & empty).count_ones() + (fwd_west::<S>(men) & empty).count_ones()
+    } else {
+        0
+    };
+    u64::from(ones.count_ones() + 2 * twos.count_ones() + 4 * fours.count_ones() + diag)
 }
 
 /// Calls `visit(us, kings)` with the position after each quiet move (the
 /// caller has checked that there is no capture).
 #[inline(always)]
-pub(crate) fn for_each_quiet<S: Side>(
+pub(crate) fn for_each_quiet<S: Side, const ARM: bool>(
     us: u64,
     them: u64,
     kings: u64,
@@ -688,6 +729,21 @@ pub(crate) fn for_each_quiet<S: Side>(
         t &= t - 1;
         visit(us ^ to ^ (to << 1), kings);
     }
+    if ARM {
+        let (de, dw) = if S::WHITE { (9, 7) } else { (-7i32, -9i32) };
+        for (mut t, delta) in [
+            (fwd_east::<S>(men) & empty, de),
+            (fwd_west::<S>(men) & empty, dw),
+        ] {
+            while t != 0 {
+                let to = t & t.wrapping_neg();
+                t &= t - 1;
+                let from = if delta > 0 { to >> delta } else { to << -delta };
+                let k = if to & promo != 0 { kings | to } else { kings };
+                visit(us ^ to ^ from, k);
+            }
+        }
+    }
     let mut k = us & kings;
     while k != 0 {
         let from = k & k.wrapping_neg();
@@ -702,25 +758,33 @@ pub(crate) fn for_each_quiet<S: Side>(
     }
 }
 
-/// Colour-dispatching wrapper around [`generate`].
-#[inline]
-pub(crate) fn generate_for(
-    turn: Color,
-    us: u64,
-    them: u64,
-    kings: u64,
-    continue_as_king: bool,
-    out: &mut MoveList,
-) {
-    match turn {
-        Color::White => generate::<White, MoveList>(us, them, kings, continue_as_king, out),
-        Color::Black => generate::<Black, MoveList>(us, them, kings, continue_as_king, out),
-    }
-}
-
 // ---------------------------------------------------------------------------
 // Jump-by-jump play: slower, general helpers over a partial capture.
 // ---------------------------------------------------------------------------
+
+/// How jumps work under the rules in force (see [`JumpRules::new`]).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub(crate) struct JumpRules {
+    /// A man landing on its promotion row is crowned at once and goes on as a king.
+    pub continue_as_king: bool,
+    /// Men also jump backward.
+    pub men_backward: bool,
+    /// Captured pieces stay on the board (as obstacles that cannot be jumped
+    /// again) until the move ends; otherwise they leave at once and a jump may
+    /// not reverse the previous one.
+    pub remove_at_end: bool,
+}
+
+impl JumpRules {
+    /// The jump rules of `rules`.
+    pub(crate) fn new(rules: &crate::Rules) -> JumpRules {
+        JumpRules {
+            continue_as_king: rules.continue_as_king(),
+            men_backward: rules.men_capture_backward(),
+            remove_at_end: rules.removes_at_end(),
+        }
+    }
+}
 
 /// The state of a capture in progress, as raw sets.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
@@ -731,7 +795,8 @@ pub(crate) struct JumpState {
     pub at: Square,
     /// Whether the piece now captures as a king.
     pub king: bool,
-    /// Occupied squares, without the moving piece and without captured pieces.
+    /// Occupied squares, without the moving piece; without the captured
+    /// pieces when they leave at once, with them when they stay to the end.
     pub occ: u64,
     /// Opponent pieces not yet captured.
     pub them: u64,
@@ -740,19 +805,19 @@ pub(crate) struct JumpState {
 }
 
 /// The jumps available from `s` (ignoring the maximum rule), with the state
-/// after each. `continue_as_king` crowns a man landing on its promotion row.
-pub(crate) fn jumps_from(s: &JumpState, continue_as_king: bool) -> ArrayVec<(Step, JumpState), 32> {
+/// after each.
+pub(crate) fn jumps_from(s: &JumpState, jr: JumpRules) -> ArrayVec<(Step, JumpState), 32> {
     let mut out = ArrayVec::new();
     let sq = s.at.index() as usize;
     for dir in Direction::ALL {
-        if s.last == Some(dir.opposite()) {
+        if !jr.remove_at_end && s.last == Some(dir.opposite()) {
             continue;
         }
         let d = dir as usize;
         let (land, first) = if s.king {
             king_jump(sq, d, s.occ, s.them)
         } else {
-            if !dir.is_man_direction(s.color) {
+            if !jr.men_backward && !dir.is_man_direction(s.color) {
                 continue;
             }
             let n = STEP[d][sq];
@@ -764,7 +829,7 @@ pub(crate) fn jumps_from(s: &JumpState, continue_as_king: bool) -> ArrayVec<(Ste
         };
         let fb = 1u64 << first;
         for l in Bitboard(land) {
-            let crowned = !s.king && continue_as_king && l.is_promotion_row(s.color);
+            let crowned = !s.king && jr.continue_as_king && l.is_promotion_row(s.color);
             let step = Step {
                 from: s.at,
                 to: l,
@@ -774,7 +839,7 @@ pub(crate) fn jumps_from(s: &JumpState, continue_as_king: bool) -> ArrayVec<(Ste
                 color: s.color,
                 at: l,
                 king: s.king || crowned,
-                occ: s.occ & !fb,
+                occ: if jr.remove_at_end { s.occ } else { s.occ & !fb },
                 them: s.them & !fb,
                 last: Some(dir),
             };
@@ -785,10 +850,10 @@ pub(crate) fn jumps_from(s: &JumpState, continue_as_king: bool) -> ArrayVec<(Ste
 }
 
 /// The most further captures reachable from `s`.
-pub(crate) fn max_further(s: &JumpState, continue_as_king: bool) -> u32 {
-    jumps_from(s, continue_as_king)
+pub(crate) fn max_further(s: &JumpState, jr: JumpRules) -> u32 {
+    jumps_from(s, jr)
         .iter()
-        .map(|(_, next)| 1 + max_further(next, continue_as_king))
+        .map(|(_, next)| 1 + max_further(next, jr))
         .max()
         .unwrap_or(0)
 }

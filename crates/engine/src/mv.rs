@@ -7,8 +7,9 @@ use arrayvec::ArrayVec;
 
 use crate::{Bitboard, Role, Square};
 
-/// The most pieces one move can capture (all of the opponent's sixteen).
-pub const MAX_CAPTURES: usize = 16;
+/// The most pieces one move can capture: all of the opponent's pieces in the
+/// variant with the most (Croda's 24).
+pub const MAX_CAPTURES: usize = 24;
 
 /// The capacity of a [`MoveList`]. No reachable position comes close: the
 /// maximum in practice is well under 100 moves. Generation never panics: in a

@@ -18,7 +18,6 @@ use std::str::FromStr;
 use crate::error::{ParseGameError, ParseMoveError, ParsePositionError};
 use crate::movegen::{self, JumpState};
 use crate::mv::{Path, MAX_CAPTURES};
-use crate::rules::MidCapturePromotion;
 use crate::Rules;
 use crate::{Color, Game, Move, Outcome, Piece, Position, Role, Square};
 
@@ -48,14 +47,45 @@ impl FromStr for Position {
     /// Parses `startpos` or `W:Wa2,b2,Kd4:Ba7,Kh8` (the side to move, then
     /// each side's squares after its letter, `K` before a king; either side
     /// may come first and a side may have no squares); default rules, zeroed
-    /// counters. Spaces around fields and squares are ignored.
+    /// counters. Spaces around fields and squares are ignored. For another
+    /// variant use [`Position::from_str_with_rules`].
     fn from_str(s: &str) -> Result<Position, ParsePositionError> {
+        Position::from_str_with_rules(s, Rules::default())
+    }
+}
+
+impl Position {
+    /// Parses position text as [`Position`]'s `FromStr` does, under `rules`:
+    /// `startpos` is the variant's initial position, and the pieces are
+    /// checked against the variant (for example at most 24 a side in Croda,
+    /// 16 in Turkish draughts).
+    ///
+    /// # Errors
+    ///
+    /// [`ParsePositionError`] naming the bad character, square or field, or
+    /// [`ParsePositionError::Invalid`] for pieces that cannot form a position
+    /// of the variant.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use dama_engine::{Position, Rules, Variant};
+    ///
+    /// let croda = Rules::for_variant(Variant::Croda);
+    /// let p = Position::from_str_with_rules("startpos", croda)?;
+    /// assert_eq!(p.us().count(), 24);
+    /// let text = p.to_string();
+    /// assert!(text.parse::<Position>().is_err()); // too many pieces for Turkish
+    /// assert_eq!(Position::from_str_with_rules(&text, croda)?, p);
+    /// # Ok::<(), dama_engine::ParsePositionError>(())
+    /// ```
+    pub fn from_str_with_rules(s: &str, rules: Rules) -> Result<Position, ParsePositionError> {
         let trimmed = s.trim();
         if trimmed.is_empty() {
             return Err(ParsePositionError::Empty);
         }
         if trimmed.eq_ignore_ascii_case("startpos") {
-            return Ok(Position::startpos());
+            return Ok(Position::startpos_with_rules(rules));
         }
         let base = s.len() - s.trim_start().len();
         let fields: Vec<(usize, &str)> = split_with_offsets(trimmed, ':', base);
@@ -124,7 +154,7 @@ impl FromStr for Position {
                 pieces.push((sq, Piece { color, role }));
             }
         }
-        Ok(Position::from_pieces(pieces, turn)?)
+        Ok(Position::from_pieces_with_rules(pieces, turn, rules)?)
     }
 }
 
@@ -404,7 +434,7 @@ impl Position {
     /// (not yet checked against the maximum rule).
     fn walk_path(&self, t: &MoveText) -> Option<Move> {
         let piece = self.piece_at(t.from)?;
-        let cak = self.rules().promotion_mid_capture == MidCapturePromotion::ContinueAsKing;
+        let jr = movegen::JumpRules::new(self.rules());
         let mut state = JumpState {
             color: self.turn(),
             at: t.from,
@@ -415,7 +445,7 @@ impl Position {
         };
         let mut captured = crate::Bitboard::EMPTY;
         for &to in &t.path {
-            let (step, next) = movegen::jumps_from(&state, cak)
+            let (step, next) = movegen::jumps_from(&state, jr)
                 .into_iter()
                 .find(|(s, _)| s.to == to)?;
             captured.add(step.captured?);
@@ -472,12 +502,7 @@ impl fmt::Display for GameRecord {
             writeln!(f, "[Rules \"{rules}\"]")?;
         }
         let start = self.game.start_position();
-        let initial = Position::startpos();
-        let is_initial = start.pieces(Color::White) == initial.pieces(Color::White)
-            && start.pieces(Color::Black) == initial.pieces(Color::Black)
-            && start.kings().is_empty()
-            && start.turn() == Color::White;
-        if !is_initial {
+        if !start.is_initial() {
             writeln!(f, "[Position \"{start}\"]")?;
         }
         let mut pos = *start;
@@ -520,7 +545,7 @@ impl FromStr for GameRecord {
     /// taken as written (a game may end by resignation or agreement).
     fn from_str(s: &str) -> Result<GameRecord, ParseGameError> {
         let mut tags = Vec::new();
-        let mut start = Position::startpos();
+        let mut start_text: Option<String> = None;
         let mut rules = None;
         let mut body = String::new();
         for (i, line) in s.lines().enumerate() {
@@ -539,7 +564,9 @@ impl FromStr for GameRecord {
                         text: t.to_owned(),
                     })?;
                 match inner.0.as_str() {
-                    "Position" | "FEN" => start = inner.1.parse()?,
+                    // Read once the rules are known (the tags may come in
+                    // any order).
+                    "Position" | "FEN" => start_text = Some(inner.1),
                     "Result" => {}
                     // Kept as a tag (so the record writes back the same),
                     // and the moves are replayed under these rules.
@@ -565,9 +592,11 @@ impl FromStr for GameRecord {
                 _ => clean.push(c),
             }
         }
-        if let Some(rules) = rules {
-            start = start.with_rules(rules);
-        }
+        let rules = rules.unwrap_or_default();
+        let start = match start_text {
+            Some(text) => Position::from_str_with_rules(&text, rules)?,
+            None => Position::startpos_with_rules(rules),
+        };
         let mut game = Game::from_position(start);
         let mut result: Option<Option<Outcome>> = None;
         for raw in clean.split_whitespace() {

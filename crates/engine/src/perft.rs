@@ -4,8 +4,8 @@
 use rayon::prelude::*;
 
 use crate::movegen::{self, Black, Compact, CompactList, Side, White};
-use crate::rules::MidCapturePromotion;
-use crate::{Color, Move, Position, Rules};
+use crate::rules::Variant;
+use crate::{ortho, Color, Move, Position, Rules};
 
 /// The number of leaf positions `depth` plies below `pos` (move-generation
 /// test). Each legal move counts once, with capture paths that share
@@ -13,9 +13,9 @@ use crate::{Color, Move, Position, Rules};
 /// with no legal move above the last ply contributes no leaves; `perft(pos, 0)`
 /// is 1. Draw rules are ignored: the tree follows legal moves only.
 ///
-/// The tree follows `rules` (which replace the rules stored in `pos`; only
-/// [`Rules::promotion_mid_capture`] matters to move generation). The last ply
-/// is counted without playing the moves (bulk counting).
+/// The tree follows `rules` (which replace the rules stored in `pos`; the
+/// variant and its capture options matter, the draw rules do not). The last
+/// ply is counted without playing the moves (bulk counting).
 ///
 /// # Examples
 ///
@@ -29,11 +29,33 @@ use crate::{Color, Move, Position, Rules};
 /// assert_eq!(perft(&pos, &rules, 3), 708);
 /// ```
 pub fn perft(pos: &Position, rules: &Rules, depth: u32) -> u64 {
-    let cak = rules.promotion_mid_capture == MidCapturePromotion::ContinueAsKing;
     let (us, them, kings) = (pos.us().0, pos.them().0, pos.kings().0);
-    match pos.turn() {
-        Color::White => perft_raw::<White>(us, them, kings, depth, cak),
-        Color::Black => perft_raw::<Black>(us, them, kings, depth, cak),
+    let white = pos.turn() == Color::White;
+    match rules.variant {
+        Variant::Turkish => {
+            let g = Turkish::<false>(rules.continue_as_king());
+            if white {
+                perft_raw::<White, _>(g, us, them, kings, depth)
+            } else {
+                perft_raw::<Black, _>(g, us, them, kings, depth)
+            }
+        }
+        Variant::Armenian => {
+            let g = Turkish::<true>(rules.continue_as_king());
+            if white {
+                perft_raw::<White, _>(g, us, them, kings, depth)
+            } else {
+                perft_raw::<Black, _>(g, us, them, kings, depth)
+            }
+        }
+        Variant::Croda | Variant::Dameo => {
+            let g = Ortho(ortho::Config::new(rules));
+            if white {
+                perft_raw::<White, _>(g, us, them, kings, depth)
+            } else {
+                perft_raw::<Black, _>(g, us, them, kings, depth)
+            }
+        }
     }
 }
 
@@ -124,44 +146,99 @@ fn apply(us: u64, them: u64, kings: u64, m: Compact) -> (u64, u64, u64) {
     (us, them & !captured, kings)
 }
 
-fn perft_raw<S: Side>(us: u64, them: u64, kings: u64, depth: u32, cak: bool) -> u64 {
+/// One variant's generator, as perft needs it.
+trait Gen: Copy {
+    fn has_capture<S: Side>(self, us: u64, them: u64, kings: u64) -> bool;
+    fn generate<S: Side>(self, us: u64, them: u64, kings: u64, out: &mut CompactList);
+    fn count<S: Side>(self, us: u64, them: u64, kings: u64, scratch: &mut CompactList) -> u64;
+    fn for_each_quiet<S: Side>(self, us: u64, them: u64, kings: u64, visit: impl FnMut(u64, u64));
+}
+
+/// Turkish (`ARM = false`) and Armenian draughts; the flag is
+/// [`MidCapturePromotion::ContinueAsKing`](crate::MidCapturePromotion::ContinueAsKing).
+#[derive(Copy, Clone)]
+struct Turkish<const ARM: bool>(bool);
+
+impl<const ARM: bool> Gen for Turkish<ARM> {
+    #[inline(always)]
+    fn has_capture<S: Side>(self, us: u64, them: u64, kings: u64) -> bool {
+        movegen::has_capture::<S>(us, them, kings)
+    }
+    #[inline(always)]
+    fn generate<S: Side>(self, us: u64, them: u64, kings: u64, out: &mut CompactList) {
+        movegen::generate::<S, CompactList, ARM>(us, them, kings, self.0, out);
+    }
+    #[inline(always)]
+    fn count<S: Side>(self, us: u64, them: u64, kings: u64, scratch: &mut CompactList) -> u64 {
+        movegen::count::<S, ARM>(us, them, kings, self.0, scratch)
+    }
+    #[inline(always)]
+    fn for_each_quiet<S: Side>(self, us: u64, them: u64, kings: u64, visit: impl FnMut(u64, u64)) {
+        movegen::for_each_quiet::<S, ARM>(us, them, kings, visit);
+    }
+}
+
+/// Croda and Dameo.
+#[derive(Copy, Clone)]
+struct Ortho(ortho::Config);
+
+impl Gen for Ortho {
+    #[inline(always)]
+    fn has_capture<S: Side>(self, us: u64, them: u64, kings: u64) -> bool {
+        ortho::has_capture::<S>(us, them, kings, self.0.men_backward)
+    }
+    #[inline(always)]
+    fn generate<S: Side>(self, us: u64, them: u64, kings: u64, out: &mut CompactList) {
+        ortho::generate::<S, CompactList>(us, them, kings, self.0, out);
+    }
+    #[inline(always)]
+    fn count<S: Side>(self, us: u64, them: u64, kings: u64, scratch: &mut CompactList) -> u64 {
+        ortho::count::<S>(us, them, kings, self.0, scratch)
+    }
+    #[inline(always)]
+    fn for_each_quiet<S: Side>(self, us: u64, them: u64, kings: u64, visit: impl FnMut(u64, u64)) {
+        ortho::for_each_quiet::<S>(us, them, kings, self.0, visit);
+    }
+}
+
+fn perft_raw<S: Side, G: Gen>(g: G, us: u64, them: u64, kings: u64, depth: u32) -> u64 {
     match depth {
         0 => 1,
         1 => {
             let mut scratch = CompactList::new();
-            movegen::count::<S>(us, them, kings, cak, &mut scratch)
+            g.count::<S>(us, them, kings, &mut scratch)
         }
-        _ => perft_inner::<S>(us, them, kings, depth, cak),
+        _ => perft_inner::<S, G>(g, us, them, kings, depth),
     }
 }
 
-fn perft_inner<S: Side>(us: u64, them: u64, kings: u64, depth: u32, cak: bool) -> u64 {
+fn perft_inner<S: Side, G: Gen>(g: G, us: u64, them: u64, kings: u64, depth: u32) -> u64 {
     let mut nodes = 0;
-    if !movegen::has_capture::<S>(us, them, kings) {
+    if !g.has_capture::<S>(us, them, kings) {
         if depth == 2 {
             let mut scratch = CompactList::new();
-            movegen::for_each_quiet::<S>(us, them, kings, |u, k| {
-                nodes += movegen::count::<S::Other>(them, u, k, cak, &mut scratch);
+            g.for_each_quiet::<S>(us, them, kings, |u, k| {
+                nodes += g.count::<S::Other>(them, u, k, &mut scratch);
             });
         } else {
-            movegen::for_each_quiet::<S>(us, them, kings, |u, k| {
-                nodes += perft_inner::<S::Other>(them, u, k, depth - 1, cak);
+            g.for_each_quiet::<S>(us, them, kings, |u, k| {
+                nodes += perft_inner::<S::Other, G>(g, them, u, k, depth - 1);
             });
         }
         return nodes;
     }
     let mut list = CompactList::new();
-    movegen::generate::<S, CompactList>(us, them, kings, cak, &mut list);
+    g.generate::<S>(us, them, kings, &mut list);
     if depth == 2 {
         let mut scratch = CompactList::new();
         for &m in &list {
             let (u, t, k) = apply(us, them, kings, m);
-            nodes += movegen::count::<S::Other>(t, u, k, cak, &mut scratch);
+            nodes += g.count::<S::Other>(t, u, k, &mut scratch);
         }
     } else {
         for &m in &list {
             let (u, t, k) = apply(us, them, kings, m);
-            nodes += perft_inner::<S::Other>(t, u, k, depth - 1, cak);
+            nodes += perft_inner::<S::Other, G>(g, t, u, k, depth - 1);
         }
     }
     nodes

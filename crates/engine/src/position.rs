@@ -3,9 +3,9 @@
 use crate::error::{PlayError, PositionError};
 use crate::movegen;
 use crate::outcome::{Outcome, Termination};
-use crate::rules::{MidCapturePromotion, OnePieceEachRule};
+use crate::rules::{OnePieceEachRule, Variant};
 use crate::zobrist;
-use crate::{Bitboard, ByColor, Color, Move, MoveList, Piece, Role, Rules, Square};
+use crate::{ortho, Bitboard, ByColor, Color, Move, MoveList, Piece, Role, Rules, Square};
 
 /// A position: where the pieces stand, whose turn it is, the [`Rules`] in
 /// force, and the counters the draw rules need.
@@ -49,12 +49,30 @@ impl Position {
         Position::startpos_with_rules(Rules::default())
     }
 
-    /// The initial position under `rules`.
+    /// The initial position of `rules.variant`, White to move:
+    ///
+    /// * Turkish and Armenian: men on ranks 2–3 and 6–7 (16 a side);
+    /// * Croda: men on ranks 1–3 and 6–8 (24 a side);
+    /// * Dameo: the trapezoid a1–h1, b2–g2, c3–f3 and its mirror a8–h8,
+    ///   b7–g7, c6–f6 (18 a side).
+    ///
+    /// ```text
+    ///   Dameo      a b c d e f g h
+    ///            8 b b b b b b b b
+    ///            7 . b b b b b b .
+    ///            6 . . b b b b . .
+    ///            5 . . . . . . . .
+    ///            4 . . . . . . . .
+    ///            3 . . w w w w . .
+    ///            2 . w w w w w w .
+    ///            1 w w w w w w w w
+    /// ```
     pub fn startpos_with_rules(rules: Rules) -> Position {
+        let (white, black) = Position::initial_sets(rules.variant);
         let mut pos = Position {
             by_color: ByColor {
-                white: Bitboard::RANK_2 | Bitboard::RANK_3,
-                black: Bitboard::RANK_6 | Bitboard::RANK_7,
+                white: Bitboard(white),
+                black: Bitboard(black),
             },
             kings: Bitboard::EMPTY,
             turn: Color::White,
@@ -67,19 +85,59 @@ impl Position {
         pos
     }
 
+    /// The White and Black men of `variant`'s initial position.
+    const fn initial_sets(variant: Variant) -> (u64, u64) {
+        match variant {
+            Variant::Turkish | Variant::Armenian => (0xffff << 8, 0xffff << 40),
+            Variant::Croda => (0xff_ffff, 0xff_ffff << 40),
+            // a1-h1, b2-g2, c3-f3 and the mirror image.
+            Variant::Dameo => (
+                0xff | (0x7e << 8) | (0x3c << 16),
+                (0xff << 56) | (0x7e << 48) | (0x3c << 40),
+            ),
+        }
+    }
+
+    /// Whether this position holds exactly the pieces and side to move of the
+    /// initial position of its variant.
+    pub fn is_initial(&self) -> bool {
+        let (white, black) = Position::initial_sets(self.rules.variant);
+        self.by_color.white.0 == white
+            && self.by_color.black.0 == black
+            && self.kings.is_empty()
+            && self.turn == Color::White
+    }
+
     /// A position from the sets of White pieces, Black pieces and kings, with
-    /// the default rules and zeroed counters.
+    /// the default (Turkish) rules and zeroed counters.
     ///
     /// # Errors
     ///
-    /// [`PositionError`] if two pieces share a square (`kings` outside the
-    /// pieces counts as such a conflict), a man stands on its promotion row,
-    /// or a side has more than sixteen pieces.
+    /// As [`Position::from_bitboards_with_rules`] under the default rules.
     pub fn from_bitboards(
         white: Bitboard,
         black: Bitboard,
         kings: Bitboard,
         turn: Color,
+    ) -> Result<Position, PositionError> {
+        Position::from_bitboards_with_rules(white, black, kings, turn, Rules::default())
+    }
+
+    /// A position from the sets of White pieces, Black pieces and kings under
+    /// `rules`, with zeroed counters.
+    ///
+    /// # Errors
+    ///
+    /// [`PositionError`] if two pieces share a square (`kings` outside the
+    /// pieces counts as such a conflict), a man stands on its promotion row,
+    /// or a side has more pieces than the variant starts with
+    /// ([`Variant::max_pieces`]).
+    pub fn from_bitboards_with_rules(
+        white: Bitboard,
+        black: Bitboard,
+        kings: Bitboard,
+        turn: Color,
+        rules: Rules,
     ) -> Result<Position, PositionError> {
         if let Some(sq) = (white & black).first() {
             return Err(PositionError::Overlap(sq));
@@ -88,14 +146,7 @@ impl Position {
             // A king with no colour: report it as a conflict on that square.
             return Err(PositionError::Overlap(sq));
         }
-        for (color, bb) in [(Color::White, white), (Color::Black, black)] {
-            if bb.count() > 16 {
-                return Err(PositionError::TooManyPieces {
-                    color,
-                    count: bb.count(),
-                });
-            }
-        }
+        Position::check_counts(white, black, rules.variant)?;
         if let Some(sq) = ((white - kings) & Bitboard::RANK_8).first() {
             return Err(PositionError::ManOnPromotionRow {
                 color: Color::White,
@@ -112,7 +163,7 @@ impl Position {
             by_color: ByColor { white, black },
             kings,
             turn,
-            rules: Rules::default(),
+            rules,
             plies_since_capture: 0,
             ply: turn.index() as u32,
             hash: 0,
@@ -121,7 +172,25 @@ impl Position {
         Ok(pos)
     }
 
-    /// A position from a list of pieces.
+    fn check_counts(
+        white: Bitboard,
+        black: Bitboard,
+        variant: Variant,
+    ) -> Result<(), PositionError> {
+        for (color, bb) in [(Color::White, white), (Color::Black, black)] {
+            if bb.count() > variant.max_pieces() {
+                return Err(PositionError::TooManyPieces {
+                    color,
+                    count: bb.count(),
+                    max: variant.max_pieces(),
+                    variant,
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// A position from a list of pieces, under the default rules.
     ///
     /// # Errors
     ///
@@ -129,6 +198,20 @@ impl Position {
     pub fn from_pieces(
         pieces: impl IntoIterator<Item = (Square, Piece)>,
         turn: Color,
+    ) -> Result<Position, PositionError> {
+        Position::from_pieces_with_rules(pieces, turn, Rules::default())
+    }
+
+    /// A position from a list of pieces, under `rules`.
+    ///
+    /// # Errors
+    ///
+    /// As [`Position::from_bitboards_with_rules`]; a square listed twice is an
+    /// overlap.
+    pub fn from_pieces_with_rules(
+        pieces: impl IntoIterator<Item = (Square, Piece)>,
+        turn: Color,
+        rules: Rules,
     ) -> Result<Position, PositionError> {
         let mut by_color = ByColor::<Bitboard>::default();
         let mut kings = Bitboard::EMPTY;
@@ -141,14 +224,40 @@ impl Position {
                 kings.add(sq);
             }
         }
-        Position::from_bitboards(by_color.white, by_color.black, kings, turn)
+        Position::from_bitboards_with_rules(by_color.white, by_color.black, kings, turn, rules)
     }
 
-    /// The same position under other rules.
+    /// The same position under other rules, unchecked: use
+    /// [`Position::try_with_rules`] for a position or rules from outside.
+    /// Under a variant where the position cannot occur (more pieces than that
+    /// variant has), nothing panics, but a capture longer than
+    /// [`MAX_CAPTURES`](crate::MAX_CAPTURES) would be cut short.
     #[must_use]
     pub fn with_rules(mut self, rules: Rules) -> Position {
         self.rules = rules;
         self
+    }
+
+    /// The same position under other rules, if it can be a position of
+    /// `rules.variant`.
+    ///
+    /// # Errors
+    ///
+    /// [`PositionError::TooManyPieces`] if a side has more pieces than the
+    /// variant starts with (the only check that depends on the variant).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use dama_engine::{Position, Rules, Variant};
+    ///
+    /// let croda = Position::startpos_with_rules(Rules::for_variant(Variant::Croda));
+    /// assert!(croda.try_with_rules(Rules::default()).is_err()); // 24 men a side
+    /// assert!(Position::startpos().try_with_rules(Rules::for_variant(Variant::Croda)).is_ok());
+    /// ```
+    pub fn try_with_rules(self, rules: Rules) -> Result<Position, PositionError> {
+        Position::check_counts(self.by_color.white, self.by_color.black, rules.variant)?;
+        Ok(self.with_rules(rules))
     }
 
     /// The same position with the counters set: plies since the last capture
@@ -292,25 +401,29 @@ impl Position {
 
     /// Writes the legal moves into `list` (cleared first).
     pub fn legal_moves_into(&self, list: &mut MoveList) {
-        movegen::generate_for(
+        generate_for(
+            &self.rules,
             self.turn,
             self.us().0,
             self.them().0,
             self.kings.0,
-            self.rules.promotion_mid_capture == MidCapturePromotion::ContinueAsKing,
             list,
         );
     }
 
     /// Whether the side to move must capture.
     pub fn has_capture(&self) -> bool {
+        let (us, them, kings) = (self.us().0, self.them().0, self.kings.0);
+        if self.rules.variant.orthogonal_family() {
+            let man_back = self.rules.men_capture_backward();
+            return match self.turn {
+                Color::White => ortho::has_capture::<movegen::White>(us, them, kings, man_back),
+                Color::Black => ortho::has_capture::<movegen::Black>(us, them, kings, man_back),
+            };
+        }
         match self.turn {
-            Color::White => {
-                movegen::has_capture::<movegen::White>(self.us().0, self.them().0, self.kings.0)
-            }
-            Color::Black => {
-                movegen::has_capture::<movegen::Black>(self.us().0, self.them().0, self.kings.0)
-            }
+            Color::White => movegen::has_capture::<movegen::White>(us, them, kings),
+            Color::Black => movegen::has_capture::<movegen::Black>(us, them, kings),
         }
     }
 
@@ -394,12 +507,12 @@ impl Position {
 
     /// Whether the side to move has at least one legal move.
     pub fn has_legal_move(&self) -> bool {
-        Self::side_can_move(self.turn, self.us().0, self.them().0, self.kings.0)
+        self.side_can_move(self.turn, self.us().0, self.them().0)
     }
 
-    fn side_can_move(turn: Color, us: u64, them: u64, kings: u64) -> bool {
+    fn side_can_move(&self, turn: Color, us: u64, them: u64) -> bool {
         let mut list = MoveList::new();
-        movegen::generate_for(turn, us, them, kings, false, &mut list);
+        generate_for(&self.rules, turn, us, them, self.kings.0, &mut list);
         !list.is_empty()
     }
 
@@ -418,6 +531,7 @@ impl Position {
         }
         if self.us().count() == 1 && self.them().count() == 1 {
             match self.rules.one_piece_each {
+                OnePieceEachRule::PlayOn => {}
                 OnePieceEachRule::Draw => return Some((Outcome::Draw, Termination::OnePieceEach)),
                 OnePieceEachRule::KingBeatsMan => {
                     let our_king = (self.us() & self.kings).any();
@@ -433,7 +547,7 @@ impl Position {
             }
         }
         if !self.has_legal_move() {
-            let they_can_move = Self::side_can_move(them, self.them().0, self.us().0, self.kings.0);
+            let they_can_move = self.side_can_move(them, self.them().0, self.us().0);
             return if they_can_move {
                 Some((Outcome::Decisive { winner: them }, Termination::Blocked))
             } else {
@@ -484,5 +598,44 @@ impl Position {
         p.turn = self.turn.other();
         p.hash = p.compute_hash();
         p.with_counters(self.plies_since_capture, self.ply)
+    }
+}
+
+/// Legal moves for `turn` under `rules`, into `out` (cleared first).
+pub(crate) fn generate_for(
+    rules: &Rules,
+    turn: Color,
+    us: u64,
+    them: u64,
+    kings: u64,
+    out: &mut MoveList,
+) {
+    use movegen::{Black, White};
+    match rules.variant {
+        Variant::Turkish | Variant::Armenian => {
+            let cak = rules.continue_as_king();
+            let arm = rules.variant == Variant::Armenian;
+            match (turn, arm) {
+                (Color::White, false) => {
+                    movegen::generate::<White, MoveList, false>(us, them, kings, cak, out)
+                }
+                (Color::Black, false) => {
+                    movegen::generate::<Black, MoveList, false>(us, them, kings, cak, out)
+                }
+                (Color::White, true) => {
+                    movegen::generate::<White, MoveList, true>(us, them, kings, cak, out)
+                }
+                (Color::Black, true) => {
+                    movegen::generate::<Black, MoveList, true>(us, them, kings, cak, out)
+                }
+            }
+        }
+        Variant::Croda | Variant::Dameo => {
+            let cfg = ortho::Config::new(rules);
+            match turn {
+                Color::White => ortho::generate::<White, MoveList>(us, them, kings, cfg, out),
+                Color::Black => ortho::generate::<Black, MoveList>(us, them, kings, cfg, out),
+            }
+        }
     }
 }

@@ -5,6 +5,7 @@
 
 mod common;
 
+use common::variants::VRules;
 use common::{engine_children, random_playout_positions, random_sparse_position, Naive};
 use dama_engine::{perft, MidCapturePromotion, Position, Rules};
 use rand::SeedableRng;
@@ -139,10 +140,8 @@ fn print_perft_data() {
                 (Some(rest), Some(case)) if rest.ends_with('?') => {
                     let depth: u32 = rest.split_whitespace().next().unwrap().parse().unwrap();
                     let naive = Naive::from_position(&case.position());
-                    println!(
-                        "perft {depth} {}",
-                        naive.perft(depth, case.continue_as_king())
-                    );
+                    let rules = VRules::of(&case.rules);
+                    println!("perft {depth} {}", naive.perft_v(depth, &rules));
                 }
                 _ => println!("{line}"),
             }
@@ -150,17 +149,34 @@ fn print_perft_data() {
     }
 }
 
-/// Every frozen count agrees with the naive generator (slow for the deep
-/// start-position counts).
+/// Every frozen count agrees with the naive generators (slow for the deep
+/// start-position counts; `PERFT_FILE=NAME` limits it to some files): the Turkish one of `tests/common/mod.rs` for
+/// Turkish cases, and the all-variant one of `tests/common/variants.rs` for
+/// every case (a cross-check of the two on the Turkish data).
 #[test]
 #[ignore]
 fn perft_data_matches_reference() {
+    // `PERFT_FILE=dameo` checks only the files whose name contains it.
+    let only = std::env::var("PERFT_FILE").unwrap_or_default();
     for case in common::read_perft_files() {
+        if !case.file.contains(&only) {
+            continue;
+        }
         let naive = Naive::from_position(&case.position());
+        let rules = VRules::of(&case.rules);
         for &(depth, n) in &case.perft {
             if let Some(n) = n {
+                if case.rules.variant == dama_engine::Variant::Turkish {
+                    assert_eq!(
+                        naive.perft(depth, case.continue_as_king()),
+                        n,
+                        "{} {} depth {depth}",
+                        case.file,
+                        case.id
+                    );
+                }
                 assert_eq!(
-                    naive.perft(depth, case.continue_as_king()),
+                    naive.perft_v(depth, &rules),
                     n,
                     "{} {} depth {depth}",
                     case.file,

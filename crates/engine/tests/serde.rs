@@ -3,7 +3,9 @@
 #![cfg(feature = "serde")]
 #![allow(clippy::unwrap_used, missing_docs)]
 
-use dama_engine::{MidCapturePromotion, OnePieceEachRule, Rules};
+use dama_engine::{
+    CaptureRemoval, ManCaptureDirections, MidCapturePromotion, OnePieceEachRule, Rules, Variant,
+};
 
 #[test]
 fn rules_round_trip_through_toml_and_json() {
@@ -13,6 +15,15 @@ fn rules_round_trip_through_toml_and_json() {
             promotion_mid_capture: MidCapturePromotion::ContinueAsKing,
             one_piece_each: OnePieceEachRule::KingBeatsMan,
             no_capture_limit: None,
+            ..Rules::default()
+        },
+        Rules::for_variant(Variant::Armenian),
+        Rules::for_variant(Variant::Dameo),
+        Rules {
+            croda_removal: CaptureRemoval::Immediate,
+            croda_man_captures: ManCaptureDirections::ForwardAndSideways,
+            one_piece_each: OnePieceEachRule::Draw,
+            ..Rules::for_variant(Variant::Croda)
         },
         Rules {
             no_capture_limit: Some(80),
@@ -40,4 +51,18 @@ fn rules_text_format() {
     let r: Rules = serde_json::from_str("{\"no_capture_limit\": null}").unwrap();
     assert_eq!(r.no_capture_limit, None);
     assert!(toml::from_str::<Rules>("bogus = 1").is_err());
+    // A variant's defaults fill the keys a config leaves out.
+    let r: Rules = toml::from_str("variant = \"dameo\"\n").unwrap();
+    assert_eq!(r, Rules::for_variant(Variant::Dameo));
+    assert_eq!(r.no_capture_limit, None);
+    assert_eq!(r.one_piece_each, OnePieceEachRule::PlayOn);
+    let r: Rules = toml::from_str("variant = \"croda\"\nno_capture_limit = 60\n").unwrap();
+    assert_eq!(r.no_capture_limit, Some(60));
+    assert_eq!(r.croda_removal, CaptureRemoval::EndOfMove);
+    assert!(toml::from_str::<Rules>("variant = \"chess\"").is_err());
+    // Turkish rules serialize as before variants existed.
+    assert_eq!(
+        toml::to_string(&Rules::default()).unwrap(),
+        "promotion_mid_capture = \"end_of_move\"\none_piece_each = \"draw\"\nno_capture_limit = 50\n"
+    );
 }

@@ -10,6 +10,8 @@
 
 use std::collections::BTreeSet;
 
+pub mod variants;
+
 use dama_engine::{Color, Position, Role, Square};
 use rand::seq::SliceRandom;
 use rand::Rng;
@@ -338,11 +340,9 @@ pub struct PerftCase {
 
 impl PerftCase {
     pub fn position(&self) -> Position {
-        let pos: Position = self
-            .epd
-            .parse()
+        let pos = Position::from_str_with_rules(&self.epd, self.rules)
             .unwrap_or_else(|e| panic!("{}: {}: bad epd: {e}", self.file, self.id));
-        pos.with_rules(self.rules).with_counters(self.clock, 0)
+        pos.with_counters(self.clock, 0)
     }
 
     pub fn continue_as_king(&self) -> bool {
@@ -400,6 +400,11 @@ pub fn parse_perft_text(file: &str, text: &str) -> Vec<PerftCase> {
             "id" => c.id = rest.to_owned(),
             "epd" => c.epd = rest.to_owned(),
             "clock" => c.clock = rest.parse().unwrap(),
+            "rules" if rest.contains('=') => {
+                c.rules = rest
+                    .parse()
+                    .unwrap_or_else(|e| panic!("{file}: bad rules {rest}: {e}"));
+            }
             "rules" => {
                 let mut toks = rest.split_whitespace();
                 while let Some(t) = toks.next() {
