@@ -134,6 +134,7 @@ fn generate(a: &GenerateArgs) -> Result<()> {
             OnePieceEachRule::Draw
         },
         no_capture_limit: Some(a.no_capture_limit).filter(|&l| l > 0),
+        ..Rules::default()
     };
     let style = ProgressStyle::with_template(
         "{prefix:>10} [{bar:30}] {pos}/{len} positions ({per_sec}, eta {eta})",

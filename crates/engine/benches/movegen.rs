@@ -1,7 +1,8 @@
 //! Move generation and perft over a fixed list of positions, ours and kish's
 //! (crates.io 1.1.7, an independent Turkish draughts engine) in the same run.
 //!
-//! Run with `cargo bench -p dama-engine --bench movegen`. Criterion reports
+//! Run with `cargo bench -p dama-engine --bench movegen` (`-- perft-variants`
+//! for the variants' perft beside the standard game's). Criterion reports
 //! throughput in elements (perft leaf nodes) per second; compare the
 //! `ours/…` and `kish/…` lines of each group. kish counts every capture path
 //! and counts a node without moves as a leaf, so its node counts can be a
@@ -35,6 +36,15 @@ const POSITIONS: &[(&str, &str, u32, u64)] = &[
     ),
 ];
 
+/// Perft from each variant's initial position, the standard game's first
+/// (rules text, depth, node count).
+const VARIANTS: &[(&str, u32, u64)] = &[
+    ("variant=turkish", 6, 931_312),
+    ("variant=armenian", 5, 6_280_482),
+    ("variant=croda", 5, 3_624_616),
+    ("variant=dameo", 4, 6_253_934),
+];
+
 #[path = "../tests/support/kish_board.rs"]
 mod kish_support;
 use kish_support::kish_board;
@@ -59,6 +69,20 @@ fn bench_perft(c: &mut Criterion) {
         });
         group.finish();
     }
+}
+
+fn bench_variants(c: &mut Criterion) {
+    let mut group = c.benchmark_group("perft-variants");
+    group.sample_size(10);
+    for &(text, depth, expected) in VARIANTS {
+        let rules: Rules = text.parse().unwrap();
+        let pos = Position::startpos_with_rules(rules);
+        assert_eq!(perft(&pos, &rules, depth), expected, "{text}");
+        group.throughput(Throughput::Elements(expected));
+        let name = format!("{}/d{depth}", rules.variant);
+        group.bench_function(name, |b| b.iter(|| perft(black_box(&pos), &rules, depth)));
+    }
+    group.finish();
 }
 
 fn bench_movegen(c: &mut Criterion) {
@@ -89,6 +113,6 @@ criterion_group! {
     config = Criterion::default()
         .warm_up_time(std::time::Duration::from_secs(1))
         .measurement_time(std::time::Duration::from_secs(3));
-    targets = bench_perft, bench_movegen
+    targets = bench_perft, bench_variants, bench_movegen
 }
 criterion_main!(benches);

@@ -225,6 +225,16 @@ impl Generator {
                 reason: format!("at most {MAX_PIECES} pieces are supported"),
             });
         }
+        // The file header and the generator's men indexing know Turkish
+        // draughts only.
+        if self.rules.variant != dama_engine::Variant::Turkish
+            || self.rules.one_piece_each == dama_engine::OnePieceEachRule::PlayOn
+        {
+            return Err(Error::Unsupported {
+                material: format!("{max_pieces} pieces"),
+                reason: format!("tables are Turkish draughts only, not rules {}", self.rules),
+            });
+        }
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(self.threads)
             .build()

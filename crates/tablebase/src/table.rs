@@ -282,6 +282,8 @@ impl Table {
                 x => return Err(corrupt(format!("unknown one-piece-each rule {x}"))),
             },
             no_capture_limit: Some(u16::from_le_bytes([bytes[14], bytes[15]])).filter(|&l| l > 0),
+            // Tables are Turkish draughts only (the generator refuses others).
+            ..Rules::default()
         };
         if let Some(e) = expected {
             if normalized(e) != rules {
