@@ -266,6 +266,20 @@ fn shipped_configs_parse_and_validate() {
 }
 
 #[test]
+fn variants_without_a_policy_encoding_are_refused_by_name() {
+    for variant in ["armenian", "croda", "dameo"] {
+        let text = format!("{TINY}\n[rules]\nvariant = \"{variant}\"\n");
+        let err = RunConfig::parse(&text).unwrap_err().to_string();
+        assert!(
+            err.contains("rules.variant") && err.contains(variant) && err.contains("Turkish"),
+            "{variant}: {err}"
+        );
+    }
+    let text = format!("{TINY}\n[rules]\nvariant = \"turkish\"\n");
+    RunConfig::parse(&text).unwrap();
+}
+
+#[test]
 fn teacher_generations_play_alpha_beta_games_then_self_play_takes_over() {
     let tmp = tempfile::tempdir().unwrap();
     let mut opts = options(tmp.path(), 2, false);
