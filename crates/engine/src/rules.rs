@@ -184,7 +184,7 @@ pub enum ManCaptureDirections {
 /// ```
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-#[cfg_attr(feature = "serde", serde(try_from = "serde_raw::RawRules"))]
+#[cfg_attr(feature = "serde", serde(from = "serde_raw::RawRules"))]
 pub struct Rules {
     /// The game played (default Turkish). In configs `variant = "dameo"`, in
     /// rules text `variant=dameo`; a config or text that names a variant gets
@@ -261,19 +261,17 @@ mod serde_raw {
         croda_man_captures: Option<ManCaptureDirections>,
     }
 
-    impl TryFrom<RawRules> for Rules {
-        type Error = std::convert::Infallible;
-
-        fn try_from(raw: RawRules) -> Result<Rules, Self::Error> {
+    impl From<RawRules> for Rules {
+        fn from(raw: RawRules) -> Rules {
             let d = Rules::for_variant(raw.variant.unwrap_or_default());
-            Ok(Rules {
+            Rules {
                 variant: d.variant,
                 promotion_mid_capture: raw.promotion_mid_capture.unwrap_or(d.promotion_mid_capture),
                 one_piece_each: raw.one_piece_each.unwrap_or(d.one_piece_each),
                 no_capture_limit: raw.no_capture_limit.unwrap_or(d.no_capture_limit),
                 croda_removal: raw.croda_removal.unwrap_or(d.croda_removal),
                 croda_man_captures: raw.croda_man_captures.unwrap_or(d.croda_man_captures),
-            })
+            }
         }
     }
 }
