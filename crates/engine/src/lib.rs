@@ -196,6 +196,7 @@ pub use perft::{perft, perft_divide};
 pub use perft::{perft_divide_parallel, perft_parallel};
 pub use position::Position;
 pub use rules::{
-    CaptureRemoval, ManCaptureDirections, MidCapturePromotion, OnePieceEachRule, Rules, Variant,
+    CaptureRemoval, ManCaptureDirections, MidCapturePromotion, OnePieceEachRule, RuleOption,
+    RuleValues, Rules, Variant,
 };
 pub use square::{Direction, Square};

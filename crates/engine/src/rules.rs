@@ -330,6 +330,84 @@ impl Rules {
     }
 }
 
+/// The values a rule option takes in the text form of [`Rules`].
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub enum RuleValues {
+    /// One of these words, the default first.
+    Choice(&'static [&'static str]),
+    /// A count in `min..=max`, or `off` (the default is [`RuleOption::default`]).
+    Count {
+        /// The smallest count.
+        min: u16,
+        /// The largest count.
+        max: u16,
+    },
+}
+
+/// One rule option of [`Rules`]: its key in the text form, its values and
+/// its default, for front ends that offer every option
+/// ([`Rules::OPTIONS`]).
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub struct RuleOption {
+    /// The key in the text form (`promotion=…`).
+    pub key: &'static str,
+    /// What the option decides, in words.
+    pub about: &'static str,
+    /// The values it takes.
+    pub values: RuleValues,
+    /// The default value, as text.
+    pub default: &'static str,
+}
+
+impl Rules {
+    /// Every rule option, in the order of the text form, with the default
+    /// of Turkish draughts (each variant has its own defaults:
+    /// [`Rules::for_variant`]); a test checks that
+    /// it names every key that [`Rules`]' `Display` writes, so a new option
+    /// cannot be left out of the front ends that list these.
+    pub const OPTIONS: &'static [RuleOption] = &[
+        RuleOption {
+            key: "variant",
+            about: "the game: Turkish draughts, its Armenian form, Croda or Dameo",
+            values: RuleValues::Choice(&["turkish", "armenian", "croda", "dameo"]),
+            default: "turkish",
+        },
+        RuleOption {
+            key: "promotion",
+            about: "a man reaching the far row during a capture",
+            values: RuleValues::Choice(&["end_of_move", "continue_as_king"]),
+            default: "end_of_move",
+        },
+        RuleOption {
+            key: "one_piece_each",
+            about: "one piece against one piece",
+            values: RuleValues::Choice(&["draw", "king_beats_man", "play_on"]),
+            default: "draw",
+        },
+        RuleOption {
+            key: "no_capture_limit",
+            about: "plies without a capture before a draw (off: never)",
+            values: RuleValues::Count {
+                min: 1,
+                max: u16::MAX,
+            },
+            default: "50",
+        },
+        RuleOption {
+            key: "croda_removal",
+            about: "Croda: when captured pieces leave the board",
+            values: RuleValues::Choice(&["end_of_move", "immediate"]),
+            default: "end_of_move",
+        },
+        RuleOption {
+            key: "croda_man_captures",
+            about: "Croda: the directions a man captures in",
+            values: RuleValues::Choice(&["all", "forward_sideways"]),
+            default: "all",
+        },
+    ];
+}
+
 const KEYS: &str = "variant=turkish|armenian|croda|dameo, \
                     promotion=end_of_move|continue_as_king, \
                     one_piece_each=draw|king_beats_man|play_on, no_capture_limit=N|off, \
@@ -483,6 +561,37 @@ impl fmt::Display for Rules {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn options_name_every_key_and_their_values_parse() {
+        // Croda's text form writes every key.
+        let text = Rules::for_variant(Variant::Croda).to_string();
+        let keys: Vec<&str> = text
+            .split_whitespace()
+            .filter_map(|p| p.split_once('=').map(|(k, _)| k))
+            .collect();
+        let listed: Vec<&str> = Rules::OPTIONS.iter().map(|o| o.key).collect();
+        assert_eq!(keys, listed);
+        for o in Rules::OPTIONS {
+            let default: Rules = format!("{}={}", o.key, o.default).parse().unwrap();
+            assert_eq!(default, Rules::default(), "{}", o.key);
+            let values: Vec<String> = match o.values {
+                RuleValues::Choice(v) => v.iter().map(|s| s.to_string()).collect(),
+                RuleValues::Count { min, max } => {
+                    vec![min.to_string(), max.to_string(), "off".into()]
+                }
+            };
+            for v in values {
+                let r: Rules = format!("{}={v}", o.key).parse().unwrap();
+                assert_eq!(r.to_string().parse::<Rules>().unwrap(), r, "{r}");
+                // Turkish rules leave out `variant=turkish` and default Croda keys.
+                assert!(
+                    r.to_string().contains(&format!("{}={v}", o.key)) || r == Rules::default(),
+                    "{r}"
+                );
+            }
+        }
+    }
 
     #[test]
     fn text_round_trips_and_bad_text_is_named() {
