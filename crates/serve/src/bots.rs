@@ -1,0 +1,511 @@
+//! Bots: the catalogue a request chooses from ([`Catalogue`]) and the pool
+//! of threads that think ([`BotPool`]).
+//!
+//! A request names a bot by id (`alphabeta`, `run:NAME/GEN`,
+//! `bundle:NAME`, …) and a strength; ids are looked up, never taken as
+//! paths. Thinking happens on a few worker threads, each with its own bots
+//! (a network is loaded once per worker that uses it and kept while it is
+//! used), fed by one bounded queue: every game and analysis of every tab
+//! shares them, a full queue answers 429, and the async server never waits
+//! on a search.
+
+use std::collections::HashMap;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::mpsc::{self, Receiver, SyncSender, TrySendError};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use dama_bot::{Bot, BotOptions, BotSpec, Limit, Thought};
+use dama_engine::Game;
+use dama_eval::{AlphaBetaLimit, PlayerSpec};
+use serde::{Deserialize, Serialize};
+use tokio::sync::oneshot;
+
+use crate::error::ApiError;
+use crate::runs::{checkpoints, valid_name, Runs};
+use crate::Limits;
+
+/// Default alpha-beta depth.
+pub const DEFAULT_DEPTH: u32 = 4;
+/// Default simulations of the rollout MCTS baseline.
+pub const DEFAULT_MCTS_SIMS: u32 = 200;
+/// Bots each worker keeps built (least recently used dropped first).
+const BOTS_PER_WORKER: usize = 4;
+
+/// How strong a bot plays, as a request gives it: at most one of the three.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Strength {
+    /// Simulations per decision (network and MCTS bots).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sims: Option<u32>,
+    /// Thinking time per move in milliseconds (searching bots).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub time_ms: Option<u64>,
+    /// Depth in plies (alpha-beta).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub depth: Option<u32>,
+}
+
+/// What the strength of a bot is measured in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StrengthKind {
+    /// Simulations or time.
+    Sims,
+    /// Depth or time.
+    Depth,
+    /// Nothing: the bot does not search.
+    None,
+}
+
+/// One bot of the catalogue.
+#[derive(Clone, Debug, Serialize)]
+pub struct BotEntry {
+    /// What requests name it by.
+    pub id: String,
+    /// A label for people.
+    pub label: String,
+    /// `baseline`, `network` or `bundle`.
+    pub kind: &'static str,
+    /// What its strength is measured in.
+    pub strength: StrengthKind,
+    /// Its default strength.
+    pub default: Strength,
+}
+
+/// A bot chosen by a request: what to build and how long to think.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Chosen {
+    /// The id it was chosen by.
+    pub id: String,
+    /// What to build (the pool's key).
+    pub spec: BotSpec,
+    /// How long to think (`None`: the bot's own default).
+    pub limit: Option<Limit>,
+    /// The strength as given (for the game's view).
+    pub strength: Strength,
+}
+
+/// The bots a request may choose from.
+#[derive(Debug)]
+pub struct Catalogue {
+    runs: Arc<Runs>,
+    /// The bot of `--bot`/`--bundle`, if any (id `default`).
+    default: Option<BotSpec>,
+    limits: Limits,
+}
+
+fn baseline(id: &str, label: &str, strength: StrengthKind, default: Strength) -> BotEntry {
+    BotEntry {
+        id: id.into(),
+        label: label.into(),
+        kind: "baseline",
+        strength,
+        default,
+    }
+}
+
+fn spec_kind(spec: &BotSpec) -> StrengthKind {
+    match spec {
+        BotSpec::Bundle(_) | BotSpec::Checkpoint { .. } | BotSpec::Rollout { .. } => {
+            StrengthKind::Sims
+        }
+        BotSpec::AlphaBeta { .. } => StrengthKind::Depth,
+        BotSpec::Player(_) => StrengthKind::None,
+    }
+}
+
+impl Catalogue {
+    /// The catalogue over a runs directory, with the command line's bot.
+    pub fn new(runs: Arc<Runs>, default: Option<BotSpec>, limits: Limits) -> Catalogue {
+        Catalogue {
+            runs,
+            default,
+            limits,
+        }
+    }
+
+    /// The id a game gets when the request names no bot.
+    pub fn default_id(&self) -> &'static str {
+        if self.default.is_some() {
+            "default"
+        } else {
+            "alphabeta"
+        }
+    }
+
+    /// Every bot: the command line's, the baselines, each finished
+    /// checkpoint of each run (newest first) and each bundle.
+    pub fn list(&self) -> Vec<BotEntry> {
+        let mut out = Vec::new();
+        if let Some(spec) = &self.default {
+            out.push(BotEntry {
+                id: "default".into(),
+                label: format!("{spec} (command line)"),
+                kind: "network",
+                strength: spec_kind(spec),
+                default: Strength::default(),
+            });
+        }
+        out.push(baseline(
+            "alphabeta",
+            "alpha-beta",
+            StrengthKind::Depth,
+            Strength {
+                depth: Some(DEFAULT_DEPTH),
+                ..Strength::default()
+            },
+        ));
+        out.push(baseline(
+            "mcts",
+            "MCTS with random rollouts",
+            StrengthKind::Sims,
+            Strength {
+                sims: Some(DEFAULT_MCTS_SIMS),
+                ..Strength::default()
+            },
+        ));
+        out.push(baseline(
+            "greedy",
+            "greedy (material)",
+            StrengthKind::None,
+            Strength::default(),
+        ));
+        out.push(baseline(
+            "random",
+            "random",
+            StrengthKind::None,
+            Strength::default(),
+        ));
+        for run in self.runs.list() {
+            for generation in run.checkpoints.iter().rev() {
+                out.push(BotEntry {
+                    id: format!("run:{}/{generation}", run.name),
+                    label: format!("{} generation {generation}", run.name),
+                    kind: "network",
+                    strength: StrengthKind::Sims,
+                    default: Strength {
+                        sims: Some(dama_eval::DEFAULT_CKPT_SIMS),
+                        ..Strength::default()
+                    },
+                });
+            }
+        }
+        for (name, _) in self.runs.bundles() {
+            out.push(BotEntry {
+                id: format!("bundle:{name}"),
+                label: format!("bundle {name}"),
+                kind: "bundle",
+                strength: StrengthKind::Sims,
+                default: Strength::default(),
+            });
+        }
+        out
+    }
+
+    /// The limit a strength asks for, checked against the server's bounds
+    /// and against what the bot's strength is measured in.
+    fn limit(&self, id: &str, kind: StrengthKind, s: &Strength) -> Result<Option<Limit>, ApiError> {
+        let given = [s.sims.is_some(), s.time_ms.is_some(), s.depth.is_some()]
+            .iter()
+            .filter(|&&b| b)
+            .count();
+        if given > 1 {
+            return Err(ApiError::bad_request(
+                "give at most one of sims, time_ms and depth",
+            ));
+        }
+        let l = &self.limits;
+        if let Some(n) = s.sims {
+            if n == 0 || n > l.max_sims {
+                return Err(ApiError::bad_request(format!(
+                    "sims must be in 1..={}, got {n}",
+                    l.max_sims
+                )));
+            }
+        }
+        if let Some(ms) = s.time_ms {
+            if ms == 0 || ms > l.max_time_ms {
+                return Err(ApiError::bad_request(format!(
+                    "time_ms must be in 1..={}, got {ms}",
+                    l.max_time_ms
+                )));
+            }
+        }
+        if let Some(d) = s.depth {
+            if d == 0 || d > l.max_depth {
+                return Err(ApiError::bad_request(format!(
+                    "depth must be in 1..={}, got {d}",
+                    l.max_depth
+                )));
+            }
+        }
+        match kind {
+            StrengthKind::None if given > 0 => Err(ApiError::bad_request(format!(
+                "the bot `{id}` does not search: give it no strength"
+            ))),
+            StrengthKind::Sims if s.depth.is_some() => Err(ApiError::bad_request(format!(
+                "the bot `{id}` takes sims or time_ms, not depth"
+            ))),
+            StrengthKind::Depth if s.sims.is_some() => Err(ApiError::bad_request(format!(
+                "the bot `{id}` takes depth or time_ms, not sims"
+            ))),
+            _ => Ok(match (s.sims, s.time_ms) {
+                (Some(n), _) => Some(Limit::Sims(n)),
+                (_, Some(ms)) => Some(Limit::Time(Duration::from_millis(ms))),
+                _ => None,
+            }),
+        }
+    }
+
+    /// The bot a request names, at the strength it asks for.
+    ///
+    /// # Errors
+    ///
+    /// 400 for an unknown id or a strength out of bounds; 404 for a run,
+    /// checkpoint or bundle that is not there.
+    pub fn choose(&self, id: &str, strength: &Strength) -> Result<Chosen, ApiError> {
+        let with = |spec: BotSpec, limit: Option<Limit>| Chosen {
+            id: id.to_owned(),
+            spec,
+            limit,
+            strength: *strength,
+        };
+        let alphabeta = |depth: u32| BotSpec::AlphaBeta {
+            limit: AlphaBetaLimit::Depth(depth),
+            tt_mb: dama_eval::DEFAULT_TT_MB,
+        };
+        match id {
+            "default" => {
+                let Some(spec) = &self.default else {
+                    return self.choose("alphabeta", strength);
+                };
+                let kind = spec_kind(spec);
+                let limit = self.limit(id, kind, strength)?;
+                let spec = match (spec, strength.depth) {
+                    (BotSpec::AlphaBeta { tt_mb, .. }, Some(d)) => BotSpec::AlphaBeta {
+                        limit: AlphaBetaLimit::Depth(d),
+                        tt_mb: *tt_mb,
+                    },
+                    _ => spec.clone(),
+                };
+                Ok(with(spec, limit))
+            }
+            "alphabeta" => {
+                let limit = self.limit(id, StrengthKind::Depth, strength)?;
+                Ok(with(
+                    alphabeta(strength.depth.unwrap_or(DEFAULT_DEPTH)),
+                    limit,
+                ))
+            }
+            "mcts" => {
+                let limit = self.limit(id, StrengthKind::Sims, strength)?;
+                let limit = limit.or(Some(Limit::Sims(DEFAULT_MCTS_SIMS)));
+                Ok(with(
+                    BotSpec::Rollout {
+                        sims: DEFAULT_MCTS_SIMS,
+                    },
+                    limit,
+                ))
+            }
+            "greedy" | "random" => {
+                self.limit(id, StrengthKind::None, strength)?;
+                let spec = if id == "greedy" {
+                    PlayerSpec::Greedy
+                } else {
+                    PlayerSpec::Random
+                };
+                Ok(with(BotSpec::Player(spec), None))
+            }
+            _ => {
+                if let Some(rest) = id.strip_prefix("run:") {
+                    let (name, generation) = rest.rsplit_once('/').ok_or_else(|| {
+                        ApiError::bad_request(format!(
+                            "bot `{}`: a run's bot is run:NAME/GENERATION",
+                            id.escape_default()
+                        ))
+                    })?;
+                    let generation: u32 = generation.parse().map_err(|_| {
+                        ApiError::bad_request(format!(
+                            "bot `{}`: `{}` is not a generation number",
+                            id.escape_default(),
+                            generation.escape_default()
+                        ))
+                    })?;
+                    let run = self.runs.run(name)?;
+                    if !checkpoints(&run).contains(&generation) {
+                        return Err(ApiError::not_found(format!(
+                            "run `{name}` has no finished checkpoint of generation {generation}"
+                        )));
+                    }
+                    let limit = self.limit(id, StrengthKind::Sims, strength)?;
+                    let limit = limit.or(Some(Limit::Sims(dama_eval::DEFAULT_CKPT_SIMS)));
+                    return Ok(with(
+                        BotSpec::Checkpoint {
+                            path: run.model(generation),
+                            limit: Limit::Sims(dama_eval::DEFAULT_CKPT_SIMS),
+                            algorithm: dama_eval::DEFAULT_CKPT_SEARCH,
+                        },
+                        limit,
+                    ));
+                }
+                if let Some(name) = id.strip_prefix("bundle:") {
+                    if !name.split('/').all(valid_name) {
+                        return Err(ApiError::bad_request(format!(
+                            "`{}` is not a bundle name",
+                            name.escape_default()
+                        )));
+                    }
+                    let Some((_, dir)) = self.runs.bundles().into_iter().find(|(n, _)| n == name)
+                    else {
+                        return Err(ApiError::not_found(format!("no bundle `{name}`")));
+                    };
+                    let limit = self.limit(id, StrengthKind::Sims, strength)?;
+                    return Ok(with(BotSpec::Bundle(dir), limit));
+                }
+                Err(ApiError::bad_request(format!(
+                    "unknown bot `{}` (GET /api/bots lists them)",
+                    id.escape_default()
+                )))
+            }
+        }
+    }
+}
+
+type Reply = oneshot::Sender<Result<Thought, String>>;
+
+struct Job {
+    spec: BotSpec,
+    game: Game,
+    limit: Option<Limit>,
+    reply: Reply,
+}
+
+/// The threads that think, fed by one bounded queue.
+#[derive(Debug, Clone)]
+pub struct BotPool {
+    tx: SyncSender<Job>,
+}
+
+impl std::fmt::Debug for Job {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Job").field("spec", &self.spec).finish()
+    }
+}
+
+impl BotPool {
+    /// Starts `workers` threads with a queue of `queue` jobs.
+    pub fn start(workers: usize, queue: usize, options: &BotOptions) -> BotPool {
+        let (tx, rx) = mpsc::sync_channel::<Job>(queue.max(1));
+        let rx = Arc::new(Mutex::new(rx));
+        for w in 0..workers.max(1) {
+            let rx = rx.clone();
+            let options = BotOptions {
+                seed: options.seed.wrapping_add(w as u64),
+                ..options.clone()
+            };
+            // A worker that cannot start leaves the others; with none,
+            // jobs are answered with an error when the queue drops them.
+            let _ = std::thread::Builder::new()
+                .name(format!("dama-bot-{w}"))
+                .spawn(move || worker(&rx, &options));
+        }
+        BotPool { tx }
+    }
+
+    /// Thinks about `game` with the bot `spec` within `limit`.
+    ///
+    /// # Errors
+    ///
+    /// 429 when the queue is full; 500 when the bot cannot be built or
+    /// fails.
+    pub async fn think(
+        &self,
+        spec: BotSpec,
+        game: Game,
+        limit: Option<Limit>,
+    ) -> Result<Thought, ApiError> {
+        let (reply, answer) = oneshot::channel();
+        let job = Job {
+            spec,
+            game,
+            limit,
+            reply,
+        };
+        match self.tx.try_send(job) {
+            Ok(()) => {}
+            Err(TrySendError::Full(_)) => {
+                return Err(ApiError::too_many(
+                    "the bots are busy with other games: try again in a moment",
+                ))
+            }
+            Err(TrySendError::Disconnected(_)) => {
+                return Err(ApiError::internal("no bot worker is running"))
+            }
+        }
+        match answer.await {
+            Ok(Ok(thought)) => Ok(thought),
+            Ok(Err(message)) => Err(ApiError::internal(message)),
+            Err(_) => Err(ApiError::internal("the bot stopped before answering")),
+        }
+    }
+}
+
+fn worker(rx: &Mutex<Receiver<Job>>, options: &BotOptions) {
+    // libtorch's intra-op threads are set per thread: one per worker, so
+    // the workers share the cores instead of fighting over them.
+    dama_nn::device::set_torch_threads(1);
+    let mut bots: HashMap<String, (Bot, Instant)> = HashMap::new();
+    loop {
+        let job = {
+            let rx = rx.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+            match rx.recv() {
+                Ok(job) => job,
+                Err(_) => return,
+            }
+        };
+        let key = job.spec.to_string();
+        let result = catch_unwind(AssertUnwindSafe(|| {
+            if !bots.contains_key(&key) {
+                if bots.len() >= BOTS_PER_WORKER {
+                    if let Some(oldest) = bots
+                        .iter()
+                        .min_by_key(|(_, (_, used))| *used)
+                        .map(|(k, _)| k.clone())
+                    {
+                        bots.remove(&oldest);
+                    }
+                }
+                let bot = Bot::new(&job.spec, options)
+                    .map_err(|e| format!("cannot build the bot `{key}`: {}", chain(&e)))?;
+                bots.insert(key.clone(), (bot, Instant::now()));
+            }
+            let Some((bot, used)) = bots.get_mut(&key) else {
+                return Err("the bot was dropped".to_owned());
+            };
+            *used = Instant::now();
+            bot.think(&job.game, job.limit)
+                .map_err(|e| format!("the bot failed: {}", chain(&e)))
+        }));
+        let result = result.unwrap_or_else(|_| {
+            // A bot that panicked may be in any state: build it again.
+            bots.remove(&key);
+            Err("the bot failed unexpectedly".to_owned())
+        });
+        // The requester may have gone away: nothing to do then.
+        let _ = job.reply.send(result);
+    }
+}
+
+/// An error with its sources, on one line.
+fn chain(e: &dyn std::error::Error) -> String {
+    let mut s = e.to_string();
+    let mut source = e.source();
+    while let Some(cause) = source {
+        s.push_str(": ");
+        s.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    s
+}
