@@ -36,6 +36,7 @@ mod learner;
 mod perft;
 mod play;
 mod report;
+mod serve;
 mod tablebase;
 mod train;
 mod worker;
@@ -85,6 +86,8 @@ enum Command {
     Analyse(analyse::AnalyseArgs),
     /// Endgame tablebases: generate, probe, stats, verify, bench.
     Tablebase(tablebase::TablebaseArgs),
+    /// The web front end: play, analyse and watch training in the browser.
+    Serve(serve::ServeArgs),
 }
 
 fn main() -> ExitCode {
@@ -106,6 +109,7 @@ fn main() -> ExitCode {
         Command::Bench(args) => bench::run(&args),
         Command::Report(args) => report::run(&args),
         Command::Tablebase(args) => tablebase::run(&args),
+        Command::Serve(args) => serve::run(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
