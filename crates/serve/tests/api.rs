@@ -1,0 +1,732 @@
+//! The API over a real socket on the loopback address (issue 17): whole
+//! games, every kind of bad input, 50 games at once with every move checked
+//! against the engine, and the run pages against a run trained here.
+
+#![allow(clippy::unwrap_used)]
+
+mod common;
+
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+use common::{board, follow, pieces, start, train, Http};
+use dama_engine::{Game, GameRecord, Position};
+use dama_serve::{Limits, ServeOptions};
+use rand::{Rng, SeedableRng};
+use serde_json::{json, Value};
+
+/// One tiny run of two generations, trained once for this test binary.
+fn tiny_runs() -> &'static std::path::Path {
+    static RUNS: OnceLock<tempfile::TempDir> = OnceLock::new();
+    RUNS.get_or_init(|| {
+        let dir = tempfile::tempdir().expect("temp dir");
+        train(dir.path(), "tiny", 2, false);
+        dir
+    })
+    .path()
+}
+
+fn options(runs: &std::path::Path) -> ServeOptions {
+    let mut o = ServeOptions::new(runs);
+    o.limits = Limits {
+        bot_workers: 2,
+        rate_per_sec: 0,
+        ..Limits::default()
+    };
+    o
+}
+
+/// Plays a game to its end through the API: the client's moves random
+/// (captures step by step, quiet moves whole), the bot's checked.
+async fn play_out(http: &Http, bot: &str, strength: Value, seed: u64, max_plies: usize) -> Value {
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+    let human = if seed.is_multiple_of(2) { "white" } else { "black" };
+    let created = http
+        .post(
+            "/api/games",
+            &json!({"bot": bot, "strength": strength, "human": human}),
+        )
+        .await;
+    assert_eq!(created.status, 201, "{}", created.error());
+    let mut view = created.json();
+    let id = view["id"].as_str().unwrap().to_owned();
+    let mut game = Game::new();
+    for _ in 0..max_plies {
+        assert_eq!(board(&view), pieces(game.position()), "{id}");
+        match view["state"].as_str().unwrap() {
+            "over" => break,
+            "bot" => {
+                let answer = http.post_empty(&format!("/api/games/{id}/bot")).await;
+                if answer.status == 429 {
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                    continue;
+                }
+                assert_eq!(answer.status, 200, "{}", answer.error());
+                view = answer.json();
+                follow(&mut game, &view);
+            }
+            "human" => {
+                let moves = game.legal_moves();
+                let m = moves[rng.gen_range(0..moves.len())];
+                if m.is_capture() && rng.gen_bool(0.7) {
+                    // Jump by jump, through every landing square.
+                    for step in m.steps() {
+                        let answer = http
+                            .post(
+                                &format!("/api/games/{id}/step"),
+                                &json!({"from": step.from.to_string(), "to": step.to.to_string()}),
+                            )
+                            .await;
+                        assert_eq!(answer.status, 200, "{}", answer.error());
+                        view = answer.json();
+                    }
+                } else {
+                    let answer = http
+                        .post(
+                            &format!("/api/games/{id}/move"),
+                            &json!({"move": m.to_string()}),
+                        )
+                        .await;
+                    assert_eq!(answer.status, 200, "{}", answer.error());
+                    view = answer.json();
+                }
+                game.play(&m).unwrap();
+                assert_eq!(view["last"]["text"], m.to_string());
+            }
+            other => panic!("state {other}"),
+        }
+    }
+    assert_eq!(
+        view["state"], "over",
+        "game {id} did not end in {max_plies} plies"
+    );
+    assert_eq!(
+        view["result"],
+        game.outcome().map_or("*", |o| o.as_str()),
+        "{id}"
+    );
+    // The record reads back as the same game.
+    let rec: GameRecord = view["record"].as_str().unwrap().parse().unwrap();
+    assert_eq!(rec.game.moves(), game.moves());
+    view
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_whole_game_with_undo_and_resign() {
+    let runs = tempfile::tempdir().unwrap();
+    let http = Http::new(start(options(runs.path())).await);
+    let page = http.get("/").await;
+    assert_eq!(page.status, 200);
+    assert!(String::from_utf8_lossy(&page.body).contains("app.js"));
+    assert!(page.headers["content-security-policy"]
+        .to_str()
+        .unwrap()
+        .contains("default-src 'self'"));
+    assert_eq!(http.get("/app.js").await.status, 200);
+    let info = http.get("/api/info").await.json();
+    assert_eq!(info["rules"].as_array().unwrap().len(), 3);
+
+    play_out(&http, "greedy", json!({}), 0, 400).await;
+    play_out(&http, "alphabeta", json!({"depth": 2}), 1, 400).await;
+    play_out(&http, "mcts", json!({"sims": 20}), 2, 400).await;
+
+    // Undo takes back the human's move and the bot's reply; resign ends it.
+    let v = http
+        .post("/api/games", &json!({"bot": "random", "human": "white"}))
+        .await
+        .json();
+    let id = v["id"].as_str().unwrap();
+    let v = http
+        .post(&format!("/api/games/{id}/move"), &json!({"move": "d3-d4"}))
+        .await
+        .json();
+    assert_eq!(v["state"], "bot");
+    let v = http
+        .post_empty(&format!("/api/games/{id}/bot"))
+        .await
+        .json();
+    assert_eq!(v["moves"].as_array().unwrap().len(), 2);
+    assert!(v["thought"]["best"]["text"].is_string());
+    let v = http
+        .post_empty(&format!("/api/games/{id}/undo"))
+        .await
+        .json();
+    assert_eq!(v["moves"].as_array().unwrap().len(), 0);
+    assert_eq!(v["state"], "human");
+    let v = http
+        .post_empty(&format!("/api/games/{id}/resign"))
+        .await
+        .json();
+    assert_eq!(
+        (v["state"].as_str(), v["result"].as_str()),
+        (Some("over"), Some("0-1"))
+    );
+    assert!(v["record"].as_str().unwrap().contains("0-1"));
+
+    // A set-up position, a rule option, a forced continuation shown.
+    let v = http
+        .post(
+            "/api/games",
+            &json!({"bot": "random", "position": "W:Wc4,g2:Bc5,d6,a7", "rules": "promotion=continue_as_king"}),
+        )
+        .await
+        .json();
+    assert!(v["rules"].as_str().unwrap().contains("continue_as_king"));
+    let id = v["id"].as_str().unwrap();
+    let v = http
+        .post(
+            &format!("/api/games/{id}/step"),
+            &json!({"from": "c4", "to": "c6"}),
+        )
+        .await
+        .json();
+    assert_eq!(v["pending"]["at"], "c6");
+    assert_eq!(
+        v["legal"],
+        json!([{"from": "c6", "to": "e6", "captured": "d6"}])
+    );
+
+    // Analysis: a network-free bot's line and top moves on a position.
+    let a = http
+        .post(
+            "/api/analyse",
+            &json!({"position": "1. d3-d4 d6-d5 *", "ply": 1, "bot": "mcts", "strength": {"sims": 50}}),
+        )
+        .await;
+    assert_eq!(a.status, 200, "{}", a.error());
+    let a = a.json();
+    assert_eq!(a["ply"], 1);
+    assert_eq!(a["turn"], "black");
+    assert!(!a["thought"]["top"].as_array().unwrap().is_empty());
+    assert!(a["thought"]["eval"]["wdl"].is_array());
+    let r = http
+        .post(
+            "/api/replay",
+            &json!({"position": "1. d3-d4 d6-d5 2. d4xd6xd8 *"}),
+        )
+        .await;
+    assert_eq!(r.status, 200, "{}", r.error());
+    assert_eq!(r.json()["frames"].as_array().unwrap().len(), 4);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bad_input_gets_a_clear_4xx_and_changes_nothing() {
+    let runs = tempfile::tempdir().unwrap();
+    let secret = tempfile::tempdir().unwrap();
+    std::fs::write(secret.path().join("config.toml"), "secret").unwrap();
+    std::fs::create_dir_all(runs.path().join("r")).unwrap();
+    std::fs::write(runs.path().join("r/config.toml"), "[run]\n").unwrap();
+    #[cfg(unix)]
+    std::os::unix::fs::symlink(secret.path(), runs.path().join("escape")).unwrap();
+    let mut o = options(runs.path());
+    o.limits.max_games = 5;
+    let http = Http::new(start(o).await);
+
+    let v = http
+        .post("/api/games", &json!({"bot": "greedy"}))
+        .await
+        .json();
+    let id = v["id"].as_str().unwrap().to_owned();
+    let before = http.get(&format!("/api/games/{id}")).await.body;
+    let game = format!("/api/games/{id}");
+    let json_ct = [("content-type", "application/json")];
+
+    // (status, request) pairs; each must leave the game as it was.
+    let cases: Vec<(u16, &str, String, Vec<u8>, bool)> = vec![
+        // Illegal moves and steps.
+        (
+            422,
+            "POST",
+            format!("{game}/move"),
+            br#"{"move":"d3-d5"}"#.to_vec(),
+            true,
+        ),
+        (
+            422,
+            "POST",
+            format!("{game}/move"),
+            br#"{"move":"zz"}"#.to_vec(),
+            true,
+        ),
+        (
+            422,
+            "POST",
+            format!("{game}/step"),
+            br#"{"from":"d3","to":"d5"}"#.to_vec(),
+            true,
+        ),
+        (
+            400,
+            "POST",
+            format!("{game}/step"),
+            br#"{"from":"z9","to":"d5"}"#.to_vec(),
+            true,
+        ),
+        (409, "POST", format!("{game}/bot"), Vec::new(), false),
+        // Malformed JSON, wrong fields, wrong types.
+        (
+            400,
+            "POST",
+            format!("{game}/move"),
+            b"{\"move\":".to_vec(),
+            true,
+        ),
+        (
+            422,
+            "POST",
+            format!("{game}/move"),
+            br#"{"mvoe":"d3-d4"}"#.to_vec(),
+            true,
+        ),
+        (
+            422,
+            "POST",
+            format!("{game}/move"),
+            br#"{"move":7}"#.to_vec(),
+            true,
+        ),
+        (
+            415,
+            "POST",
+            format!("{game}/move"),
+            br#"{"move":"d3-d4"}"#.to_vec(),
+            false,
+        ),
+        // Malformed positions and rules, unknown bots, budgets over the limit.
+        (
+            400,
+            "POST",
+            "/api/games".into(),
+            br#"{"position":"W:Wz9:Ba7"}"#.to_vec(),
+            true,
+        ),
+        (
+            400,
+            "POST",
+            "/api/games".into(),
+            br#"{"position":"1. d3-d5 *"}"#.to_vec(),
+            true,
+        ),
+        (
+            400,
+            "POST",
+            "/api/games".into(),
+            br#"{"rules":"promotion=sometimes"}"#.to_vec(),
+            true,
+        ),
+        (
+            400,
+            "POST",
+            "/api/games".into(),
+            br#"{"human":"green"}"#.to_vec(),
+            true,
+        ),
+        (
+            400,
+            "POST",
+            "/api/games".into(),
+            br#"{"bot":"stockfish"}"#.to_vec(),
+            true,
+        ),
+        (
+            400,
+            "POST",
+            "/api/games".into(),
+            br#"{"bot":"mcts","strength":{"sims":1000000000}}"#.to_vec(),
+            true,
+        ),
+        (
+            400,
+            "POST",
+            "/api/games".into(),
+            br#"{"bot":"alphabeta","strength":{"depth":99}}"#.to_vec(),
+            true,
+        ),
+        (
+            400,
+            "POST",
+            "/api/games".into(),
+            br#"{"bot":"alphabeta","strength":{"time_ms":99999999}}"#.to_vec(),
+            true,
+        ),
+        (
+            400,
+            "POST",
+            "/api/games".into(),
+            br#"{"bot":"alphabeta","strength":{"sims":10}}"#.to_vec(),
+            true,
+        ),
+        (
+            400,
+            "POST",
+            "/api/games".into(),
+            br#"{"bot":"random","strength":{"depth":2}}"#.to_vec(),
+            true,
+        ),
+        (
+            422,
+            "POST",
+            "/api/games".into(),
+            br#"{"bot":"mcts","strength":{"sims":-5}}"#.to_vec(),
+            true,
+        ),
+        (
+            422,
+            "POST",
+            "/api/games".into(),
+            br#"{"bot":"mcts","strength":{"sims":1e40}}"#.to_vec(),
+            true,
+        ),
+        (
+            400,
+            "POST",
+            "/api/analyse".into(),
+            br#"{"position":"1. d3-d4 *","ply":9}"#.to_vec(),
+            true,
+        ),
+        (
+            409,
+            "POST",
+            "/api/analyse".into(),
+            br#"{"position":"W:Wd4:B"}"#.to_vec(),
+            true,
+        ),
+        (
+            400,
+            "POST",
+            "/api/analyse".into(),
+            br#"{"strength":{"time_ms":0}}"#.to_vec(),
+            true,
+        ),
+        // Path tricks: bots, runs and game files named by requests.
+        (
+            400,
+            "POST",
+            "/api/games".into(),
+            br#"{"bot":"run:../escape/0"}"#.to_vec(),
+            true,
+        ),
+        (
+            400,
+            "POST",
+            "/api/games".into(),
+            br#"{"bot":"bundle:../../etc"}"#.to_vec(),
+            true,
+        ),
+        (
+            400,
+            "POST",
+            "/api/games".into(),
+            br#"{"bot":"run:r/x"}"#.to_vec(),
+            true,
+        ),
+        (
+            404,
+            "POST",
+            "/api/games".into(),
+            br#"{"bot":"run:r/3"}"#.to_vec(),
+            true,
+        ),
+        (
+            400,
+            "GET",
+            "/api/runs/..%2F..%2Fetc".into(),
+            Vec::new(),
+            false,
+        ),
+        (400, "GET", "/api/runs/%2e%2e".into(), Vec::new(), false),
+        (400, "GET", "/api/runs/.hidden".into(), Vec::new(), false),
+        (404, "GET", "/api/runs/escape".into(), Vec::new(), false),
+        (
+            404,
+            "GET",
+            "/api/runs/nope/metrics".into(),
+            Vec::new(),
+            false,
+        ),
+        (
+            400,
+            "GET",
+            "/api/runs/r/metrics?from=-1".into(),
+            Vec::new(),
+            false,
+        ),
+        (400, "GET", "/api/runs/r/games/x".into(), Vec::new(), false),
+        (
+            404,
+            "GET",
+            "/api/runs/r/games/1/5".into(),
+            Vec::new(),
+            false,
+        ),
+        (404, "GET", "/../../etc/passwd".into(), Vec::new(), false),
+        (404, "GET", "/api/games/..%2F..".into(), Vec::new(), false),
+        (404, "GET", "/api/games/nope".into(), Vec::new(), false),
+        (405, "DELETE", game.clone(), Vec::new(), false),
+        // An oversized body.
+        (
+            413,
+            "POST",
+            format!("{game}/move"),
+            {
+                let mut b = br#"{"move":""#.to_vec();
+                b.extend(std::iter::repeat_n(b'x', 100_000));
+                b.extend(br#""}"#);
+                b
+            },
+            true,
+        ),
+    ];
+    for (status, method, path, body, is_json) in cases {
+        let headers: &[(&str, &str)] = if is_json { &json_ct } else { &[] };
+        let answer = http.raw(method, &path, headers, body).await;
+        assert_eq!(
+            answer.status,
+            status,
+            "{method} {path}: {:?}",
+            String::from_utf8_lossy(&answer.body)
+        );
+        if status != 405 {
+            let error = answer.error();
+            assert!(!error.is_empty(), "{method} {path}: no error sentence");
+            assert!(!error.contains("secret"), "{error}");
+        }
+        assert_eq!(
+            http.get(&format!("/api/games/{id}")).await.body,
+            before,
+            "{method} {path} changed the game"
+        );
+    }
+    // The run behind the symbolic link is never listed or read.
+    let list = http.get("/api/runs").await.json();
+    assert_eq!(list["runs"].as_array().unwrap().len(), 1);
+
+    // Moves after the end are refused.
+    http.post_empty(&format!("{game}/resign")).await;
+    let a = http
+        .post(&format!("{game}/move"), &json!({"move": "d3-d4"}))
+        .await;
+    assert_eq!(a.status, 409, "{}", a.error());
+
+    // A Host that is not this machine (DNS rebinding) is refused.
+    let a = http
+        .raw("GET", "/api/info", &[("host", "evil.example")], Vec::new())
+        .await;
+    assert_eq!(a.status, 421);
+
+    // Too many games.
+    let mut last = 0;
+    for _ in 0..6 {
+        last = http
+            .post("/api/games", &json!({"bot": "random"}))
+            .await
+            .status;
+    }
+    assert_eq!(last, 429);
+    assert_eq!(
+        http.get("/api/info").await.status,
+        200,
+        "the server still answers"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_flood_of_requests_gets_429_and_the_server_recovers() {
+    let runs = tempfile::tempdir().unwrap();
+    let mut o = options(runs.path());
+    o.limits.rate_per_sec = 20;
+    o.limits.rate_burst = 20;
+    let http = Http::new(start(o).await);
+    let mut tasks = Vec::new();
+    for _ in 0..200 {
+        let http = http.clone();
+        tasks.push(tokio::spawn(async move { http.get("/api/info").await }));
+    }
+    let mut codes = std::collections::BTreeMap::new();
+    for t in tasks {
+        let a = t.await.unwrap();
+        if a.status == 429 {
+            assert!(a.headers.contains_key("retry-after"));
+            assert!(a.error().contains("too many requests"));
+        }
+        *codes.entry(a.status).or_insert(0) += 1;
+    }
+    assert!(codes.get(&429).copied().unwrap_or(0) >= 150, "{codes:?}");
+    assert!(codes.get(&200).copied().unwrap_or(0) >= 20, "{codes:?}");
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert_eq!(http.get("/api/info").await.status, 200);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn fifty_games_at_once_every_move_checked() {
+    let runs = tiny_runs();
+    let http = Http::new(start(options(runs)).await);
+    let started = Instant::now();
+    let mut tasks = Vec::new();
+    for i in 0..50u64 {
+        let http = http.clone();
+        // Every kind of bot, the trained network among them.
+        let (bot, strength) = match i % 5 {
+            0 => ("run:tiny/2", json!({"sims": 8})),
+            1 => ("greedy", json!({})),
+            2 => ("alphabeta", json!({"depth": 2})),
+            3 => ("mcts", json!({"sims": 10})),
+            _ => ("random", json!({})),
+        };
+        tasks.push(tokio::spawn(async move {
+            play_out(&http, bot, strength, 100 + i, 4000).await
+        }));
+    }
+    let mut results = std::collections::BTreeMap::new();
+    for t in tasks {
+        let v = t.await.expect("a game task");
+        *results
+            .entry(v["result"].as_str().unwrap().to_owned())
+            .or_insert(0) += 1;
+    }
+    eprintln!(
+        "50 games in {:.1} s: {results:?}",
+        started.elapsed().as_secs_f64()
+    );
+    assert_eq!(results.values().sum::<i32>(), 50);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn run_pages_of_a_real_run_and_live_metrics() {
+    let runs = tiny_runs();
+    let http = Http::new(start(options(runs)).await);
+    let list = http.get("/api/runs").await.json();
+    let run = &list["runs"][0];
+    assert_eq!(run["name"], "tiny");
+    assert_eq!(run["generation"], 2);
+    assert_eq!(run["checkpoints"], json!([0, 1, 2]));
+
+    let info = http.get("/api/runs/tiny").await.json();
+    assert!(info["config"].as_str().unwrap().contains("[model]"));
+    assert_eq!(info["game_generations"], json!([1, 2]));
+    let m = http.get("/api/runs/tiny/metrics").await.json();
+    let kinds: std::collections::BTreeSet<&str> = m["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["kind"].as_str().unwrap())
+        .collect();
+    for k in ["session", "selfplay", "train", "eval", "generation"] {
+        assert!(kinds.contains(k), "{k} in {kinds:?}");
+    }
+    let len = std::fs::metadata(runs.join("tiny/metrics.jsonl"))
+        .unwrap()
+        .len();
+    assert_eq!(m["next"], len);
+
+    // Every self-play game replays under the engine.
+    let games = http.get("/api/runs/tiny/games/1").await.json();
+    let games = games["games"].as_array().unwrap();
+    assert_eq!(games.len(), 4);
+    for g in games {
+        let r = http
+            .get(&format!("/api/runs/tiny/games/1/{}", g["index"]))
+            .await
+            .json();
+        let frames = r["frames"].as_array().unwrap();
+        assert_eq!(frames.len(), g["length"].as_u64().unwrap() as usize + 1);
+        let last: Position = frames.last().unwrap()["position"]
+            .as_str()
+            .unwrap()
+            .parse()
+            .unwrap();
+        let rec: GameRecord = r["record"].as_str().unwrap().parse().unwrap();
+        assert_eq!(rec.game.position().to_string(), last.to_string());
+    }
+
+    // The network bots of the run are offered and play.
+    let bots = http.get("/api/bots").await.json();
+    let ids: Vec<&str> = bots["bots"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b["id"].as_str().unwrap())
+        .collect();
+    assert!(
+        ids.contains(&"run:tiny/2") && ids.contains(&"run:tiny/0"),
+        "{ids:?}"
+    );
+    let a = http
+        .post(
+            "/api/analyse",
+            &json!({"bot": "run:tiny/1", "strength": {"sims": 16}}),
+        )
+        .await;
+    assert_eq!(a.status, 200, "{}", a.error());
+    let t = &a.json()["thought"];
+    assert!(t["network"]["wdl"].is_array() && t["eval"]["wdl"].is_array());
+    let shares: f64 = t["top"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["share"].as_f64().unwrap())
+        .sum();
+    assert!((shares - 1.0).abs() < 1e-3, "{shares}");
+
+    // Live: a run written while the page watches it.
+    let live_runs = tempfile::tempdir().unwrap();
+    let dir = live_runs.path().to_path_buf();
+    tokio::task::spawn_blocking({
+        let dir = dir.clone();
+        move || train(&dir, "live", 1, false)
+    })
+    .await
+    .unwrap();
+    let http = Http::new(start(options(live_runs.path())).await);
+    let from = std::fs::metadata(dir.join("live/metrics.jsonl"))
+        .unwrap()
+        .len();
+    let addr = http.addr;
+    let reader = tokio::spawn(async move { read_sse_until_generation(addr, from, 2).await });
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    tokio::task::spawn_blocking(move || train(&dir, "live", 2, true))
+        .await
+        .unwrap();
+    let events = tokio::time::timeout(Duration::from_secs(120), reader)
+        .await
+        .expect("live events within 120 s")
+        .unwrap();
+    assert!(events
+        .iter()
+        .any(|e| e["kind"] == "train" && e["generation"] == 2));
+}
+
+/// Reads `/api/runs/live/live?from=…` until an event of `generation`'s
+/// `generation` kind arrives; returns every event read.
+async fn read_sse_until_generation(
+    addr: std::net::SocketAddr,
+    from: u64,
+    generation: u64,
+) -> Vec<Value> {
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+    let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+    stream
+        .write_all(
+            format!("GET /api/runs/live/live?from={from} HTTP/1.1\r\nHost: localhost\r\nAccept: text/event-stream\r\n\r\n")
+                .as_bytes(),
+        )
+        .await
+        .unwrap();
+    let mut lines = BufReader::new(stream).lines();
+    let mut events = Vec::new();
+    while let Some(line) = lines.next_line().await.unwrap() {
+        if let Some(data) = line.strip_prefix("data: ") {
+            let v: Value = serde_json::from_str(data).unwrap();
+            for e in v["events"].as_array().unwrap() {
+                events.push(e.clone());
+            }
+            if events
+                .iter()
+                .any(|e| e["kind"] == "generation" && e["generation"] == generation)
+            {
+                return events;
+            }
+        }
+    }
+    panic!("the stream ended");
+}
