@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# The whole test suite: formatting, lints, every test of every crate, the
-# notebooks executed headless against a real (tiny) training run, and a
-# distributed run on a real local Ray cluster with faults (scripts/test-ray.sh).
-# Installs what it needs first (libtorch into ~/.cache/dama, once per machine).
+# The whole test suite: formatting, lints, every test of every crate (the
+# browser test of `dama serve` included), the notebooks executed headless
+# against a real (tiny) training run, and a distributed run on a real local
+# Ray cluster with faults (scripts/test-ray.sh).
+# Installs what it needs first (libtorch into ~/.cache/dama, once per machine;
+# Chromium and chromedriver from Debian's packages, for the browser test).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/env.sh
@@ -14,6 +16,11 @@ echo "== cargo fmt --check"
 cargo fmt --all -- --check
 echo "== cargo clippy"
 cargo clippy --workspace --all-targets --locked -- -D warnings
+echo "== headless Chromium for the browser test of dama serve"
+scripts/setup-browser.sh
+# The browser test (crates/serve/tests/browser.rs) fails instead of
+# skipping when Chromium or chromedriver is missing.
+export DAMA_BROWSER_TEST=required
 echo "== cargo test"
 cargo test --workspace --locked 2>&1 | tee "$log"
 echo "== the crates below libtorch build and test without it"

@@ -40,7 +40,11 @@ fn options(runs: &std::path::Path) -> ServeOptions {
 /// (captures step by step, quiet moves whole), the bot's checked.
 async fn play_out(http: &Http, bot: &str, strength: Value, seed: u64, max_plies: usize) -> Value {
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
-    let human = if seed.is_multiple_of(2) { "white" } else { "black" };
+    let human = if seed.is_multiple_of(2) {
+        "white"
+    } else {
+        "black"
+    };
     let created = http
         .post(
             "/api/games",
