@@ -182,13 +182,8 @@ async fn new_game(State(s): St, ApiJson(req): ApiJson<NewGame>) -> ApiResult<Res
     let st = s.clone();
     let strength = req.strength;
     let chosen = blocking(move || st.catalogue.choose(&id, &strength)).await?;
-    let session = Session::new(game, human, chosen);
-    let view_id;
-    {
-        let id = s.games.insert(session)?;
-        view_id = id;
-    }
-    let view = s.games.with(&view_id, |g| Ok(g.view(&view_id)))?;
+    let id = s.games.insert(Session::new(game, human, chosen))?;
+    let view = s.games.with(&id, |g| Ok(g.view(&id)))?;
     Ok((StatusCode::CREATED, Json(view)).into_response())
 }
 

@@ -143,7 +143,11 @@ impl Catalogue {
             out.push(BotEntry {
                 id: "default".into(),
                 label: format!("{spec} (command line)"),
-                kind: "network",
+                kind: match spec {
+                    BotSpec::Checkpoint { .. } => "network",
+                    BotSpec::Bundle(_) => "bundle",
+                    _ => "baseline",
+                },
                 strength: spec_kind(spec),
                 default: Strength::default(),
             });

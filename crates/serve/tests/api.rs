@@ -734,3 +734,93 @@ async fn read_sse_until_generation(
     }
     panic!("the stream ended");
 }
+
+/// The report's figures, run by hand: requests per second of the move API
+/// (each client plays `d3-d4` and takes it back, over and over) and the
+/// latency of bot moves at each bot's default strength.
+///
+/// `DAMA_SERVE_ADDR=127.0.0.1:8080` measures a running `dama serve
+/// --rate-limit 0`; without it, a server in this process. Also
+/// `DAMA_MEASURE_CLIENTS` (8), `DAMA_MEASURE_SECS` (10) and
+/// `DAMA_MEASURE_BOTS` (`alphabeta`, comma-separated bot ids).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "a measurement, run by hand"]
+async fn measure_move_api_and_bot_latency() {
+    let env = |k: &str, d: &str| std::env::var(k).unwrap_or_else(|_| d.to_owned());
+    let _runs = tempfile::tempdir().unwrap();
+    let addr = match std::env::var("DAMA_SERVE_ADDR") {
+        Ok(a) => a.parse().expect("DAMA_SERVE_ADDR is host:port"),
+        Err(_) => start(options(_runs.path())).await,
+    };
+    let http = Http::new(addr);
+    let clients: usize = env("DAMA_MEASURE_CLIENTS", "8").parse().unwrap();
+    let secs: f64 = env("DAMA_MEASURE_SECS", "10").parse().unwrap();
+    let deadline = Instant::now() + Duration::from_secs_f64(secs);
+    let mut tasks = Vec::new();
+    for _ in 0..clients {
+        let http = http.clone();
+        tasks.push(tokio::spawn(async move {
+            let v = http.post("/api/games", &json!({"bot": "random"})).await;
+            assert_eq!(v.status, 201, "{}", v.error());
+            let id = v.json()["id"].as_str().unwrap().to_owned();
+            let mut n = 0u64;
+            while Instant::now() < deadline {
+                let a = http
+                    .post(&format!("/api/games/{id}/move"), &json!({"move": "d3-d4"}))
+                    .await;
+                assert_eq!(a.status, 200, "{}", a.error());
+                let a = http.post_empty(&format!("/api/games/{id}/undo")).await;
+                assert_eq!(a.status, 200, "{}", a.error());
+                n += 2;
+            }
+            n
+        }));
+    }
+    let started = Instant::now();
+    let mut total = 0;
+    for t in tasks {
+        total += t.await.unwrap();
+    }
+    let elapsed = started.elapsed().as_secs_f64();
+    eprintln!(
+        "move API: {total} requests (move + undo) in {elapsed:.1} s from {clients} clients: {:.0} requests/s",
+        total as f64 / elapsed
+    );
+
+    for bot in env("DAMA_MEASURE_BOTS", "alphabeta").split(',') {
+        let v = http.post("/api/games", &json!({"bot": bot})).await;
+        assert_eq!(v.status, 201, "{}", v.error());
+        let mut view = v.json();
+        let id = view["id"].as_str().unwrap().to_owned();
+        let mut game = Game::new();
+        let mut times = Vec::new();
+        while times.len() < 10 && view["state"] != "over" {
+            let m = game.legal_moves()[0];
+            view = http
+                .post(
+                    &format!("/api/games/{id}/move"),
+                    &json!({"move": m.to_string()}),
+                )
+                .await
+                .json();
+            game.play(&m).unwrap();
+            if view["state"] != "bot" {
+                break;
+            }
+            let asked = Instant::now();
+            let a = http.post_empty(&format!("/api/games/{id}/bot")).await;
+            times.push(asked.elapsed().as_secs_f64() * 1000.0);
+            assert_eq!(a.status, 200, "{}", a.error());
+            view = a.json();
+            follow(&mut game, &view);
+        }
+        times.sort_by(f64::total_cmp);
+        eprintln!(
+            "bot {bot} at its default strength: {} moves, median {:.0} ms, mean {:.0} ms, max {:.0} ms (request to answer)",
+            times.len(),
+            times[times.len() / 2],
+            times.iter().sum::<f64>() / times.len() as f64,
+            times.last().unwrap()
+        );
+    }
+}

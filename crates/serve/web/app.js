@@ -258,6 +258,7 @@ function renderPlay() {
     const captures = g.legal.some((s) => s.captured);
     status = 'Your move (' + g.human + ')' + (captures ? ': you must capture' : '');
   }
+  if (g.last && g.last.promotes && !g.pending) status += ' — ' + g.last.text + ' crowned a king';
   $('play-status').textContent = status;
   $('play-undo').disabled = play.busy || g.thinking;
   $('play-resign').disabled = play.busy || g.state === 'over' || g.thinking;
