@@ -509,3 +509,56 @@ async fn the_front_end_plays_analyses_and_shows_a_run_in_chromium() {
         eprintln!("screenshot: {}", s.display());
     }
 }
+
+/// The report's page load time, run by hand against a running server:
+/// `DAMA_SERVE_ADDR=127.0.0.1:8080`; loads the page `DAMA_MEASURE_LOADS`
+/// (10) times in one browser and prints the navigation timing and the time
+/// until the page has its bots and a game.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "a measurement, run by hand"]
+async fn measure_page_load() {
+    let addr =
+        std::env::var("DAMA_SERVE_ADDR").expect("DAMA_SERVE_ADDR=host:port of a running server");
+    let loads: usize = std::env::var("DAMA_MEASURE_LOADS").map_or(10, |n| n.parse().unwrap());
+    let (_driver, webdriver) = start_driver().await;
+    let c = browser(&webdriver).await;
+    let mut rows = Vec::new();
+    for _ in 0..loads {
+        let asked = Instant::now();
+        c.goto(&format!("http://{addr}/?{}", rows.len()))
+            .await
+            .unwrap();
+        wait_for(
+            &c,
+            "the page to be ready",
+            "return document.body.dataset.ready === 'yes';",
+        )
+        .await;
+        let ready = asked.elapsed().as_secs_f64() * 1000.0;
+        let t = js(
+            &c,
+            "const n = performance.getEntriesByType('navigation')[0];
+             return [n.responseEnd - n.startTime, n.domContentLoadedEventEnd - n.startTime, n.loadEventEnd - n.startTime];",
+        )
+        .await;
+        rows.push([
+            t[0].as_f64().unwrap(),
+            t[1].as_f64().unwrap(),
+            t[2].as_f64().unwrap(),
+            ready,
+        ]);
+    }
+    c.close().await.unwrap();
+    let median = |i: usize| {
+        let mut v: Vec<f64> = rows.iter().map(|r| r[i]).collect();
+        v.sort_by(f64::total_cmp);
+        v[v.len() / 2]
+    };
+    eprintln!(
+        "page load over {loads} loads (median): response {:.1} ms, DOMContentLoaded {:.1} ms, load event {:.1} ms, ready with bots and a game {:.0} ms",
+        median(0),
+        median(1),
+        median(2),
+        median(3)
+    );
+}
