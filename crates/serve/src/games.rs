@@ -391,8 +391,9 @@ pub fn setup(text: Option<&str>, rules: Option<&str>) -> Result<Game, ApiError> 
         .map(str::trim)
         .filter(|t| !t.is_empty())
         .unwrap_or("startpos");
-    match text.parse::<Position>() {
-        Ok(pos) => Ok(Game::from_position(pos.with_rules(rules))),
+    // The variant's own initial position and piece counts.
+    match Position::from_str_with_rules(text, rules) {
+        Ok(pos) => Ok(Game::from_position(pos)),
         Err(pos_err) => match text.parse::<GameRecord>() {
             Ok(rec) => Ok(rec.game),
             Err(rec_err) => {

@@ -10,7 +10,7 @@ use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 use common::{board, follow, pieces, start, train, Http};
-use dama_engine::{Game, GameRecord, Position};
+use dama_engine::{Game, GameRecord, Position, Rules, Variant};
 use dama_serve::{Limits, ServeOptions};
 use rand::{Rng, SeedableRng};
 use serde_json::{json, Value};
@@ -39,6 +39,18 @@ fn options(runs: &std::path::Path) -> ServeOptions {
 /// Plays a game to its end through the API: the client's moves random
 /// (captures step by step, quiet moves whole), the bot's checked.
 async fn play_out(http: &Http, bot: &str, strength: Value, seed: u64, max_plies: usize) -> Value {
+    play_out_rules(http, bot, strength, seed, max_plies, &Rules::default()).await
+}
+
+/// [`play_out`] under `rules` (a variant or rule options).
+async fn play_out_rules(
+    http: &Http,
+    bot: &str,
+    strength: Value,
+    seed: u64,
+    max_plies: usize,
+    rules: &Rules,
+) -> Value {
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
     let human = if seed.is_multiple_of(2) {
         "white"
@@ -48,13 +60,13 @@ async fn play_out(http: &Http, bot: &str, strength: Value, seed: u64, max_plies:
     let created = http
         .post(
             "/api/games",
-            &json!({"bot": bot, "strength": strength, "human": human}),
+            &json!({"bot": bot, "strength": strength, "human": human, "rules": rules.to_string()}),
         )
         .await;
     assert_eq!(created.status, 201, "{}", created.error());
     let mut view = created.json();
     let id = view["id"].as_str().unwrap().to_owned();
-    let mut game = Game::new();
+    let mut game = Game::with_rules(*rules);
     for _ in 0..max_plies {
         assert_eq!(board(&view), pieces(game.position()), "{id}");
         match view["state"].as_str().unwrap() {
@@ -128,11 +140,22 @@ async fn a_whole_game_with_undo_and_resign() {
         .contains("default-src 'self'"));
     assert_eq!(http.get("/app.js").await.status, 200);
     let info = http.get("/api/info").await.json();
-    assert_eq!(info["rules"].as_array().unwrap().len(), 3);
+    assert_eq!(
+        info["rules"].as_array().unwrap().len(),
+        dama_engine::Rules::OPTIONS.len()
+    );
 
     play_out(&http, "greedy", json!({}), 0, 400).await;
     play_out(&http, "alphabeta", json!({"depth": 2}), 1, 400).await;
     play_out(&http, "mcts", json!({"sims": 20}), 2, 400).await;
+    // Every variant the engine offers is playable through the same API.
+    for (i, variant) in [Variant::Armenian, Variant::Croda, Variant::Dameo]
+        .into_iter()
+        .enumerate()
+    {
+        let rules = Rules::for_variant(variant);
+        play_out_rules(&http, "greedy", json!({}), 3 + i as u64, 200, &rules).await;
+    }
 
     // Undo takes back the human's move and the bot's reply; resign ends it.
     let v = http
