@@ -200,7 +200,15 @@ impl Session {
         let rules = rest.parse::<Rules>()?;
         // Replay the current game under the new rules.
         let moves: Vec<String> = self.game.moves().iter().map(ToString::to_string).collect();
-        let start = self.game.start_position().with_rules(rules);
+        // A game from the initial position starts from the new variant's.
+        let start = if *self.game.start_position() == Position::startpos_with_rules(self.rules) {
+            Position::startpos_with_rules(rules)
+        } else {
+            self.game
+                .start_position()
+                .try_with_rules(rules)
+                .map_err(|e| Error::Input(format!("the game's start under rules {rules}: {e}")))?
+        };
         let mut game = Game::from_position(start);
         for m in &moves {
             let mv = game.position().parse_move(m).map_err(|e| {
@@ -239,13 +247,9 @@ impl Session {
                 "position needs `startpos` or a position like W:Wa2,b2:Ba7,Kh8".into(),
             ));
         }
-        let pos: Position = pos_text
-            .parse()
+        let pos = Position::from_str_with_rules(pos_text, self.rules)
             .map_err(|e| Error::Input(format!("bad position `{pos_text}`: {e}")))?;
-        let previous = std::mem::replace(
-            &mut self.game,
-            Game::from_position(pos.with_rules(self.rules)),
-        );
+        let previous = std::mem::replace(&mut self.game, Game::from_position(pos));
         if let Err(e) = self.play_moves(moves.split_whitespace()) {
             self.game = previous;
             return Err(e);
@@ -443,6 +447,25 @@ mod tests {
 
     fn session() -> Session {
         Session::new(Bot::from_spec("mcts:sims=20", &BotOptions::default()).unwrap())
+    }
+
+    /// A variant's games start from its own initial position, and its
+    /// positions are checked against it.
+    #[test]
+    fn a_variant_starts_from_its_own_position() {
+        let startpos = |r: &str| Position::startpos_with_rules(r.parse().unwrap());
+        let mut s = session();
+        assert_eq!(last(&s.handle("rules variant=dameo")), "ok");
+        assert_eq!(*s.game().start_position(), startpos("variant=dameo"));
+        assert_eq!(last(&s.handle("position startpos moves a1-a2")), "ok");
+        assert_eq!(*s.game().start_position(), startpos("variant=dameo"));
+        // Croda's 24 men a side are too many for Dameo.
+        let croda = startpos("variant=croda").to_string();
+        let r = s.handle(&format!("position {croda}"));
+        assert!(last(&r).starts_with("error "), "{r:?}");
+        assert_eq!(last(&s.handle("position startpos")), "ok");
+        assert_eq!(last(&s.handle("rules variant=croda")), "ok");
+        assert_eq!(*s.game().start_position(), startpos("variant=croda"));
     }
 
     fn last(r: &Reply) -> &str {

@@ -39,11 +39,9 @@ fn pct(x: f32) -> String {
 pub fn run(args: &AnalyseArgs) -> Result<()> {
     let mut bot = args.bot.build()?;
     let rules = rules_for(args.rules.as_deref(), &bot)?;
-    let pos: Position = args
-        .position
-        .parse()
+    let pos = Position::from_str_with_rules(&args.position, rules)
         .with_context(|| format!("bad position `{}`", args.position))?;
-    let mut game = Game::from_position(pos.with_rules(rules));
+    let mut game = Game::from_position(pos);
     for m in args.moves.as_deref().unwrap_or("").split_whitespace() {
         let mv = game.position().parse_move(m).with_context(|| {
             let legal: Vec<String> = game.legal_moves().iter().map(ToString::to_string).collect();

@@ -58,11 +58,10 @@ pub fn run(args: &PlayArgs) -> Result<()> {
             trained.to_string()
         );
     }
-    let pos: Position = args
-        .position
-        .parse()
+    // `startpos` is the variant's own initial position.
+    let pos = Position::from_str_with_rules(&args.position, rules)
         .with_context(|| format!("bad position `{}`", args.position))?;
-    let mut game = Game::from_position(pos.with_rules(rules));
+    let mut game = Game::from_position(pos);
     let human = match args.color {
         ColorArg::White => Color::White,
         ColorArg::Black => Color::Black,

@@ -499,14 +499,9 @@ async fn run_game(
             )));
         };
         let rules: Rules = toml::from_str(&g.rules).unwrap_or_default();
-        let start: Position = if g.start == "startpos" {
-            Position::startpos()
-        } else {
-            g.start
-                .parse()
-                .map_err(|e| ApiError::internal(format!("the game's start cannot be read: {e}")))?
-        };
-        let mut game = Game::from_position(start.with_rules(rules));
+        let start = Position::from_str_with_rules(&g.start, rules)
+            .map_err(|e| ApiError::internal(format!("the game's start cannot be read: {e}")))?;
+        let mut game = Game::from_position(start);
         for text in &g.moves {
             let m = game.position().parse_move(text).map_err(|e| {
                 ApiError::internal(format!("the game's move `{text}` cannot be replayed: {e}"))
