@@ -9,16 +9,15 @@
 use crate::{Bitboard, Direction, Square};
 
 /// `RAYS[d][sq]`: the squares from `sq` (exclusive) to the edge in direction `d`.
-pub(crate) static RAYS: [[u64; 64]; 4] = {
+pub(crate) static RAYS: [[u64; 64]; 4] = ray_table([(0, 1), (1, 0), (0, -1), (-1, 0)]);
+
+/// For each of four `(file, rank)` steps and each square, the squares from
+/// the square (exclusive) to the edge along that step.
+pub(crate) const fn ray_table(steps: [(i8, i8); 4]) -> [[u64; 64]; 4] {
     let mut rays = [[0u64; 64]; 4];
     let mut d = 0;
     while d < 4 {
-        let (df, dr): (i8, i8) = match d {
-            0 => (0, 1),
-            1 => (1, 0),
-            2 => (0, -1),
-            _ => (-1, 0),
-        };
+        let (df, dr) = steps[d];
         let mut sq = 0;
         while sq < 64 {
             let mut f = (sq % 8) as i8 + df;
@@ -35,7 +34,7 @@ pub(crate) static RAYS: [[u64; 64]; 4] = {
         d += 1;
     }
     rays
-};
+}
 
 /// The squares strictly between `a` and `b` if they share a rank or file.
 pub(crate) fn between(a: Square, b: Square) -> Bitboard {

@@ -50,33 +50,7 @@ impl Config {
 /// `DIAG_RAYS[d][sq]`: the squares from `sq` (exclusive) to the edge along a
 /// diagonal: 0 = north-east, 1 = north-west (growing indices), 2 = south-west,
 /// 3 = south-east (shrinking indices).
-static DIAG_RAYS: [[u64; 64]; 4] = {
-    let mut rays = [[0u64; 64]; 4];
-    let mut d = 0;
-    while d < 4 {
-        let (df, dr): (i8, i8) = match d {
-            0 => (1, 1),
-            1 => (-1, 1),
-            2 => (-1, -1),
-            _ => (1, -1),
-        };
-        let mut sq = 0;
-        while sq < 64 {
-            let mut f = (sq % 8) as i8 + df;
-            let mut r = (sq / 8) as i8 + dr;
-            let mut bb = 0u64;
-            while f >= 0 && f < 8 && r >= 0 && r < 8 {
-                bb |= 1 << (r * 8 + f);
-                f += df;
-                r += dr;
-            }
-            rays[d][sq] = bb;
-            sq += 1;
-        }
-        d += 1;
-    }
-    rays
-};
+static DIAG_RAYS: [[u64; 64]; 4] = crate::geometry::ray_table([(1, 1), (-1, 1), (-1, -1), (1, -1)]);
 
 /// Squares a piece on `sq` slides to along the diagonals (stopping before `occ`).
 #[inline(always)]
