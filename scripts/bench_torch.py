@@ -4,8 +4,8 @@ measured on the same figures as
 `cargo run --release -p dama-nn --example bench`.
 
 Same architecture and parameter names as crates/nn/src/model.rs (a residual
-tower with squeeze-excitation, a convolutional policy head with 28 planes x 64
-squares = 1792 logits, a WDL value head), same inference path (float planes in,
+tower with squeeze-excitation, a convolutional policy head with 56 planes x 64
+squares = 3584 logits, a WDL value head), same inference path (float planes in,
 policy logits and WDL probabilities out as f32 on the host), and the same
 training step (masked policy cross-entropy + WDL cross-entropy, SGD momentum
 0.9 with weight decay on conv/linear weights, global-norm clipping at 10, and

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .encode import POLICY_SIZE, decode_index, encode_planes, policy_index
+from .encode import NUM_PLANES, POLICY_SIZE, decode_index, encode_planes, policy_index
 from .movegen import Step, legal_steps, perft
 from .position import Position, parse_square
 
@@ -47,16 +47,16 @@ def perft_cases(max_depth: int):
 
 def check_encoding() -> list:
     errors = []
-    start = encode_planes(Position.startpos()).reshape(12, 64)
+    start = encode_planes(Position.startpos()).reshape(NUM_PLANES, 64)
     if not (start[0, 8:24] == 1).all() or start[0].sum() != 16:
         errors.append("startpos: own men are not on indices 8..24 of plane 0")
     if start[2].sum() != 16 or not (start[2, 40:56] == 1).all():
         errors.append("startpos: opponent men are not on indices 40..56 of plane 2")
-    if not (start[11] == 1).all() or start[[1, 3, 4, 5, 6, 7, 8, 9, 10]].any():
+    if not (start[11] == 1).all() or start[[1, 3, 4, 5, 6, 7, 8, 9, 10, 12]].any():
         errors.append("startpos: constant planes wrong")
     # Black to move: the board is flipped vertically, so Black's men are
     # "own" pieces on the White side of the planes.
-    black = encode_planes(Position.parse("B:Wa2:Bh7,Kc6")).reshape(12, 64)
+    black = encode_planes(Position.parse("B:Wa2:Bh7,Kc6")).reshape(NUM_PLANES, 64)
     if black[0, parse_square("h2")] != 1 or black[1, parse_square("c3")] != 1 or black[2, parse_square("a7")] != 1:
         errors.append("black to move: planes are not flipped vertically")
     # Policy index round trip, and the documented layout.
@@ -72,9 +72,15 @@ def check_encoding() -> list:
     # d6-d5 for Black is North in its point of view, from d3 (pov) = 19.
     if policy_index(Step(parse_square("d6"), parse_square("d5")), "B") != 19:
         errors.append("d6-d5 for Black is not index 19")
-    # b2-c2 for White: East (1), distance 1 -> plane 7, from b2 = 9.
-    if policy_index(Step(parse_square("b2"), parse_square("c2")), "W") != 7 * 64 + 9:
-        errors.append("b2-c2 for White is not index 7*64+9")
+    # b2-c2 for White: East (2), distance 1 -> plane 14, from b2 = 9.
+    if policy_index(Step(parse_square("b2"), parse_square("c2")), "W") != 14 * 64 + 9:
+        errors.append("b2-c2 for White is not index 14*64+9")
+    # d3-e4 for White: North-East (1), distance 1 -> plane 7, from d3 = 19
+    # (the diagonal step of the variants; the Rust unit test checks the same).
+    if policy_index(Step(parse_square("d3"), parse_square("e4")), "W") != 7 * 64 + 19:
+        errors.append("d3-e4 for White is not index 7*64+19")
+    if policy_index(Step(parse_square("d6"), parse_square("e5")), "B") != 7 * 64 + 19:
+        errors.append("d6-e5 for Black is not index 7*64+19")
     seen = {policy_index(s, "W") for s in legal_steps(Position.startpos())}
     if len(seen) != 8:
         errors.append("startpos: legal steps do not have 8 distinct indices")

@@ -1,31 +1,35 @@
 """Input planes and policy indices, exactly as crates/nn/src/encode.rs
-(ENCODING_VERSION 1).
+(ENCODING_VERSION 2).
 
 Everything is seen from the side to move: for White the board is as it is,
 for Black it is flipped vertically (rank r -> 7 - r, files kept), and so are
-directions (North <-> South). Planes `[12, 8, 8]`, value `p*64 + 8*rank +
+directions (North <-> South). Planes `[13, 8, 8]`, value `p*64 + 8*rank +
 file` in point-of-view coordinates:
 
     0 own men, 1 own kings, 2 opponent men, 3 opponent kings,
     4 the piece that must continue a capture, 5..8 the direction the next jump
     may not take (N, E, S, W), 9 repetition, 10 plies since capture / limit
-    (clamped to 1; limit 100 without the rule), 11 constant 1.
+    (clamped to 1; limit 100 without the rule), 11 constant 1, 12 the pieces
+    captured so far by a capture in progress.
 
-Positions here are whole turns (no capture half done), so planes 4..8 are
-zero. Policy index of a step: `(direction*7 + distance - 1) * 64 + from`,
-point-of-view direction (N 0, E 1, S 2, W 3) and from-square.
+Positions here are whole turns (no capture half done), so planes 4..8 and 12
+are zero. Policy index of a step: `(direction*7 + distance - 1) * 64 + from`,
+point-of-view direction (clockwise from North: N 0, NE 1, E 2, SE 3, S 4,
+SW 5, W 6, NW 7; the diagonals carry the variants' steps) and from-square.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from .movegen import DIRS, Step
+from .movegen import Step
 from .position import WHITE, Position
 
-ENCODING_VERSION = 1
-NUM_PLANES = 12
-POLICY_PLANES = 28
+ENCODING_VERSION = 2
+NUM_PLANES = 13
+POLICY_PLANES = 56
+# The eight directions as (file, rank) deltas, clockwise from North.
+COMPASS = [(0, 1), (1, 1), (1, 0), (1, -1), (0, -1), (-1, -1), (-1, 0), (-1, 1)]
 POLICY_SIZE = POLICY_PLANES * 64
 NO_LIMIT_SCALE = 100.0
 
@@ -35,14 +39,14 @@ def pov_square(sq: int, turn: str) -> int:
 
 
 def pov_direction(d: int, turn: str) -> int:
-    # Black: opposite, then the horizontal flip (which keeps N and S): N <-> S.
+    # Black: ranks flipped (N <-> S, NE <-> SE, ...); an involution.
     if turn == WHITE:
         return d
-    return {0: 2, 1: 1, 2: 0, 3: 3}[d]
+    return (12 - d) % 8
 
 
 def encode_planes(pos: Position) -> np.ndarray:
-    """The `[12, 8, 8]` float32 input planes of `pos`."""
+    """The `[13, 8, 8]` float32 input planes of `pos`."""
     out = np.zeros((NUM_PLANES, 64), dtype=np.float32)
     us = pos.turn
     for sq, (color, king) in pos.pieces.items():
@@ -58,10 +62,10 @@ def encode_planes(pos: Position) -> np.ndarray:
 
 def _direction(frm: int, to: int) -> tuple[int, int]:
     df, dr = to % 8 - frm % 8, to // 8 - frm // 8
-    if (df == 0) == (dr == 0):
-        raise ValueError("a step moves along one rank or file")
+    if (df == 0 and dr == 0) or (df != 0 and dr != 0 and abs(df) != abs(dr)):
+        raise ValueError("a step moves along one rank, file or diagonal")
     n = max(abs(df), abs(dr))
-    return DIRS.index((df // n, dr // n)), n
+    return COMPASS.index((df // n, dr // n)), n
 
 
 def policy_index(step: Step, turn: str) -> int:
@@ -78,7 +82,7 @@ def decode_index(index: int, turn: str):
     d_pov, n = plane // 7, plane % 7 + 1
     frm = pov_square(frm_pov, turn)
     d = pov_direction(d_pov, turn)  # an involution
-    f, r = frm % 8 + DIRS[d][0] * n, frm // 8 + DIRS[d][1] * n
+    f, r = frm % 8 + COMPASS[d][0] * n, frm // 8 + COMPASS[d][1] * n
     if not (0 <= f < 8 and 0 <= r < 8):
         return None
     return frm, r * 8 + f

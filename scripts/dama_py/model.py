@@ -2,13 +2,13 @@
 loading a dama network and evaluating positions with it.
 
 `Net` has the Rust network's architecture and parameter names (a residual
-tower with squeeze-excitation, a convolutional policy head of 28 planes x 64
-squares = 1792 logits, a WDL value head), so a checkpoint's safetensors load
+tower with squeeze-excitation, a convolutional policy head of 56 planes x 64
+squares = 3584 logits, a WDL value head), so a checkpoint's safetensors load
 into it unchanged. It is the one twin: scripts/bench_torch.py benchmarks it,
 the notebooks and `dama_py.check` run checkpoints with it.
 
-Two sources, one interface (planes `[B, 12, 8, 8]` -> policy logits
-`[B, 1792]`, WDL logits `[B, 3]`, win/draw/loss for the side to move):
+Two sources, one interface (planes `[B, 13, 8, 8]` -> policy logits
+`[B, 3584]`, WDL logits `[B, 3]`, win/draw/loss for the side to move):
 
 * an exported bot bundle (`dama export --out DIR`): `DIR/model.ts`
   (TorchScript, traced by `dama export`) and `DIR/bundle.json` (its encoding
@@ -20,7 +20,7 @@ Two sources, one interface (planes `[B, 12, 8, 8]` -> policy logits
   directory means its newest checkpoint.
 
 `forward(module, planes)` runs either and returns `(policy_logits,
-wdl_logits)`: a bundle's traced module returns one tensor `[B, 1795]` (the
+wdl_logits)`: a bundle's traced module returns one tensor `[B, 3587]` (the
 policy logits, then the WDL logits), bundles of format 1 a tuple.
 """
 
@@ -209,7 +209,7 @@ def load(path) -> Loaded:
 
 def forward(module, planes):
     """Runs `module` (a bundle's TorchScript or a `Net`) on float32 planes
-    `[B, 12, 8, 8]` without gradients: `(policy_logits [B, 1792],
+    `[B, 13, 8, 8]` without gradients: `(policy_logits [B, 3584],
     wdl_logits [B, 3])`."""
     with torch.no_grad():
         out = module(planes)
@@ -234,8 +234,23 @@ class Evaluation:
         return float(self.wdl[0] - self.wdl[2])
 
 
+def variant(loaded: Loaded) -> str:
+    """The game the network was trained for: `turkish`, `armenian`, `croda`
+    or `dameo` (older files without it are Turkish)."""
+    rules = loaded.meta.get("rules")
+    return rules.get("variant", "turkish") if isinstance(rules, dict) else "turkish"
+
+
 def evaluate(loaded: Loaded, positions: list) -> list:
-    """Runs the network on `positions` (Position objects or position text)."""
+    """Runs the network on `positions` (Position objects or position text).
+
+    The legal steps come from `movegen`, which knows Turkish draughts only: a
+    network of another variant is refused here (run `forward` on
+    `encode_planes` with that variant's legal steps, or use `dama bot`)."""
+    if variant(loaded) != "turkish":
+        raise ValueError(f"{loaded.path}: a {variant(loaded)} network; dama_py's move generator "
+                         "knows Turkish draughts only (use forward() with the variant's legal "
+                         "steps, or the `dama bot` protocol)")
     positions = [Position.parse(p) if isinstance(p, str) else p for p in positions]
     x = torch.from_numpy(np.stack([encode_planes(p) for p in positions]))
     policy, wdl = forward(loaded.module, x)

@@ -147,6 +147,7 @@ impl Bot {
                     &BuildOptions {
                         device: Some(options.device),
                         tablebase: options.tablebase.clone(),
+                        rules: None,
                     },
                 )?;
                 (spec.to_string(), Brain::Player(factory.build()?))

@@ -5,7 +5,7 @@
 //! | file | contents |
 //! |---|---|
 //! | `bundle.json` | [`BundleMeta`]: format, encoding version, rules, model, search defaults, step, Elo |
-//! | `model.ts` | TorchScript traced from Rust: planes `[B, 12, 8, 8]` f32 → `[B, 1795]`, the policy logits `[B, 1792]` then the WDL logits `[B, 3]` |
+//! | `model.ts` | TorchScript traced from Rust: planes `[B, 13, 8, 8]` f32 → `[B, 3587]`, the policy logits `[B, 3584]` then the WDL logits `[B, 3]` |
 //! | `weights.safetensors`, `weights.json` | the same network as a `dama-nn` checkpoint |
 //! | `dama_py/`, `bundle_example.py` | the Python side (positions, legal steps, encoder, loader, the PyTorch twin), so that the bundle is usable from Python alone |
 //! | `README.md` | how to use it |
@@ -83,7 +83,7 @@ pub struct BundleMeta {
     pub encoding_version: u32,
     /// Input planes `C` of `[B, C, 8, 8]`.
     pub input_planes: usize,
-    /// Length of the policy output (28 planes × 64 squares).
+    /// Length of the policy output (56 planes × 64 squares).
     pub policy_size: usize,
     /// Rules the network was trained under.
     pub rules: Rules,
@@ -289,14 +289,14 @@ mod tests {
         assert!(err.contains("cannot read"), "{err}");
         let mut v = serde_json::to_value(meta()).unwrap();
         v["encoding_version"] = 7.into();
-        v["input_planes"] = 13.into();
+        v["input_planes"] = 12.into();
         std::fs::write(dir.path().join("bundle.json"), v.to_string()).unwrap();
         let err = Bundle::load(dir.path()).unwrap_err().to_string();
         assert!(
             err.contains("encoding version mismatch") && err.contains("version 7"),
             "{err}"
         );
-        assert!(err.contains("13 input planes"), "{err}");
+        assert!(err.contains("12 input planes"), "{err}");
         std::fs::write(
             dir.path().join("bundle.json"),
             serde_json::to_string(&meta()).unwrap(),

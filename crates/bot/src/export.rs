@@ -109,7 +109,7 @@ pub fn export(opts: &ExportOptions) -> Result<ExportReport, Error> {
 
     // The traced module, run by libtorch from the file just written, against
     // the Rust network, on fixed positions in batches of several sizes.
-    let games = check_positions();
+    let games = check_positions(ckpt.rules);
     let reference = NnEvaluator::new(&net, Device::Cpu, Precision::F32)?;
     let script = TorchScriptEvaluator::load(&model_path, Device::Cpu)?;
     let (mut lp, mut lw) = (0.0f64, 0.0f64);
@@ -208,10 +208,10 @@ pub(crate) fn default_search(sims: u32) -> SearchConfig {
 }
 
 /// Positions the export compares on: the start, a few hand-picked ones
-/// (Black to move, kings, a capture), and states of seeded random games,
-/// including captures in progress.
-fn check_positions() -> Vec<Game> {
-    let mut out = vec![Game::new()];
+/// (Black to move, kings, a capture), and states of seeded random games of
+/// the network's game (`rules`), including captures in progress.
+fn check_positions(rules: dama_engine::Rules) -> Vec<Game> {
+    let mut out = vec![Game::with_rules(rules)];
     for text in [
         "B:Wa2,b2,c3,d3,Kd4:Ba7,b6,c6,Kh8",
         "W:Wb3,Kh1:Bc3,d4,e6,Ka8",
@@ -223,7 +223,7 @@ fn check_positions() -> Vec<Game> {
     }
     let mut rng = ChaCha8Rng::seed_from_u64(2024);
     for _ in 0..4 {
-        let mut g = Game::new();
+        let mut g = Game::with_rules(rules);
         for i in 0..80 {
             if g.is_game_over() && g.pending_capture().is_none() {
                 break;

@@ -48,6 +48,27 @@ pub enum BotSpec {
     Player(PlayerSpec),
 }
 
+impl BotSpec {
+    /// The rules the bot's network was trained under, read from the
+    /// checkpoint's sidecar or the bundle's `bundle.json` without loading
+    /// the network; `None` for bots without a network, which play any
+    /// variant.
+    ///
+    /// # Errors
+    ///
+    /// A sidecar or `bundle.json` that cannot be read or is not this
+    /// build's format.
+    pub fn trained_rules(&self) -> Result<Option<dama_engine::Rules>, Error> {
+        match self {
+            BotSpec::Bundle(dir) => Ok(Some(crate::Bundle::load(dir)?.meta.rules)),
+            BotSpec::Checkpoint { path, .. } | BotSpec::Player(PlayerSpec::Policy { path }) => {
+                Ok(Some(dama_nn::read_meta(path)?.rules))
+            }
+            _ => Ok(None),
+        }
+    }
+}
+
 impl FromStr for BotSpec {
     type Err = Error;
 

@@ -53,6 +53,12 @@ pub struct EvalArgs {
     /// them in its search and plays their move at a table root).
     #[arg(long)]
     tablebase: Option<PathBuf>,
+    /// The game and its rule options, e.g. `variant=dameo` or
+    /// `no_capture_limit=off` (default: the rules the checkpoint players
+    /// were trained under, else Turkish draughts). Checkpoints trained under
+    /// other rules are refused.
+    #[arg(long)]
+    rules: Option<dama_engine::Rules>,
 }
 
 /// Arguments of `dama ladder`.
@@ -165,11 +171,23 @@ fn tablebase(dir: &std::path::Path) -> Result<Option<std::sync::Arc<dama_tableba
 
 /// Runs `dama eval`.
 pub fn run_eval(args: &EvalArgs) -> Result<()> {
+    let mut ckpts = Vec::new();
+    for (flag, text) in [("--a", &args.a), ("--b", &args.b)] {
+        let spec: dama_eval::PlayerSpec = text.parse().with_context(|| format!("player {flag}"))?;
+        if let Some(p) = spec.checkpoint_path() {
+            ckpts.push(p.to_path_buf());
+        }
+    }
+    let rules = match args.rules {
+        Some(r) => r,
+        None => dama_eval::checkpoint_rules(&ckpts)?.unwrap_or_default(),
+    };
     let opts = BuildOptions {
         tablebase: match &args.tablebase {
             Some(dir) => tablebase(dir)?,
             None => None,
         },
+        rules: Some(rules),
         ..options(args.device)
     };
     let a = parse_player(&args.a, &opts).context("player --a")?;
@@ -193,6 +211,7 @@ pub fn run_eval(args: &EvalArgs) -> Result<()> {
         keep_records: args.out.is_some(),
         threads: args.threads,
         batch_games: args.batch_games,
+        rules,
         ..MatchConfig::default()
     };
     one_torch_thread();
@@ -281,7 +300,12 @@ pub fn run_ladder(args: &LadderArgs) -> Result<()> {
             ckpts.push(last);
         }
     }
-    let opts = options(args.device);
+    // The run's game: the rules its checkpoints were trained under.
+    let rules = dama_eval::checkpoint_rules(&ckpts)?.unwrap_or_default();
+    let opts = BuildOptions {
+        rules: Some(rules),
+        ..options(args.device)
+    };
     let mut players: Vec<Arc<dyn PlayerFactory>> = Vec::new();
     let mut baselines = args.baselines.clone();
     if !baselines.iter().any(|b| b == "random") {
@@ -330,6 +354,7 @@ pub fn run_ladder(args: &LadderArgs) -> Result<()> {
     };
     config.matches.games = args.games;
     config.matches.seed = args.seed;
+    config.matches.rules = rules;
     let n_pairs = config.pairing.pairs(players.len()).len();
     eprintln!(
         "ladder: {} players ({} checkpoints, {} baselines), {} matches of {} games",

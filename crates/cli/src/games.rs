@@ -44,6 +44,11 @@ pub fn run(args: &GamesArgs) -> Result<()> {
                 outln!("[Event \"dama self-play\"]");
                 outln!("[Round \"{}\"]", g.generation);
                 outln!("[Game \"{}\"]", g.game_id);
+                // The game and its options, unless standard Turkish draughts.
+                let rules = g.game_rules()?;
+                if rules != dama_engine::Rules::default() {
+                    outln!("[Rules \"{rules}\"]");
+                }
                 if g.start != "startpos" {
                     outln!("[FEN \"{}\"]", g.start);
                 }

@@ -37,6 +37,12 @@ pub struct TrainArgs {
     /// Override `run.seed` (new runs only).
     #[arg(long)]
     seed: Option<u64>,
+    /// Override `[rules]`: the game and its rule options as rules text, e.g.
+    /// `variant=croda` or `variant=dameo,no_capture_limit=off` (options not
+    /// named take the variant's defaults). A new run's name then carries the
+    /// variant (`quick-croda-…`); a resumed run must have the same rules.
+    #[arg(long)]
+    rules: Option<dama_engine::Rules>,
     /// No progress bars (one line per generation only).
     #[arg(long)]
     quiet: bool,
@@ -75,6 +81,13 @@ pub fn run(args: &TrainArgs) -> Result<()> {
             "--config is required (or --resume --run NAME to continue a run with its own config)"
         ),
     };
+    let mut stem = stem;
+    if let Some(r) = args.rules {
+        if r.variant != config.rules.variant && args.config.is_some() {
+            stem = format!("{stem}-{}", r.variant);
+        }
+        config.rules = r;
+    }
     if let Some(g) = args.generations {
         config.run.generations = g;
     }

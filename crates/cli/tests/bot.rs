@@ -125,7 +125,7 @@ fn export_then_play_analyse_and_drive_the_bundle() {
     }
     assert!(!bundle.join(".export-check").exists());
     let meta = json(&std::fs::read_to_string(bundle.join("bundle.json")).unwrap());
-    assert_eq!(meta["encoding_version"], 1);
+    assert_eq!(meta["encoding_version"], dama_nn::encode::ENCODING_VERSION);
     assert_eq!(meta["step"], 42);
     assert_eq!(meta["generation"], 1);
     assert_eq!(meta["search"]["simulations"], 16);
@@ -271,9 +271,13 @@ fn export_then_play_analyse_and_drive_the_bundle() {
         e.contains("encoding version mismatch") && e.contains("99"),
         "{e}"
     );
+    // The Turkish-only layout of version 1 is refused by name too.
     let mut m = meta.clone();
     m["encoding_version"] = 1.into();
     std::fs::write(bad.join("bundle.json"), m.to_string()).unwrap();
+    let e = err(&mut dama(&["analyse", "--bundle", bad.to_str().unwrap()]));
+    assert!(e.contains("encoding version 1"), "{e}");
+    std::fs::write(bad.join("bundle.json"), meta.to_string()).unwrap();
     std::fs::write(bad.join("model.ts"), b"not a torchscript archive").unwrap();
     let e = err(&mut dama(&["analyse", "--bundle", bad.to_str().unwrap()]));
     assert!(e.contains("TorchScript"), "{e}");

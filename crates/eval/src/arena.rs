@@ -4,7 +4,7 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 
-use dama_engine::{Color, Game, Outcome};
+use dama_engine::{Color, Game, Outcome, Rules};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
@@ -22,6 +22,10 @@ pub struct MatchConfig {
     pub games: u32,
     /// Where openings come from (default: random 4-ply starts).
     pub openings: OpeningSource,
+    /// The rules every game is played under (default: Turkish draughts);
+    /// openings start from this variant's initial position.
+    #[serde(default)]
+    pub rules: Rules,
     /// Seed of the openings and of the players' randomness.
     pub seed: u64,
     /// A game still running after this many plies (opening included) is
@@ -54,6 +58,7 @@ impl Default for MatchConfig {
         Self {
             games: 100,
             openings: OpeningSource::default(),
+            rules: Rules::default(),
             seed: 0,
             max_plies: 400,
             sprt: None,
@@ -451,7 +456,7 @@ pub fn play_match(
 ) -> Result<MatchResult, Error> {
     let games = config.games;
     let pairs = games.div_ceil(2);
-    let openings = openings_for(&config.openings, pairs as usize, config.seed)?;
+    let openings = openings_for(&config.openings, config.rules, pairs as usize, config.seed)?;
     let run = || {
         if config.batch_games > 0 {
             let searchers = [a.batched()?, b.batched()?];

@@ -6,7 +6,7 @@
 use std::collections::HashSet;
 use std::path::Path;
 
-use dama_engine::{Game, Move, Position};
+use dama_engine::{Game, Move, Position, Rules};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
@@ -23,10 +23,10 @@ pub struct Opening {
 }
 
 impl Opening {
-    /// The initial position with no moves.
-    pub fn startpos() -> Self {
+    /// The initial position of `rules` (its variant's setup) with no moves.
+    pub fn startpos(rules: Rules) -> Self {
         Self {
-            start: Position::startpos(),
+            start: Position::startpos_with_rules(rules),
             moves: Vec::new(),
         }
     }
@@ -56,7 +56,7 @@ impl Opening {
     /// position) followed by the moves.
     pub fn text(&self) -> String {
         let mut parts: Vec<String> = Vec::new();
-        if self.start != Position::startpos() {
+        if self.start != Position::startpos_with_rules(*self.start.rules()) {
             parts.push(self.start.to_string());
         }
         parts.extend(self.moves.iter().map(|m| m.to_string()));
@@ -66,20 +66,23 @@ impl Opening {
     /// Parses [`Opening::text`]: whitespace-separated tokens; a first token
     /// containing `:` is a position (`W:Wa2,b2,Kd4:Ba7,Kh8`), the others are
     /// moves (`d3-d4`, `b3xd3xd5`) played from it (default: the initial
-    /// position).
+    /// position of `rules`), all under `rules`.
     ///
     /// # Errors
     ///
-    /// [`Error::Opening`] for a bad position or an illegal move.
-    pub fn parse(text: &str) -> Result<Self, Error> {
+    /// [`Error::Opening`] for a bad position, one that cannot occur under
+    /// `rules`, or an illegal move.
+    pub fn parse(text: &str, rules: Rules) -> Result<Self, Error> {
         let mut tokens = text.split_whitespace().peekable();
         let start = match tokens.peek() {
             Some(t) if t.contains(':') => {
                 let t = tokens.next().unwrap_or_default();
                 t.parse::<Position>()
                     .map_err(|e| Error::Opening(format!("`{t}`: {e}")))?
+                    .try_with_rules(rules)
+                    .map_err(|e| Error::Opening(format!("`{t}`: {e}")))?
             }
-            _ => Position::startpos(),
+            _ => Position::startpos_with_rules(rules),
         };
         let mut pos = start;
         let mut moves = Vec::new();
@@ -125,18 +128,18 @@ impl Default for OpeningSource {
 }
 
 /// `count` distinct random openings of `plies` random moves from the initial
-/// position. Starts that end the game, or repeat an earlier start, are
-/// redrawn; if the space runs out, fewer are returned.
+/// position of `rules`. Starts that end the game, or repeat an earlier start,
+/// are redrawn; if the space runs out, fewer are returned.
 ///
 /// The same `seed` always gives the same openings.
-pub fn random_openings(count: usize, plies: u32, seed: u64) -> Vec<Opening> {
+pub fn random_openings(rules: Rules, count: usize, plies: u32, seed: u64) -> Vec<Opening> {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let mut seen = HashSet::new();
     let mut out = Vec::with_capacity(count);
     let mut attempts = 0usize;
     while out.len() < count && attempts < 100 * count + 1000 {
         attempts += 1;
-        let mut game = Game::new();
+        let mut game = Game::with_rules(rules);
         let mut moves = Vec::new();
         let mut over = false;
         for _ in 0..plies {
@@ -154,7 +157,7 @@ pub fn random_openings(count: usize, plies: u32, seed: u64) -> Vec<Opening> {
         }
         if seen.insert(game.position().hash()) {
             out.push(Opening {
-                start: Position::startpos(),
+                start: Position::startpos_with_rules(rules),
                 moves,
             });
         }
@@ -162,14 +165,14 @@ pub fn random_openings(count: usize, plies: u32, seed: u64) -> Vec<Opening> {
     out
 }
 
-/// Reads openings from a file: one per line in [`Opening::parse`] format;
-/// blank lines and lines starting with `#` are skipped.
+/// Reads openings from a file: one per line in [`Opening::parse`] format,
+/// under `rules`; blank lines and lines starting with `#` are skipped.
 ///
 /// # Errors
 ///
 /// I/O errors, [`Error::Opening`] naming the line of a bad opening, or an
 /// empty file.
-pub fn load_openings(path: &Path) -> Result<Vec<Opening>, Error> {
+pub fn load_openings(path: &Path, rules: Rules) -> Result<Vec<Opening>, Error> {
     let text = std::fs::read_to_string(path)
         .map_err(|e| Error::Opening(format!("cannot read {}: {e}", path.display())))?;
     let mut out = Vec::new();
@@ -178,7 +181,7 @@ pub fn load_openings(path: &Path) -> Result<Vec<Opening>, Error> {
         if line.is_empty() || line.starts_with('#') {
             continue;
         }
-        let o = Opening::parse(line)
+        let o = Opening::parse(line, rules)
             .map_err(|e| Error::Opening(format!("{}:{}: {e}", path.display(), i + 1)))?;
         out.push(o);
     }
@@ -188,27 +191,28 @@ pub fn load_openings(path: &Path) -> Result<Vec<Opening>, Error> {
     Ok(out)
 }
 
-/// The openings of a match of `pairs` game pairs.
+/// The openings of a match of `pairs` game pairs under `rules`.
 ///
 /// # Errors
 ///
 /// Errors of [`load_openings`].
 pub fn openings_for(
     source: &OpeningSource,
+    rules: Rules,
     pairs: usize,
     seed: u64,
 ) -> Result<Vec<Opening>, Error> {
     match source {
-        OpeningSource::Startpos => Ok(vec![Opening::startpos()]),
+        OpeningSource::Startpos => Ok(vec![Opening::startpos(rules)]),
         OpeningSource::Random { plies } => {
-            let v = random_openings(pairs.max(1), *plies, seed);
+            let v = random_openings(rules, pairs.max(1), *plies, seed);
             if v.is_empty() {
-                Ok(vec![Opening::startpos()])
+                Ok(vec![Opening::startpos(rules)])
             } else {
                 Ok(v)
             }
         }
-        OpeningSource::File(path) => load_openings(path),
+        OpeningSource::File(path) => load_openings(path, rules),
     }
 }
 
@@ -218,9 +222,9 @@ mod tests {
 
     #[test]
     fn random_openings_are_distinct_and_reproducible() {
-        let a = random_openings(50, 4, 7);
-        let b = random_openings(50, 4, 7);
-        let c = random_openings(50, 4, 8);
+        let a = random_openings(Rules::default(), 50, 4, 7);
+        let b = random_openings(Rules::default(), 50, 4, 7);
+        let c = random_openings(Rules::default(), 50, 4, 8);
         assert_eq!(a.len(), 50);
         assert_eq!(a, b);
         assert_ne!(a, c);
@@ -234,16 +238,16 @@ mod tests {
 
     #[test]
     fn opening_text_round_trips() {
-        for o in random_openings(20, 6, 1) {
-            let back = Opening::parse(&o.text()).unwrap();
+        for o in random_openings(Rules::default(), 20, 6, 1) {
+            let back = Opening::parse(&o.text(), Rules::default()).unwrap();
             assert_eq!(back, o);
         }
-        let o = Opening::parse("W:Wa2,b2,Kd4:Ba7,Kh8 d4-d5").unwrap();
+        let o = Opening::parse("W:Wa2,b2,Kd4:Ba7,Kh8 d4-d5", Rules::default()).unwrap();
         assert_eq!(o.moves.len(), 1);
-        assert_eq!(Opening::parse(&o.text()).unwrap(), o);
-        assert!(Opening::parse("d3-d5").is_err());
-        assert!(Opening::parse("X:nonsense").is_err());
-        let o = Opening::parse("1. a3-a4 h6-h5 2. b3-b4").unwrap();
+        assert_eq!(Opening::parse(&o.text(), Rules::default()).unwrap(), o);
+        assert!(Opening::parse("d3-d5", Rules::default()).is_err());
+        assert!(Opening::parse("X:nonsense", Rules::default()).is_err());
+        let o = Opening::parse("1. a3-a4 h6-h5 2. b3-b4", Rules::default()).unwrap();
         assert_eq!(o.moves.len(), 3);
     }
 
@@ -253,15 +257,40 @@ mod tests {
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("o.txt");
         std::fs::write(&path, "# book\nd3-d4 d6-d5\n\nc3-c4\n").unwrap();
-        let v = load_openings(&path).unwrap();
+        let v = load_openings(&path, Rules::default()).unwrap();
         assert_eq!(v.len(), 2);
         std::fs::write(&path, "d3-d4\nd3-d5\n").unwrap();
-        let err = load_openings(&path).unwrap_err().to_string();
+        let err = load_openings(&path, Rules::default())
+            .unwrap_err()
+            .to_string();
         assert!(err.contains(":2:"), "{err}");
         // Issue 19: a file that cannot be read is named.
         let missing = dir.join("missing.txt");
-        let err = load_openings(&missing).unwrap_err().to_string();
+        let err = load_openings(&missing, Rules::default())
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("missing.txt"), "{err}");
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn openings_of_a_variant_start_from_its_setup() {
+        use dama_engine::Variant;
+        for v in [Variant::Armenian, Variant::Croda, Variant::Dameo] {
+            let rules = Rules::for_variant(v);
+            let start = Position::startpos_with_rules(rules);
+            let openings = random_openings(rules, 10, 4, 3);
+            assert_eq!(openings.len(), 10);
+            for o in &openings {
+                assert_eq!(o.start, start);
+                let back = Opening::parse(&o.text(), rules).unwrap();
+                assert_eq!(&back, o, "{v}");
+            }
+            assert_eq!(Opening::startpos(rules).game().unwrap().rules(), &rules);
+        }
+        // Croda's setup (24 men a side) is refused under Turkish rules.
+        let croda = Position::startpos_with_rules(Rules::for_variant(Variant::Croda)).to_string();
+        let err = Opening::parse(&croda, Rules::default()).unwrap_err();
+        assert!(err.to_string().contains(&croda), "{err}");
     }
 }

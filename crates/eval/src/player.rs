@@ -65,6 +65,9 @@ pub struct BuildOptions {
     /// Endgame tables for the players that use them (alpha-beta probes them
     /// in its search and plays their best move at the root).
     pub tablebase: Option<std::sync::Arc<dama_tablebase::Tablebase>>,
+    /// The rules the player will play under, if known: a checkpoint trained
+    /// under other rules (another variant) is then refused when built.
+    pub rules: Option<dama_engine::Rules>,
 }
 
 fn no_moves(name: &str) -> Error {

@@ -308,9 +308,8 @@ impl PlayerSpec {
     ///
     /// [`Error::Spec`] naming the path: missing, a directory, no sidecar.
     pub fn check_files(&self) -> Result<(), Error> {
-        let path = match self {
-            PlayerSpec::Checkpoint { path, .. } | PlayerSpec::Policy { path } => path,
-            _ => return Ok(()),
+        let Some(path) = self.checkpoint_path() else {
+            return Ok(());
         };
         if path.is_dir() {
             return Err(Error::Spec(format!(
@@ -334,6 +333,14 @@ impl PlayerSpec {
             )));
         }
         Ok(())
+    }
+
+    /// The checkpoint of a `ckpt:` or `policy:` player; `None` for others.
+    pub fn checkpoint_path(&self) -> Option<&std::path::Path> {
+        match self {
+            PlayerSpec::Checkpoint { path, .. } | PlayerSpec::Policy { path } => Some(path),
+            _ => None,
+        }
     }
 }
 

@@ -2,9 +2,9 @@
 //! training batches, row by row, with the shapes spelled out by `ndarray`.
 //!
 //! Every row is a position: its input planes `[C, 8, 8]` and, for training,
-//! its policy target `[1792]`, legal-action mask `[1792]` and WDL target
+//! its policy target `[3584]`, legal-action mask `[3584]` and WDL target
 //! `[3]`. The builder keeps one contiguous buffer per field, so the whole
-//! batch is `[B, C, 8, 8]` (and `[B, 1792]`, `[B, 3]`) row-major, becomes a
+//! batch is `[B, C, 8, 8]` (and `[B, 3584]`, `[B, 3]`) row-major, becomes a
 //! tensor with a single copy, and is reused between batches without
 //! reallocating (`clear` keeps the capacity): inference batches are built
 //! thousands of times a second in self-play.
@@ -24,9 +24,9 @@ const ROW: Ix3 = Ix3(NUM_PLANES, 8, 8);
 pub struct SampleMut<'a> {
     /// Input planes `[C, 8, 8]`, the layout of [`encode`](crate::encode).
     pub planes: ArrayViewMut3<'a, f32>,
-    /// Policy target `[1792]`: a distribution over policy indices.
+    /// Policy target `[3584]`: a distribution over policy indices.
     pub policy: ArrayViewMut1<'a, f32>,
-    /// Legal-action mask `[1792]`.
+    /// Legal-action mask `[3584]`.
     pub mask: ArrayViewMut1<'a, bool>,
     /// Win/draw/loss target `[3]` for the player to move.
     pub wdl: ArrayViewMut1<'a, f32>,
@@ -165,7 +165,7 @@ impl BatchBuilder {
         &self.planes
     }
 
-    /// The policy targets, `[B, 1792]`; rows pushed without targets are zero.
+    /// The policy targets, `[B, 3584]`; rows pushed without targets are zero.
     pub fn policy(&self) -> ArrayView2<'_, f32> {
         let rows = self.policy.len() / POLICY_SIZE;
         ArrayView2::from_shape((rows, POLICY_SIZE), &self.policy)
@@ -202,13 +202,13 @@ pub struct Batch {
     /// Input planes, `[B, C, 8, 8]` f32, as written by
     /// [`encode::encode_planes`](crate::encode).
     pub planes: Tensor,
-    /// Policy targets, `[B, 1792]` f32: a probability distribution over
+    /// Policy targets, `[B, 3584]` f32: a probability distribution over
     /// policy indices (MCTS visit fractions), zero on illegal actions.
     pub policy: Tensor,
     /// Value targets, `[B, 3]` f32: win/draw/loss probabilities for the
     /// player to move (one-hot game results, or soft targets).
     pub wdl: Tensor,
-    /// Legal-action mask, `[B, 1792]` bool: true where the policy index is a
+    /// Legal-action mask, `[B, 3584]` bool: true where the policy index is a
     /// legal action. Illegal logits are set to [`MASKED_LOGIT`](crate::MASKED_LOGIT) before the
     /// softmax, in training as in inference.
     pub mask: Tensor,
@@ -226,7 +226,7 @@ impl Batch {
     }
 
     /// Builds a batch from flat row-major slices of `n` samples: `planes`
-    /// `n·C·64` values, `policy` `n·1792`, `wdl` `n·3`, `mask` `n·1792`.
+    /// `n·C·64` values, `policy` `n·3584`, `wdl` `n·3`, `mask` `n·3584`.
     ///
     /// # Errors
     ///

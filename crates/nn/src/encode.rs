@@ -23,17 +23,20 @@
 //! | 2 | opponent men |
 //! | 3 | opponent kings |
 //! | 4 | the piece that must continue a capture decided jump by jump (its current square) |
-//! | 5..=8 | the direction the next jump may not take (the reverse of the last jump), one constant plane per point-of-view direction North, East, South, West; all zero outside a capture |
+//! | 5..=8 | the direction the next jump may not take (the reverse of the last jump), one constant plane per point-of-view direction North, East, South, West; all zero outside a capture (captures are orthogonal in every variant) |
 //! | 9 | constant 1 if the current position occurred before (a repetition; a third occurrence ends the game) |
 //! | 10 | constant `plies_since_capture / limit`, clamped to 1 (limit: the no-capture draw limit of the rules, or 100 when the rule is off) |
 //! | 11 | constant 1 (lets the convolutions see the board edge) |
+//! | 12 | the pieces captured so far by a capture in progress |
 //!
 //! During a capture in progress the pieces are shown as they stand
-//! mid-capture: the jumped pieces are already removed (Turkish rules) and the
-//! moving piece stands on its current square, as a king if it captures as
-//! one.
+//! mid-capture: the moving piece stands on its current square, as a king if
+//! it captures as one. Where captured pieces leave the board at once (Turkish,
+//! Armenian) they are gone from planes 2 and 3; where they stay as obstacles
+//! until the move ends (Croda, Dameo) they are still in planes 2 and 3. Either
+//! way plane 12 marks them (they cannot be jumped again).
 //!
-//! # Policy index, `[1792]` = 28 planes × 64 squares
+//! # Policy index, `[3584]` = 56 planes × 64 squares
 //!
 //! An action is one step (a quiet move, or one jump of a capture). It is
 //! identified by its from-square, its direction and its distance (1..=7), in
@@ -41,28 +44,38 @@
 //!
 //! `index = (direction · 7 + distance − 1) · 64 + from`
 //!
-//! with directions numbered North 0, East 1, South 2, West 3. The layout is
-//! plane-major so that the network's convolutional policy head, `[B, 28, 8,
+//! with the eight compass directions numbered clockwise from North: North 0,
+//! North-East 1, East 2, South-East 3, South 4, South-West 5, West 6,
+//! North-West 7 ([`Compass`]). The diagonals carry the steps of the variants
+//! (Armenian and Croda men, Dameo's men, line moves and queen-moving kings);
+//! Turkish draughts uses the four orthogonal directions only. The layout is
+//! plane-major so that the network's convolutional policy head, `[B, 56, 8,
 //! 8]`, flattens to it directly. No two legal steps of a position share an
-//! index: from-square and landing square determine the jumped piece (exactly
-//! one opponent piece lies between them on a line).
+//! index: a quiet step's path is empty (a king's slide) or a line of the
+//! mover's own men (a Dameo line move, from the rear man), and a jump's path
+//! holds exactly one opponent piece, so from-square and landing square
+//! determine the step.
 
 use dama_engine::{Bitboard, Color, Direction, Game, Role, Square, Step};
 
-/// Version of the plane and policy layouts; stored in checkpoints and
-/// self-play records. Bump it on any change to this module's layouts.
-pub const ENCODING_VERSION: u32 = 1;
+/// Version of the plane and policy layouts; stored in checkpoints, bundles
+/// and self-play records. Bump it on any change to this module's layouts.
+///
+/// Version 1 had 12 planes and 28 policy planes (the four orthogonal
+/// directions only, Turkish draughts); version 2 added the captured-pieces
+/// plane and the four diagonal directions of the variants.
+pub const ENCODING_VERSION: u32 = 2;
 
 /// Input planes per position, `C` in `[B, C, 8, 8]`.
-pub const NUM_PLANES: usize = 12;
+pub const NUM_PLANES: usize = 13;
 
 /// Values per encoded position, `C · 64`.
 pub const PLANES_LEN: usize = NUM_PLANES * 64;
 
-/// Policy planes: 4 directions × 7 distances.
-pub const POLICY_PLANES: usize = 28;
+/// Policy planes: 8 directions × 7 distances.
+pub const POLICY_PLANES: usize = 56;
 
-/// Size of the policy vector: 28 planes × 64 from-squares.
+/// Size of the policy vector: 56 planes × 64 from-squares.
 pub const POLICY_SIZE: usize = POLICY_PLANES * 64;
 
 /// Plane indices, see the module table.
@@ -85,6 +98,86 @@ pub mod plane {
     pub const NO_CAPTURE: usize = 10;
     /// Constant ones.
     pub const ONES: usize = 11;
+    /// The pieces captured so far by a capture in progress.
+    pub const CAPTURED: usize = 12;
+}
+
+/// The eight directions of the policy layout, clockwise from North, as
+/// `(file, rank)` deltas.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub enum Compass {
+    /// Towards rank 8.
+    North = 0,
+    /// Towards rank 8 and the h-file.
+    NorthEast = 1,
+    /// Towards the h-file.
+    East = 2,
+    /// Towards rank 1 and the h-file.
+    SouthEast = 3,
+    /// Towards rank 1.
+    South = 4,
+    /// Towards rank 1 and the a-file.
+    SouthWest = 5,
+    /// Towards the a-file.
+    West = 6,
+    /// Towards rank 8 and the a-file.
+    NorthWest = 7,
+}
+
+impl Compass {
+    /// All eight, in index order.
+    pub const ALL: [Compass; 8] = [
+        Compass::North,
+        Compass::NorthEast,
+        Compass::East,
+        Compass::SouthEast,
+        Compass::South,
+        Compass::SouthWest,
+        Compass::West,
+        Compass::NorthWest,
+    ];
+
+    /// The `(file, rank)` delta of one square in this direction.
+    pub const fn delta(self) -> (i32, i32) {
+        match self {
+            Compass::North => (0, 1),
+            Compass::NorthEast => (1, 1),
+            Compass::East => (1, 0),
+            Compass::SouthEast => (1, -1),
+            Compass::South => (0, -1),
+            Compass::SouthWest => (-1, -1),
+            Compass::West => (-1, 0),
+            Compass::NorthWest => (-1, 1),
+        }
+    }
+
+    /// The direction and distance from `from` to `to`, if they are distinct
+    /// squares on one rank, file or diagonal.
+    pub fn between(from: Square, to: Square) -> Option<(Compass, usize)> {
+        let df = i32::from(to.file()) - i32::from(from.file());
+        let dr = i32::from(to.rank()) - i32::from(from.rank());
+        if (df == 0 && dr == 0) || (df != 0 && dr != 0 && df.abs() != dr.abs()) {
+            return None;
+        }
+        let unit = (df.signum(), dr.signum());
+        let dir = Compass::ALL.into_iter().find(|c| c.delta() == unit)?;
+        Some((dir, df.abs().max(dr.abs()) as usize))
+    }
+
+    /// The direction seen from `turn`'s point of view (for Black, ranks are
+    /// flipped: North ↔ South, North-East ↔ South-East, ...). An involution.
+    pub const fn pov(self, turn: Color) -> Compass {
+        match turn {
+            Color::White => self,
+            Color::Black => Compass::ALL[(12 - self as usize) % 8],
+        }
+    }
+
+    /// The left-right mirror (files flipped: East ↔ West, North-East ↔
+    /// North-West, ...). An involution.
+    pub const fn mirror(self) -> Compass {
+        Compass::ALL[(8 - self as usize) % 8]
+    }
 }
 
 /// Normaliser of the no-capture plane when the rules have no limit.
@@ -100,8 +193,8 @@ fn pov_square(sq: Square, turn: Color) -> usize {
     }
 }
 
-/// A direction index (North 0, East 1, South 2, West 3) in point-of-view
-/// coordinates.
+/// A jump direction index (North 0, East 1, South 2, West 3) in
+/// point-of-view coordinates, for the forbidden-direction planes.
 #[inline]
 fn pov_direction(d: Direction, turn: Color) -> usize {
     let d = match turn {
@@ -135,6 +228,7 @@ pub fn encode_planes(game: &Game, out: &mut [f32]) {
     let pos = game.position();
     let us = game.turn();
     let them = us.other();
+    let mut gone = Bitboard::EMPTY;
     match game.pending_capture() {
         None => {
             fill_bitboard(out, plane::OWN_MEN, pos.pieces_of(us, Role::Man), us);
@@ -157,11 +251,12 @@ pub fn encode_planes(game: &Game, out: &mut [f32]) {
                 let d = pov_direction(last.opposite(), us);
                 fill_constant(out, plane::FORBIDDEN_DIR + d, 1.0);
             }
+            fill_bitboard(out, plane::CAPTURED, p.captured(), us);
+            if !p.removes_at_end() {
+                gone = p.captured();
+            }
         }
     }
-    let gone = game
-        .pending_capture()
-        .map_or(Bitboard::EMPTY, |p| p.captured());
     fill_bitboard(
         out,
         plane::THEIR_MEN,
@@ -191,15 +286,12 @@ pub fn encode_planes(game: &Game, out: &mut [f32]) {
 ///
 /// # Panics
 ///
-/// If `step.from` and `step.to` are not distinct squares on one rank or
-/// file (no legal step is).
+/// If `step.from` and `step.to` are not distinct squares on one rank, file
+/// or diagonal (no legal step of any variant is).
 pub fn policy_index(step: Step, turn: Color) -> usize {
-    let dir = Direction::between(step.from, step.to)
-        .expect("invariant: a step moves along a rank or a file");
-    let (f0, r0) = (i32::from(step.from.file()), i32::from(step.from.rank()));
-    let (f1, r1) = (i32::from(step.to.file()), i32::from(step.to.rank()));
-    let dist = (f1 - f0).abs().max((r1 - r0).abs()) as usize;
-    let plane = pov_direction(dir, turn) * 7 + dist - 1;
+    let (dir, dist) = Compass::between(step.from, step.to)
+        .expect("invariant: a step moves along a rank, a file or a diagonal");
+    let plane = dir.pov(turn) as usize * 7 + dist - 1;
     plane * 64 + pov_square(step.from, turn)
 }
 
@@ -213,14 +305,9 @@ pub fn decode_index(index: usize, turn: Color) -> Option<(Square, Square)> {
     let (plane, from_pov) = (index / 64, index % 64);
     let (dir_pov, dist) = (plane / 7, plane % 7 + 1);
     let from = Square::new(pov_index_to_abs(from_pov, turn))?;
-    let dir = Direction::ALL[dir_pov];
-    let dir = match turn {
-        Color::White => dir,
-        Color::Black => dir.opposite().flip_horizontal(),
-    };
-    let (df, dr) = dir.delta();
-    let f = i32::from(from.file()) + i32::from(df) * dist as i32;
-    let r = i32::from(from.rank()) + i32::from(dr) * dist as i32;
+    let (df, dr) = Compass::ALL[dir_pov].pov(turn).delta();
+    let f = i32::from(from.file()) + df * dist as i32;
+    let r = i32::from(from.rank()) + dr * dist as i32;
     if !(0..8).contains(&f) || !(0..8).contains(&r) {
         return None;
     }
@@ -243,15 +330,12 @@ pub fn step_for_index(steps: &[Step], index: usize, turn: Color) -> Option<Step>
 }
 
 /// The policy index of the left-right mirror of the action at `index`
-/// (files `f ↦ 7 − f`, East ↔ West). An involution.
+/// (files `f ↦ 7 − f`, East ↔ West, North-East ↔ North-West, South-East ↔
+/// South-West). An involution.
 pub fn mirror_policy_index(index: usize) -> usize {
     let (plane, sq) = (index / 64, index % 64);
     let (dir, dist) = (plane / 7, plane % 7);
-    let dir = match dir {
-        1 => 3,
-        3 => 1,
-        d => d,
-    };
+    let dir = Compass::ALL[dir].mirror() as usize;
     (dir * 7 + dist) * 64 + (sq ^ 7)
 }
 
@@ -326,7 +410,7 @@ mod tests {
             let mut hits = 0;
             for from in Square::ALL {
                 for to in Square::ALL {
-                    if Direction::between(from, to).is_none() {
+                    if Compass::between(from, to).is_none() {
                         continue;
                     }
                     let s = Step {
@@ -340,9 +424,53 @@ mod tests {
                     hits += 1;
                 }
             }
-            // 64 squares × 14 squares on the same rank or file.
-            assert_eq!(hits, 64 * 14);
+            // A queen's moves from every square of the empty board: 64 × 14
+            // along ranks and files, 560 along diagonals.
+            assert_eq!(hits, 64 * 14 + 560);
         }
+    }
+
+    #[test]
+    fn compass_pov_and_mirror_are_involutions_that_flip_the_right_axis() {
+        for c in Compass::ALL {
+            let (df, dr) = c.delta();
+            assert_eq!(c.pov(Color::Black).delta(), (df, -dr));
+            assert_eq!(c.pov(Color::White), c);
+            assert_eq!(c.mirror().delta(), (-df, dr));
+            assert_eq!(c.pov(Color::Black).pov(Color::Black), c);
+            assert_eq!(c.mirror().mirror(), c);
+        }
+        // The orthogonal directions agree with the engine's.
+        for d in Direction::ALL {
+            let (df, dr) = d.delta();
+            let c = Compass::ALL
+                .into_iter()
+                .find(|c| c.delta() == (i32::from(df), i32::from(dr)))
+                .unwrap();
+            for turn in Color::ALL {
+                let (pf, pr) = c.pov(turn).delta();
+                let e = Direction::ALL[pov_direction(d, turn)].delta();
+                assert_eq!((pf, pr), (i32::from(e.0), i32::from(e.1)));
+            }
+        }
+    }
+
+    #[test]
+    fn diagonal_steps_have_their_own_planes() {
+        let sq = |s: &str| s.parse::<Square>().unwrap();
+        let step = |a: &str, b: &str| Step {
+            from: sq(a),
+            to: sq(b),
+            captured: None,
+        };
+        // d3-e4 for White: North-East (1), distance 1 -> plane 7, from d3 = 19.
+        assert_eq!(policy_index(step("d3", "e4"), Color::White), 7 * 64 + 19);
+        // d6-e5 for Black is North-East in its point of view, from d3 (pov).
+        assert_eq!(policy_index(step("d6", "e5"), Color::Black), 7 * 64 + 19);
+        // a1-h8 for White: North-East, distance 7 -> plane 13, from a1 = 0.
+        assert_eq!(policy_index(step("a1", "h8"), Color::White), 13 * 64);
+        // The mirror of d3-e4 is e3-d4 (North-West, plane 49, from e3 = 20).
+        assert_eq!(mirror_policy_index(7 * 64 + 19), 49 * 64 + 20);
     }
 
     #[test]

@@ -23,7 +23,7 @@ pub trait NnInput {
     /// (see [`encode`](crate::encode) for the layout).
     fn encode_planes(&self, out: &mut [f32]);
 
-    /// The policy index (in `0..1792`) of `action`, a legal action here.
+    /// The policy index (in `0..3584`) of `action`, a legal action here.
     /// Distinct legal actions have distinct indices.
     fn policy_index(&self, action: Self::Action) -> usize;
 }
@@ -76,7 +76,7 @@ impl Precision {
 /// Raw network outputs for a batch of `n` positions.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct RawOutput {
-    /// Unmasked policy logits, `n · 1792` values, row-major `[n, 1792]`.
+    /// Unmasked policy logits, `n · 3584` values, row-major `[n, 3584]`.
     pub policy_logits: Vec<f32>,
     /// Win/draw/loss probabilities (softmaxed) for the player to move,
     /// `n · 3` values, row-major `[n, 3]`.
@@ -215,7 +215,7 @@ pub(crate) fn input_tensor(planes: &[f32], n: usize, device: Device) -> Result<O
 }
 
 /// Copies a forward pass's outputs to the CPU: policy logits as they are
-/// (`[n, 1792]`), the WDL logits (`[n, 3]`) softmaxed.
+/// (`[n, 3584]`), the WDL logits (`[n, 3]`) softmaxed.
 pub(crate) fn raw_output(policy: &Tensor, wdl_logits: &Tensor, n: usize) -> Result<RawOutput> {
     let policy = policy
         .f_to_kind(Kind::Float)?

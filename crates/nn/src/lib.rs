@@ -2,9 +2,9 @@
 //! only crate of the workspace that links libtorch (through `tch`).
 //!
 //! * [`encode`]: position → input planes `[C, 8, 8]` and step ↔ policy index
-//!   (`0..1792`), pure slice code, plus the left-right mirror.
+//!   (`0..3584`), pure slice code, plus the left-right mirror.
 //! * [`Network`]: residual tower with a convolutional policy head (`[B,
-//!   1792]` logits) and a win/draw/loss value head (`[B, 3]` logits).
+//!   3584]` logits) and a win/draw/loss value head (`[B, 3]` logits).
 //! * [`BatchBuilder`]: positions → network input `[B, C, 8, 8]` and
 //!   training [`Batch`]es, row by row as `ndarray` views; the one place
 //!   batches are assembled, for inference and training.
@@ -59,7 +59,9 @@ pub mod torchscript;
 mod train;
 
 pub use batch::{Batch, BatchBuilder, SampleMut};
-pub use checkpoint::{load_network, load_trainer, save_network, save_trainer, CheckpointMeta};
+pub use checkpoint::{
+    load_network, load_trainer, read_meta, save_network, save_trainer, CheckpointMeta,
+};
 pub use config::{LrSchedule, ModelConfig, OptimizerConfig, TrainConfig};
 pub use cpu::{cpu_bf16_fast, CpuFeatures, PrecisionChoice};
 pub use device::DeviceSpec;

@@ -5,7 +5,7 @@
 //!   └─ input:  conv3x3(C→F) + BN + ReLU
 //!   └─ tower/{i} for i in 0..blocks:
 //!        conv3x3 + BN + ReLU, conv3x3 + BN, [squeeze-excitation], + skip, ReLU
-//!   ├─ policy: conv3x3(F→P) + BN + ReLU, conv1x1(P→28) + bias → [B, 1792]
+//!   ├─ policy: conv3x3(F→P) + BN + ReLU, conv1x1(P→56) + bias → [B, 3584]
 //!   └─ value:  conv1x1(F→V) + BN + ReLU, fc(64V→H) + ReLU, fc(H→3) → [B, 3]
 //! ```
 //!
@@ -30,7 +30,7 @@ use crate::error::{Error, Result};
 /// Output of a forward pass.
 #[derive(Debug)]
 pub struct Output {
-    /// Policy logits, `[B, 1792]`, unmasked.
+    /// Policy logits, `[B, 3584]`, unmasked.
     pub policy: Tensor,
     /// Win/draw/loss logits for the player to move, `[B, 3]`.
     pub wdl: Tensor,
@@ -264,7 +264,7 @@ impl Network {
             .forward_t(&h, train)
             .relu()
             .apply(&self.policy_out)
-            // [B, 28, 8, 8] → [B, 1792]; no batch size read from `xs`, so a
+            // [B, 56, 8, 8] → [B, 3584]; no batch size read from `xs`, so a
             // traced module keeps the batch dimension free.
             .flatten(1, 3);
         let wdl = self
@@ -300,8 +300,8 @@ impl Network {
 }
 
 impl ModuleT for Network {
-    /// The policy logits `[B, 1792]` and WDL logits `[B, 3]`, concatenated
-    /// to `[B, 1795]` (for `tch` code that wants a single tensor).
+    /// The policy logits `[B, 3584]` and WDL logits `[B, 3]`, concatenated
+    /// to `[B, 3587]` (for `tch` code that wants a single tensor).
     fn forward_t(&self, xs: &Tensor, train: bool) -> Tensor {
         let out = Network::forward_t(self, xs, train);
         Tensor::cat(&[out.policy, out.wdl], 1)

@@ -10,8 +10,8 @@
 //! a batch of any size (checked by the tests on sizes 1, 3 and 64).
 //!
 //! The module's `forward` takes planes `[B, C, 8, 8]` (f32, the layout of
-//! [`encode`](crate::encode)) and returns one tensor `[B, 1795]`, the policy
-//! logits `[B, 1792]` followed by the WDL logits `[B, 3]` (a traced method
+//! [`encode`](crate::encode)) and returns one tensor `[B, 3587]`, the policy
+//! logits `[B, 3584]` followed by the WDL logits `[B, 3]` (a traced method
 //! has a single return value), exactly what [`Network::forward_t`](crate::Network::forward_t)
 //! computes in evaluation mode. [`TorchScriptEvaluator`] also runs modules
 //! that return the tuple `(policy_logits, wdl_logits)` (bundles of format 1,
@@ -39,8 +39,8 @@ pub const TRACE_BATCH: i64 = 2;
 
 /// Traces `net` in evaluation mode into a TorchScript module whose
 /// `forward` takes planes `[B, C, 8, 8]` (f32, any `B`) and returns one
-/// tensor `[B, 1795]`: the policy logits `[B, 1792]` in columns `0..1792`,
-/// the WDL logits `[B, 3]` in columns `1792..1795` (what
+/// tensor `[B, 3587]`: the policy logits `[B, 3584]` in columns `0..3584`,
+/// the WDL logits `[B, 3]` in columns `3584..3587` (what
 /// [`tch::nn::ModuleT::forward_t`] of a [`Network`] computes). A traced
 /// method must return a single value, so the two heads are concatenated.
 ///
@@ -92,12 +92,12 @@ pub fn save(net: &Network, path: &Path) -> Result<()> {
     result
 }
 
-/// Columns of a traced module's output `[B, 1795]`: the policy logits, then
+/// Columns of a traced module's output `[B, 3587]`: the policy logits, then
 /// the WDL logits.
 pub const OUTPUT_WIDTH: usize = POLICY_SIZE + 3;
 
-/// The policy logits `[B, 1792]` and WDL logits `[B, 3]` of a module's
-/// output: a traced module's `[B, 1795]` tensor (see [`trace`]), or the
+/// The policy logits `[B, 3584]` and WDL logits `[B, 3]` of a module's
+/// output: a traced module's `[B, 3587]` tensor (see [`trace`]), or the
 /// tuple `(policy_logits, wdl_logits)` of a module scripted in Python
 /// (bundles of format 1).
 fn split_output(out: IValue) -> Result<(Tensor, Tensor)> {
@@ -146,7 +146,7 @@ impl TorchScriptEvaluator {
     /// # Errors
     ///
     /// [`Error::Corrupt`] if libtorch cannot load the file or the module
-    /// does not answer with policy logits `[B, 1792]` and WDL logits `[B, 3]`.
+    /// does not answer with policy logits `[B, 3584]` and WDL logits `[B, 3]`.
     pub fn load(path: &Path, device: Device) -> Result<TorchScriptEvaluator> {
         // The profiling executor and the tensor-expression fuser re-optimize
         // the graph during the first calls with each new batch shape, which
@@ -177,7 +177,7 @@ impl TorchScriptEvaluator {
     }
 
     /// Runs the module on `n` encoded positions (`planes`: `n · PLANES_LEN`
-    /// values, `[n, C, 8, 8]` row-major): policy logits `[n, 1792]` and
+    /// values, `[n, C, 8, 8]` row-major): policy logits `[n, 3584]` and
     /// softmaxed WDL `[n, 3]`, as [`NnEvaluator::infer`](crate::NnEvaluator::infer).
     ///
     /// # Errors

@@ -6,31 +6,33 @@
 
 mod common;
 
-use dama_engine::{Game, StepResult};
+use dama_engine::{Game, Rules, StepResult, Variant};
 use dama_nn::encode::{self, PLANES_LEN, POLICY_SIZE};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
 /// Plays `plies` random steps, restarting finished games, and checks every
 /// visited state. A mirrored game is played alongside with mirrored steps.
-fn check_random_playouts(seed: u64, plies: usize, planes_every: usize) {
+fn check_random_playouts(variant: Variant, seed: u64, plies: usize, planes_every: usize) {
+    let rules = Rules::for_variant(variant);
     let mut rng = StdRng::seed_from_u64(seed);
-    let mut game = Game::new();
-    let mut mirror = Game::new();
+    let mut game = Game::with_rules(rules);
+    let mut mirror = Game::with_rules(rules);
     let mut stamp = vec![usize::MAX; POLICY_SIZE];
     let mut mirror_stamp = vec![usize::MAX; POLICY_SIZE];
     let mut planes = vec![0.0; PLANES_LEN];
     let mut mplanes = vec![0.0; PLANES_LEN];
     let mut mirrored = vec![0.0; PLANES_LEN];
     let (mut captures, mut pending, mut black) = (0usize, 0usize, 0usize);
+    let mut diagonal = 0usize;
     for ply in 0..plies {
         let steps = game.legal_steps();
         if steps.is_empty()
             || (game.pending_capture().is_none() && game.outcome().is_some())
             || ply % 2000 == 1999
         {
-            game = Game::new();
-            mirror = Game::new();
+            game = Game::with_rules(rules);
+            mirror = Game::with_rules(rules);
             continue;
         }
         let turn = game.turn();
@@ -70,6 +72,10 @@ fn check_random_playouts(seed: u64, plies: usize, planes_every: usize) {
             );
         }
         captures += usize::from(steps[0].is_capture());
+        diagonal += steps
+            .iter()
+            .filter(|s| s.from.file() != s.to.file() && s.from.rank() != s.to.rank())
+            .count();
         pending += usize::from(game.pending_capture().is_some());
         black += usize::from(turn == dama_engine::Color::Black);
         let s = steps[rng.gen_range(0..steps.len())];
@@ -86,19 +92,34 @@ fn check_random_playouts(seed: u64, plies: usize, planes_every: usize) {
     assert!(captures > plies / 50, "captures: {captures}");
     assert!(pending > plies / 500, "pending captures: {pending}");
     assert!(black > plies / 3, "black to move: {black}");
+    if variant != Variant::Turkish {
+        assert!(diagonal > plies, "{variant}: diagonal steps: {diagonal}");
+    }
 }
 
 #[test]
 fn policy_index_is_exact_and_mirror_maps_legal_to_legal() {
     // Debug builds: 200k plies here, 1M in the ignored test below.
-    check_random_playouts(1, 200_000, 7);
+    check_random_playouts(Variant::Turkish, 1, 200_000, 7);
+}
+
+#[test]
+fn policy_index_is_exact_for_every_variant() {
+    for (i, v) in [Variant::Armenian, Variant::Croda, Variant::Dameo]
+        .into_iter()
+        .enumerate()
+    {
+        check_random_playouts(v, 10 + i as u64, 60_000, 7);
+    }
 }
 
 /// The full million-ply run (`cargo test -p dama-nn --release -- --ignored`).
 #[test]
 #[ignore]
 fn one_million_random_plies() {
-    check_random_playouts(2, 1_000_000, 3);
+    for v in Variant::ALL {
+        check_random_playouts(v, 2, 1_000_000, 3);
+    }
 }
 
 #[test]
@@ -160,5 +181,53 @@ fn planes_mark_a_capture_in_progress() {
                 0.0
             }
         );
+    }
+}
+
+#[test]
+fn captured_pieces_stand_until_the_end_where_the_rules_say_so() {
+    for variant in Variant::ALL {
+        let rules = Rules::for_variant(variant);
+        let mut rng = StdRng::seed_from_u64(5);
+        let mut game = Game::with_rules(rules);
+        let mut planes = vec![0.0; PLANES_LEN];
+        let mut seen = 0;
+        for _ in 0..40_000 {
+            let steps = game.legal_steps();
+            if steps.is_empty() || (game.pending_capture().is_none() && game.outcome().is_some()) {
+                game = Game::with_rules(rules);
+                continue;
+            }
+            if let Some(p) = game.pending_capture() {
+                encode::encode_planes(&game, &mut planes);
+                let them = game.turn().other();
+                let theirs = |sq: dama_engine::Square| {
+                    let i = if game.turn() == dama_engine::Color::White {
+                        usize::from(sq.index())
+                    } else {
+                        usize::from(sq.index()) ^ 56
+                    };
+                    let on = |pl: usize| planes[pl * 64 + i] == 1.0;
+                    (
+                        on(encode::plane::THEIR_MEN) || on(encode::plane::THEIR_KINGS),
+                        on(encode::plane::CAPTURED),
+                    )
+                };
+                let captured: Vec<_> = p.captured().into_iter().collect();
+                assert!(!captured.is_empty());
+                let marked: f32 = planes[encode::plane::CAPTURED * 64..][..64].iter().sum();
+                assert_eq!(marked as usize, captured.len());
+                for sq in captured {
+                    assert!(game.position().pieces(them).contains(sq));
+                    let (standing, marked) = theirs(sq);
+                    assert!(marked);
+                    assert_eq!(standing, p.removes_at_end(), "{variant}");
+                }
+                seen += 1;
+            }
+            let s = steps[rng.gen_range(0..steps.len())];
+            game.play_step(s).unwrap();
+        }
+        assert!(seen > 20, "{variant}: {seen} positions mid-capture");
     }
 }

@@ -211,7 +211,10 @@ fn truncated_and_mismatched_checkpoints_are_named() {
         "{problems:?}"
     );
     assert!(
-        has("tensor input.conv.weight has shape [64, 12, 3, 3]"),
+        has(&format!(
+            "tensor input.conv.weight has shape [64, {}, 3, 3]",
+            dama_nn::encode::NUM_PLANES
+        )),
         "{problems:?}"
     );
 

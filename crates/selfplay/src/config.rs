@@ -6,7 +6,7 @@
 
 use std::path::Path;
 
-use dama_engine::{Rules, Variant};
+use dama_engine::Rules;
 use dama_mcts::SearchConfig;
 use dama_nn::{ModelConfig, PrecisionChoice, TrainConfig};
 use serde::{Deserialize, Serialize};
@@ -391,17 +391,6 @@ impl RunConfig {
     /// # Errors
     /// [`Error::Config`] naming the key and the reason.
     pub fn validate(&self) -> Result<(), Error> {
-        if self.rules.variant != Variant::Turkish {
-            return Err(invalid(
-                "rules.variant",
-                format!(
-                    "`{}` cannot be trained yet: the network's policy encoding covers the moves of \
-                     Turkish draughts only (play and evaluate the variant with the random, greedy, \
-                     alphabeta and mcts players)",
-                    self.rules.variant
-                ),
-            ));
-        }
         let r = &self.run;
         if r.generations == 0 {
             return Err(invalid("run.generations", "must be at least 1"));

@@ -246,8 +246,13 @@ pub fn run_curve(
         ckpts.push(last);
     }
 
+    // The run's game: the rules its checkpoints were trained under.
+    let rules = dama_eval::checkpoint_rules(std::slice::from_ref(&ckpts[ckpts.len() - 1].1))
+        .map_err(eval_err)?
+        .unwrap_or_default();
     let options = dama_eval::BuildOptions {
         device: Some(config.device),
+        rules: Some(rules),
         ..dama_eval::BuildOptions::default()
     };
     let mut players: Vec<Arc<dyn PlayerFactory>> = Vec::new();
@@ -277,6 +282,7 @@ pub fn run_curve(
             games: config.games,
             seed: config.seed,
             threads: config.threads,
+            rules,
             ..MatchConfig::default()
         },
         pairing: Pairing::Pairs(pairs),

@@ -29,7 +29,7 @@ use crate::Error;
 
 /// The current on-disk format version. Bump it when `GameRecord` changes and
 /// keep a reader for the old versions.
-pub const FORMAT_VERSION: u32 = 1;
+pub const FORMAT_VERSION: u32 = 2;
 
 const MAGIC: &[u8; 8] = b"DAMAGAME";
 const HEADER_LEN: usize = 28;
@@ -178,6 +178,23 @@ pub struct GameRecord {
     pub would_have_resigned_wrongly: bool,
     /// The positions searched fully and kept as training targets.
     pub samples: Vec<Sample>,
+}
+
+impl GameRecord {
+    /// The rules the game was played under (the `rules` field is their TOML,
+    /// written by self-play; this is its one reader).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Corrupt`] if the field is not rules TOML.
+    pub fn game_rules(&self) -> Result<dama_engine::Rules, Error> {
+        toml::from_str(&self.rules).map_err(|e| {
+            Error::Corrupt(format!(
+                "game {}: rules `{}` do not parse: {e}",
+                self.game_id, self.rules
+            ))
+        })
+    }
 }
 
 /// Writes `games` as one chunk file at `path`, atomically.
@@ -395,7 +412,7 @@ mod tests {
         write_chunk(&path, &[sample_game(7)]).unwrap();
         let bytes = fs::read(&path).unwrap();
         assert_eq!(&bytes[..8], b"DAMAGAME");
-        assert_eq!(u32::from_le_bytes(bytes[8..12].try_into().unwrap()), 1);
+        assert_eq!(u32::from_le_bytes(bytes[8..12].try_into().unwrap()), 2);
         let len = u64::from_le_bytes(bytes[12..20].try_into().unwrap()) as usize;
         assert_eq!(len, bytes.len() - HEADER_LEN);
     }

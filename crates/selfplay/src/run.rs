@@ -1050,6 +1050,7 @@ fn eval_match(
     let options = dama_eval::BuildOptions {
         device: Some(cfg.run.device),
         tablebase: tablebase.clone(),
+        rules: Some(cfg.rules),
     };
     let a = dama_eval::factory(me, &options).map_err(Error::Eval)?;
     let b = dama_eval::factory(&opponent.spec, &options).map_err(Error::Eval)?;
@@ -1057,6 +1058,7 @@ fn eval_match(
         games: cfg.eval.games as u32,
         threads: Some(or_cores(cfg.run.eval_threads)),
         seed: cfg.run.seed ^ (u64::from(gen) << 16) ^ k,
+        rules: cfg.rules,
         ..dama_eval::MatchConfig::default()
     };
     progress.event(ProgressEvent::StageStarted {

@@ -266,17 +266,65 @@ fn shipped_configs_parse_and_validate() {
 }
 
 #[test]
-fn variants_without_a_policy_encoding_are_refused_by_name() {
-    for variant in ["armenian", "croda", "dameo"] {
+fn every_variant_trains_and_its_records_and_checkpoints_carry_its_rules() {
+    for variant in dama_engine::Variant::ALL {
+        let tmp = tempfile::tempdir().unwrap();
         let text = format!("{TINY}\n[rules]\nvariant = \"{variant}\"\n");
-        let err = RunConfig::parse(&text).unwrap_err().to_string();
-        assert!(
-            err.contains("rules.variant") && err.contains(variant) && err.contains("Turkish"),
-            "{variant}: {err}"
-        );
+        let mut config = RunConfig::parse(&text).unwrap();
+        config.run.generations = 1;
+        let rules = config.rules;
+        assert_eq!(rules.variant, variant);
+        let options = TrainOptions {
+            config,
+            run_dir: tmp.path().join("v"),
+            resume: false,
+        };
+        let stop = AtomicBool::new(false);
+        let summary = train(&options, &stop, &NoProgress).unwrap();
+        assert_eq!(summary.generation, 1, "{variant}");
+        let paths = RunDir::new(tmp.path().join("v"));
+        let meta = dama_nn::read_meta(&paths.model(1)).unwrap();
+        assert_eq!(meta.rules, rules);
+        // A checkpoint of one variant is refused under another.
+        let other = dama_engine::Rules::for_variant(if variant == dama_engine::Variant::Turkish {
+            dama_engine::Variant::Dameo
+        } else {
+            dama_engine::Variant::Turkish
+        });
+        let device = dama_nn::device::parse_device("cpu").unwrap();
+        let err = dama_nn::load_network(&paths.model(1), device, Some(&other))
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(err.contains("rules"), "{variant}: {err}");
+        // Every record replays under the variant's rules from its own setup,
+        // and every sample's policy indices are the legal steps there.
+        let start = dama_engine::Position::startpos_with_rules(rules);
+        let mut samples = 0;
+        for chunk in list_chunks(&paths.games()).unwrap() {
+            for g in read_chunk(&chunk).unwrap() {
+                assert_eq!(g.game_rules().unwrap(), rules);
+                let pos = dama_engine::Position::from_str_with_rules(&g.start, rules).unwrap();
+                assert_eq!(
+                    pos.pieces(dama_engine::Color::White).count(),
+                    start.pieces(dama_engine::Color::White).count()
+                );
+                let mut game = dama_engine::Game::from_position(pos);
+                for m in &g.moves {
+                    let mv = game.position().parse_move(m).unwrap();
+                    game.play(&mv).unwrap();
+                }
+                for s in &g.samples {
+                    assert!(s
+                        .legal
+                        .iter()
+                        .all(|&i| usize::from(i) < dama_nn::encode::POLICY_SIZE));
+                    samples += 1;
+                }
+            }
+        }
+        assert!(samples > 0, "{variant}");
     }
-    let text = format!("{TINY}\n[rules]\nvariant = \"turkish\"\n");
-    RunConfig::parse(&text).unwrap();
 }
 
 #[test]

@@ -33,7 +33,7 @@ use dama_engine::{Color, Game, GameRecord, Position, RuleValues, Rules};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
-use crate::bots::Strength;
+use crate::bots::{Chosen, Strength};
 use crate::error::ApiError;
 use crate::games::{setup, GameView, Session};
 use crate::view::{board_of, frames_of, result_text, FrameView, PieceView, ThoughtView};
@@ -172,16 +172,55 @@ fn parse_color(text: Option<&str>) -> ApiResult<Color> {
     }
 }
 
+/// Chooses bot `id` and sets up the game it plays: under `rules` if given,
+/// else under the rules the bot's network was trained for (a network bot
+/// plays only its own variant: other rules are a 400 naming both).
+async fn bot_and_game(
+    s: &Arc<AppState>,
+    id: String,
+    strength: Strength,
+    position: Option<&str>,
+    rules: Option<&str>,
+) -> ApiResult<(Chosen, Game)> {
+    let st = s.clone();
+    let bot_id = id.clone();
+    let (chosen, trained) = blocking(move || {
+        let chosen = st.catalogue.choose(&bot_id, &strength)?;
+        let trained = chosen
+            .spec
+            .trained_rules()
+            .map_err(|e| ApiError::internal(format!("bot `{}`: {e}", bot_id.escape_default())))?;
+        Ok((chosen, trained))
+    })
+    .await?;
+    let default_rules = trained.map(|r| r.to_string());
+    let game = setup(position, rules.or(default_rules.as_deref()))?;
+    if let Some(t) = trained.filter(|t| t != game.rules()) {
+        return Err(ApiError::bad_request(format!(
+            "bot `{}` was trained for `{t}`, not for this game's rules `{}`",
+            id.escape_default(),
+            game.rules()
+        )));
+    }
+    Ok((chosen, game))
+}
+
 async fn new_game(State(s): St, ApiJson(req): ApiJson<NewGame>) -> ApiResult<Response> {
     let human = parse_color(req.human.as_deref())?;
-    let game = setup(req.position.as_deref(), req.rules.as_deref())?;
+    // A bad position or rules text is named before the bot is looked at.
+    setup(req.position.as_deref(), req.rules.as_deref())?;
     let id = req
         .bot
         .clone()
         .unwrap_or_else(|| s.catalogue.default_id().to_owned());
-    let st = s.clone();
-    let strength = req.strength;
-    let chosen = blocking(move || st.catalogue.choose(&id, &strength)).await?;
+    let (chosen, game) = bot_and_game(
+        &s,
+        id,
+        req.strength,
+        req.position.as_deref(),
+        req.rules.as_deref(),
+    )
+    .await?;
     let id = s.games.insert(Session::new(game, human, chosen))?;
     let view = s.games.with(&id, |g| Ok(g.view(&id)))?;
     Ok((StatusCode::CREATED, Json(view)).into_response())
@@ -296,7 +335,20 @@ fn at_ply(game: &Game, ply: Option<usize>) -> ApiResult<Game> {
 }
 
 async fn analyse(State(s): St, ApiJson(req): ApiJson<AnalyseReq>) -> ApiResult<Json<AnalyseView>> {
-    let game = setup(req.position.as_deref(), req.rules.as_deref())?;
+    // A bad position or rules text is named before the bot is looked at.
+    setup(req.position.as_deref(), req.rules.as_deref())?;
+    let id = req
+        .bot
+        .clone()
+        .unwrap_or_else(|| s.catalogue.default_id().to_owned());
+    let (chosen, game) = bot_and_game(
+        &s,
+        id.clone(),
+        req.strength,
+        req.position.as_deref(),
+        req.rules.as_deref(),
+    )
+    .await?;
     let game = at_ply(&game, req.ply)?;
     if let Some((o, t)) = game.termination() {
         return Err(ApiError::conflict(format!(
@@ -304,14 +356,6 @@ async fn analyse(State(s): St, ApiJson(req): ApiJson<AnalyseReq>) -> ApiResult<J
             crate::view::termination_text(t)
         )));
     }
-    let id = req
-        .bot
-        .clone()
-        .unwrap_or_else(|| s.catalogue.default_id().to_owned());
-    let st = s.clone();
-    let strength = req.strength;
-    let bot_id = id.clone();
-    let chosen = blocking(move || st.catalogue.choose(&bot_id, &strength)).await?;
     let thought = s
         .pool
         .think(chosen.spec, game.clone(), chosen.limit)
@@ -498,7 +542,7 @@ async fn run_game(
                 index + 1
             )));
         };
-        let rules: Rules = toml::from_str(&g.rules).unwrap_or_default();
+        let rules: Rules = g.rules;
         let start = Position::from_str_with_rules(&g.start, rules)
             .map_err(|e| ApiError::internal(format!("the game's start cannot be read: {e}")))?;
         let mut game = Game::from_position(start);

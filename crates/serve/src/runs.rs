@@ -45,9 +45,9 @@ pub struct GameSummary {
     pub index: usize,
     /// The run's id of the game.
     pub game_id: u64,
-    /// Rules as TOML (as recorded).
+    /// The rules it was played under.
     #[serde(skip)]
-    pub rules: String,
+    pub rules: dama_engine::Rules,
     /// Start position (`startpos` or position text).
     pub start: String,
     /// The moves in notation.
@@ -210,17 +210,21 @@ impl Runs {
         let summaries: Arc<Vec<GameSummary>> = Arc::new(
             games
                 .into_iter()
-                .map(|g| GameSummary {
-                    index: 0,
-                    game_id: g.game_id,
-                    rules: g.rules,
-                    start: g.start,
-                    length: g.moves.len(),
-                    moves: g.moves,
-                    result: g.result.as_pdn(),
-                    termination: g.termination,
+                .map(|g| {
+                    Ok(GameSummary {
+                        index: 0,
+                        game_id: g.game_id,
+                        rules: g.game_rules().map_err(|e| {
+                            ApiError::internal(format!("cannot read a game file: {e}"))
+                        })?,
+                        start: g.start,
+                        length: g.moves.len(),
+                        moves: g.moves,
+                        result: g.result.as_pdn(),
+                        termination: g.termination,
+                    })
                 })
-                .collect(),
+                .collect::<Result<_, ApiError>>()?,
         );
         let mut cache = lock(&self.summaries);
         if cache.len() >= SUMMARY_CACHE {

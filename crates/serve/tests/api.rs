@@ -9,7 +9,7 @@ mod common;
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
-use common::{board, follow, pieces, start, train, Http};
+use common::{board, follow, pieces, start, train, train_rules, Http};
 use dama_engine::{Game, GameRecord, Position, Rules, Variant};
 use dama_serve::{Limits, ServeOptions};
 use rand::{Rng, SeedableRng};
@@ -846,4 +846,65 @@ async fn measure_move_api_and_bot_latency() {
             times.last().unwrap()
         );
     }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_network_bot_plays_the_variant_it_was_trained_for() {
+    let runs = tempfile::tempdir().unwrap();
+    let dameo = Rules::for_variant(Variant::Dameo);
+    let dir = runs.path().to_path_buf();
+    tokio::task::spawn_blocking(move || train_rules(&dir, "dameo", 1, false, dameo))
+        .await
+        .unwrap();
+    let http = Http::new(start(options(runs.path())).await);
+    // No rules given: the game is the bot's own variant, from its setup.
+    let created = http
+        .post(
+            "/api/games",
+            &json!({"bot": "run:dameo/1", "human": "black", "strength": {"sims": 8}}),
+        )
+        .await;
+    assert_eq!(created.status, 201, "{}", created.error());
+    let view = created.json();
+    assert_eq!(
+        view["rules"].as_str().unwrap().parse::<Rules>().unwrap(),
+        dameo
+    );
+    let start_pos = Position::startpos_with_rules(dameo);
+    assert_eq!(board(&view), pieces(&start_pos));
+    // The bot moves in that variant.
+    let id = view["id"].as_str().unwrap();
+    let moved = http.post_empty(&format!("/api/games/{id}/bot")).await;
+    assert_eq!(moved.status, 200, "{}", moved.error());
+    let mut game = Game::with_rules(dameo);
+    let m = moved.json()["moves"][0]["text"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let mv = game.position().parse_move(&m).unwrap();
+    game.play(&mv).unwrap();
+    assert_eq!(board(&moved.json()), pieces(game.position()));
+    // Other rules are refused by name, for play and for analysis.
+    for path in ["/api/games", "/api/analyse"] {
+        let refused = http
+            .post(
+                path,
+                &json!({"bot": "run:dameo/1", "rules": "variant=turkish"}),
+            )
+            .await;
+        assert_eq!(refused.status, 400, "{path}");
+        let e = refused.error();
+        assert!(
+            e.contains("trained for") && e.contains("dameo"),
+            "{path}: {e}"
+        );
+    }
+    // Baselines play whatever they are given.
+    let greedy = http
+        .post(
+            "/api/games",
+            &json!({"bot": "greedy", "rules": "variant=croda"}),
+        )
+        .await;
+    assert_eq!(greedy.status, 201, "{}", greedy.error());
 }

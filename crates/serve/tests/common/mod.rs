@@ -64,8 +64,26 @@ sims = 2
 
 /// Trains (or resumes) the tiny run `runs/name` up to `generations`.
 pub fn train(runs: &Path, name: &str, generations: u32, resume: bool) -> PathBuf {
+    train_rules(
+        runs,
+        name,
+        generations,
+        resume,
+        dama_engine::Rules::default(),
+    )
+}
+
+/// [`train`] under `rules` (a variant).
+pub fn train_rules(
+    runs: &Path,
+    name: &str,
+    generations: u32,
+    resume: bool,
+    rules: dama_engine::Rules,
+) -> PathBuf {
     let mut config = dama_selfplay::RunConfig::parse(TINY).expect("tiny config parses");
     config.run.generations = generations;
+    config.rules = rules;
     let options = dama_selfplay::TrainOptions {
         config,
         run_dir: runs.join(name),
