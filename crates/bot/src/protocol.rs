@@ -198,6 +198,18 @@ impl Session {
             });
         }
         let rules = rest.parse::<Rules>()?;
+        // A network plays the game it was trained for: other rule options
+        // get a warning below, another variant is refused.
+        if let Some(trained) = self
+            .bot
+            .trained_rules()
+            .filter(|t| t.variant != rules.variant)
+        {
+            return Err(Error::Input(format!(
+                "the network was trained for {}, not {}",
+                trained.variant, rules.variant
+            )));
+        }
         // Replay the current game under the new rules.
         let moves: Vec<String> = self.game.moves().iter().map(ToString::to_string).collect();
         // A game from the initial position starts from the new variant's.

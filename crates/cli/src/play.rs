@@ -52,6 +52,13 @@ const HELP: &str = "Type a move (d3-d4, b3xd3xd5; a capture may be shortened to 
 pub fn run(args: &PlayArgs) -> Result<()> {
     let mut bot = args.bot.build()?;
     let rules = rules_for(args.rules.as_deref(), &bot)?;
+    if let Some(trained) = bot.trained_rules().filter(|t| t.variant != rules.variant) {
+        anyhow::bail!(
+            "the network was trained for {}, not {} (leave out --rules to play its own game)",
+            trained.variant,
+            rules.variant
+        );
+    }
     if let Some(trained) = bot.trained_rules().filter(|t| *t != rules) {
         outln!(
             "note: the network was trained under rules {}",

@@ -291,6 +291,12 @@ fn export_then_play_analyse_and_drive_the_bundle() {
     ]));
     assert!(e.contains("no such directory"), "{e}");
 
+    // A network plays the variant it was trained for, nothing else.
+    for cmd in ["bot", "play"] {
+        let e = err(&mut dama(&[cmd, "--bundle", b, "--rules", "variant=croda"]));
+        assert!(e.contains("trained for turkish, not croda"), "{cmd}: {e}");
+    }
+
     // Bad command lines.
     let e = err(&mut dama(&[
         "analyse",
