@@ -172,16 +172,20 @@ fn parse_color(text: Option<&str>) -> ApiResult<Color> {
     }
 }
 
-/// Chooses bot `id` and sets up the game it plays: under `rules` if given,
-/// else under the rules the bot's network was trained for (a network bot
-/// plays only its own variant: other rules are a 400 naming both).
+/// Chooses bot `bot` (default: the server's) and sets up the game it plays:
+/// under `rules` if given, else under the rules the bot's network was
+/// trained for (a network bot plays only its own variant: other rules are a
+/// 400 naming both). Returns the bot's id, the bot and the game.
 async fn bot_and_game(
     s: &Arc<AppState>,
-    id: String,
+    bot: Option<&str>,
     strength: Strength,
     position: Option<&str>,
     rules: Option<&str>,
-) -> ApiResult<(Chosen, Game)> {
+) -> ApiResult<(String, Chosen, Game)> {
+    // A bad position or rules text is named before the bot is looked at.
+    setup(position, rules)?;
+    let id = bot.map_or_else(|| s.catalogue.default_id().to_owned(), str::to_owned);
     let st = s.clone();
     let bot_id = id.clone();
     let (chosen, trained) = blocking(move || {
@@ -202,20 +206,14 @@ async fn bot_and_game(
             game.rules()
         )));
     }
-    Ok((chosen, game))
+    Ok((id, chosen, game))
 }
 
 async fn new_game(State(s): St, ApiJson(req): ApiJson<NewGame>) -> ApiResult<Response> {
     let human = parse_color(req.human.as_deref())?;
-    // A bad position or rules text is named before the bot is looked at.
-    setup(req.position.as_deref(), req.rules.as_deref())?;
-    let id = req
-        .bot
-        .clone()
-        .unwrap_or_else(|| s.catalogue.default_id().to_owned());
-    let (chosen, game) = bot_and_game(
+    let (_, chosen, game) = bot_and_game(
         &s,
-        id,
+        req.bot.as_deref(),
         req.strength,
         req.position.as_deref(),
         req.rules.as_deref(),
@@ -335,15 +333,9 @@ fn at_ply(game: &Game, ply: Option<usize>) -> ApiResult<Game> {
 }
 
 async fn analyse(State(s): St, ApiJson(req): ApiJson<AnalyseReq>) -> ApiResult<Json<AnalyseView>> {
-    // A bad position or rules text is named before the bot is looked at.
-    setup(req.position.as_deref(), req.rules.as_deref())?;
-    let id = req
-        .bot
-        .clone()
-        .unwrap_or_else(|| s.catalogue.default_id().to_owned());
-    let (chosen, game) = bot_and_game(
+    let (id, chosen, game) = bot_and_game(
         &s,
-        id.clone(),
+        req.bot.as_deref(),
         req.strength,
         req.position.as_deref(),
         req.rules.as_deref(),
