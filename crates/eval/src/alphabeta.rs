@@ -288,6 +288,10 @@ impl AlphaBeta {
                 report.best = Some(best);
                 report.score = score;
                 report.depth = depth;
+                // Read now: an aborted next iteration may overwrite the
+                // table entries of this line (it did, on a timed search
+                // from the initial position, leaving no PV at all).
+                report.pv = self.pv(pos, depth as usize + 4);
             } else {
                 // An aborted iteration searched the previous best move first;
                 // a move that beat it is trustworthy.
@@ -306,7 +310,10 @@ impl AlphaBeta {
         }
         report.nodes = self.nodes;
         report.elapsed = start.elapsed();
-        report.pv = self.pv(pos, report.depth as usize + 4);
+        // The PV starts with the move played.
+        if report.pv.first() != report.best.as_ref() {
+            report.pv = report.best.into_iter().collect();
+        }
         report
     }
 
