@@ -21,6 +21,8 @@ scripts/setup-browser.sh
 # The browser test (crates/serve/tests/browser.rs) fails instead of
 # skipping when Chromium or chromedriver is missing.
 export DAMA_BROWSER_TEST=required
+echo "== the notebooks' Python packages (crates/selfplay/tests/python_reader.rs imports them)"
+scripts/setup-notebooks.sh >/dev/null
 echo "== cargo test"
 cargo test --workspace --locked 2>&1 | tee "$log"
 echo "== the crates below libtorch build and test without it"
