@@ -88,6 +88,7 @@ mod evaluator;
 mod game;
 mod search;
 mod select;
+pub mod tafl;
 pub mod toy;
 mod tree;
 mod turn;

@@ -304,6 +304,14 @@ impl Game {
         self.pending.map_or(Bitboard::EMPTY, |p| p.captured)
     }
 
+    /// The squares a friendly chain in progress has landed on (its start
+    /// included): it may not land on them again. Empty otherwise.
+    pub fn chain_visited(&self) -> Bitboard {
+        self.pending
+            .filter(|p| p.kind == MoveKind::Friendly)
+            .map_or(Bitboard::EMPTY, |p| p.visited)
+    }
+
     /// Whether a friendly chain is in progress.
     pub fn in_friendly_chain(&self) -> bool {
         self.pending.is_some_and(|p| p.kind == MoveKind::Friendly)
