@@ -1,10 +1,11 @@
 //! [`BatchBuilder`]: the one place where positions become network input and
 //! training batches, row by row, with the shapes spelled out by `ndarray`.
 //!
-//! Every row is a position: its input planes `[C, 8, 8]` and, for training,
-//! its policy target `[3584]`, legal-action mask `[3584]` and WDL target
-//! `[3]`. The builder keeps one contiguous buffer per field, so the whole
-//! batch is `[B, C, 8, 8]` (and `[B, 3584]`, `[B, 3]`) row-major, becomes a
+//! Every row is a position: its input planes `[C, H, W]` and, for training,
+//! its policy target `[N]`, legal-action mask `[N]` and WDL target `[3]`,
+//! in the game's [`Shape`] (draughts: `[13, 8, 8]`, `N = 3584`). The
+//! builder keeps one contiguous buffer per field, so the whole batch is
+//! `[B, C, H, W]` (and `[B, N]`, `[B, 3]`) row-major, becomes a
 //! tensor with a single copy, and is reused between batches without
 //! reallocating (`clear` keeps the capacity): inference batches are built
 //! thousands of times a second in self-play.
@@ -12,21 +13,25 @@
 use ndarray::{ArrayView2, ArrayView4, ArrayViewMut1, ArrayViewMut3, Ix3};
 use tch::{Device, Kind, Tensor};
 
-use crate::encode::{self, NUM_PLANES, PLANES_LEN, POLICY_SIZE};
+use crate::encode;
 use crate::error::{Error, Result};
 use crate::evaluator::NnInput;
+use crate::shape::Shape;
 
-/// The shape of one position's input planes, `[C, 8, 8]`.
-const ROW: Ix3 = Ix3(NUM_PLANES, 8, 8);
+/// The shape of one position's input planes, `[C, H, W]`.
+fn row(shape: Shape) -> Ix3 {
+    Ix3(shape.planes, shape.height, shape.width)
+}
 
 /// One training row being filled in (all zero when handed out).
 #[derive(Debug)]
 pub struct SampleMut<'a> {
-    /// Input planes `[C, 8, 8]`, the layout of [`encode`](crate::encode).
+    /// Input planes `[C, H, W]`, the layout of the game's encoding
+    /// ([`encode`](crate::encode) for draughts).
     pub planes: ArrayViewMut3<'a, f32>,
-    /// Policy target `[3584]`: a distribution over policy indices.
+    /// Policy target `[N]`: a distribution over policy indices.
     pub policy: ArrayViewMut1<'a, f32>,
-    /// Legal-action mask `[3584]`.
+    /// Legal-action mask `[N]`.
     pub mask: ArrayViewMut1<'a, bool>,
     /// Win/draw/loss target `[3]` for the player to move.
     pub wdl: ArrayViewMut1<'a, f32>,
@@ -37,11 +42,12 @@ impl SampleMut<'_> {
     ///
     /// # Errors
     ///
-    /// [`Error::Shape`] if `index` is not below [`POLICY_SIZE`].
+    /// [`Error::Shape`] if `index` is not below the policy size.
     pub fn set_action(&mut self, index: usize, p: f32) -> Result<()> {
-        if index >= POLICY_SIZE {
+        if index >= self.policy.len() {
             return Err(Error::Shape(format!(
-                "policy index {index} is not below {POLICY_SIZE}"
+                "policy index {index} is not below {}",
+                self.policy.len()
             )));
         }
         self.policy[index] = p;
@@ -74,8 +80,9 @@ impl SampleMut<'_> {
 /// assert_eq!(batch.len(), 1);
 /// # Ok::<(), dama_nn::Error>(())
 /// ```
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct BatchBuilder {
+    shape: Shape,
     len: usize,
     /// Rows pushed without training targets.
     inputs_only: usize,
@@ -85,10 +92,40 @@ pub struct BatchBuilder {
     wdl: Vec<f32>,
 }
 
+impl Default for BatchBuilder {
+    fn default() -> Self {
+        BatchBuilder::for_shape(Shape::DRAUGHTS)
+    }
+}
+
 impl BatchBuilder {
-    /// An empty builder.
+    /// An empty builder for draughts positions ([`Shape::DRAUGHTS`]).
     pub fn new() -> BatchBuilder {
         BatchBuilder::default()
+    }
+
+    /// An empty builder for positions of `shape`.
+    pub fn for_shape(shape: Shape) -> BatchBuilder {
+        BatchBuilder {
+            shape,
+            len: 0,
+            inputs_only: 0,
+            planes: Vec::new(),
+            policy: Vec::new(),
+            mask: Vec::new(),
+            wdl: Vec::new(),
+        }
+    }
+
+    /// The shape of its rows.
+    pub fn shape(&self) -> Shape {
+        self.shape
+    }
+
+    /// Empties the builder and makes its rows of `shape`.
+    pub fn reset(&mut self, shape: Shape) {
+        self.clear();
+        self.shape = shape;
     }
 
     /// The number of rows `B`.
@@ -113,21 +150,31 @@ impl BatchBuilder {
 
     fn grow_planes(&mut self) -> ArrayViewMut3<'_, f32> {
         let start = self.planes.len();
-        self.planes.resize(start + PLANES_LEN, 0.0);
+        self.planes.resize(start + self.shape.planes_len(), 0.0);
         self.len += 1;
-        ArrayViewMut3::from_shape(ROW, &mut self.planes[start..])
-            .expect("invariant: a row holds PLANES_LEN = C·8·8 values")
+        ArrayViewMut3::from_shape(row(self.shape), &mut self.planes[start..])
+            .expect("invariant: a row holds C·H·W values")
     }
 
     /// Appends a row without training targets and returns its zeroed input
-    /// planes `[C, 8, 8]` to fill.
+    /// planes `[C, H, W]` to fill.
     pub fn push_input(&mut self) -> ArrayViewMut3<'_, f32> {
         self.inputs_only += 1;
         self.grow_planes()
     }
 
-    /// Appends the input planes of `state` (no training targets).
+    /// Appends the input planes of `state` (no training targets). The
+    /// builder must be for `S`'s shape ([`BatchBuilder::reset`]).
+    ///
+    /// # Panics
+    ///
+    /// If it is not.
     pub fn push_state<S: NnInput + ?Sized>(&mut self, state: &S) {
+        assert_eq!(
+            self.shape,
+            S::SHAPE,
+            "push_state: a builder for another shape"
+        );
         let mut row = self.push_input();
         state.encode_planes(
             row.as_slice_mut()
@@ -138,38 +185,41 @@ impl BatchBuilder {
     /// Appends a training row, all zero, and returns it to fill.
     pub fn push_sample(&mut self) -> SampleMut<'_> {
         let start = self.len;
-        self.policy.resize((start + 1) * POLICY_SIZE, 0.0);
-        self.mask.resize((start + 1) * POLICY_SIZE, false);
+        let n = self.shape.policy_size();
+        self.policy.resize((start + 1) * n, 0.0);
+        self.mask.resize((start + 1) * n, false);
         self.wdl.resize((start + 1) * 3, 0.0);
         let planes_start = self.planes.len();
-        self.planes.resize(planes_start + PLANES_LEN, 0.0);
+        self.planes
+            .resize(planes_start + self.shape.planes_len(), 0.0);
         self.len += 1;
         SampleMut {
-            planes: ArrayViewMut3::from_shape(ROW, &mut self.planes[planes_start..])
-                .expect("invariant: a row holds PLANES_LEN = C·8·8 values"),
-            policy: ArrayViewMut1::from(&mut self.policy[start * POLICY_SIZE..]),
-            mask: ArrayViewMut1::from(&mut self.mask[start * POLICY_SIZE..]),
+            planes: ArrayViewMut3::from_shape(row(self.shape), &mut self.planes[planes_start..])
+                .expect("invariant: a row holds C·H·W values"),
+            policy: ArrayViewMut1::from(&mut self.policy[start * n..]),
+            mask: ArrayViewMut1::from(&mut self.mask[start * n..]),
             wdl: ArrayViewMut1::from(&mut self.wdl[start * 3..]),
         }
     }
 
-    /// The input planes of all rows, `[B, C, 8, 8]`.
+    /// The input planes of all rows, `[B, C, H, W]`.
     pub fn planes(&self) -> ArrayView4<'_, f32> {
-        ArrayView4::from_shape((self.len, NUM_PLANES, 8, 8), &self.planes)
-            .expect("invariant: B rows of PLANES_LEN values")
+        let s = self.shape;
+        ArrayView4::from_shape((self.len, s.planes, s.height, s.width), &self.planes)
+            .expect("invariant: B rows of C·H·W values")
     }
 
-    /// The input planes as one row-major slice of `B · C · 64` values (what
+    /// The input planes as one row-major slice of `B · C · H · W` values (what
     /// [`NnEvaluator::infer`](crate::NnEvaluator::infer) takes).
     pub fn planes_slice(&self) -> &[f32] {
         &self.planes
     }
 
-    /// The policy targets, `[B, 3584]`; rows pushed without targets are zero.
+    /// The policy targets, `[B, N]`; rows pushed without targets are zero.
     pub fn policy(&self) -> ArrayView2<'_, f32> {
-        let rows = self.policy.len() / POLICY_SIZE;
-        ArrayView2::from_shape((rows, POLICY_SIZE), &self.policy)
-            .expect("invariant: whole rows of POLICY_SIZE values")
+        let n = self.shape.policy_size();
+        let rows = self.policy.len() / n;
+        ArrayView2::from_shape((rows, n), &self.policy).expect("invariant: whole rows of N values")
     }
 
     /// The training batch on `device`.
@@ -187,6 +237,7 @@ impl BatchBuilder {
         }
         Batch::from_slices(
             self.len,
+            self.shape,
             &self.planes,
             &self.policy,
             &self.wdl,
@@ -199,16 +250,16 @@ impl BatchBuilder {
 /// A training batch of `B` samples, all on one device.
 #[derive(Debug)]
 pub struct Batch {
-    /// Input planes, `[B, C, 8, 8]` f32, as written by
-    /// [`encode::encode_planes`](crate::encode).
+    /// Input planes, `[B, C, H, W]` f32, as the game's encoding writes them
+    /// ([`encode::encode_planes`](crate::encode) for draughts).
     pub planes: Tensor,
-    /// Policy targets, `[B, 3584]` f32: a probability distribution over
+    /// Policy targets, `[B, N]` f32: a probability distribution over
     /// policy indices (MCTS visit fractions), zero on illegal actions.
     pub policy: Tensor,
     /// Value targets, `[B, 3]` f32: win/draw/loss probabilities for the
     /// player to move (one-hot game results, or soft targets).
     pub wdl: Tensor,
-    /// Legal-action mask, `[B, 3584]` bool: true where the policy index is a
+    /// Legal-action mask, `[B, N]` bool: true where the policy index is a
     /// legal action. Illegal logits are set to [`MASKED_LOGIT`](crate::MASKED_LOGIT) before the
     /// softmax, in training as in inference.
     pub mask: Tensor,
@@ -225,21 +276,22 @@ impl Batch {
         self.len() == 0
     }
 
-    /// Builds a batch from flat row-major slices of `n` samples: `planes`
-    /// `n·C·64` values, `policy` `n·3584`, `wdl` `n·3`, `mask` `n·3584`.
+    /// Builds a batch from flat row-major slices of `n` samples of `shape`:
+    /// `planes` `n·C·H·W` values, `policy` `n·N`, `wdl` `n·3`, `mask` `n·N`.
     ///
     /// # Errors
     ///
     /// [`Error::Shape`] if a slice length does not match `n`.
     pub fn from_slices(
         n: usize,
+        shape: Shape,
         planes: &[f32],
         policy: &[f32],
         wdl: &[f32],
         mask: &[bool],
         device: Device,
     ) -> Result<Batch> {
-        let c = encode::NUM_PLANES;
+        let np = shape.policy_size();
         let check = |name: &str, len: usize, per: usize| {
             if len != n * per {
                 Err(Error::Shape(format!(
@@ -249,23 +301,24 @@ impl Batch {
                 Ok(())
             }
         };
-        check("planes", planes.len(), c * 64)?;
-        check("policy", policy.len(), POLICY_SIZE)?;
+        check("planes", planes.len(), shape.planes_len())?;
+        check("policy", policy.len(), np)?;
         check("wdl", wdl.len(), 3)?;
-        check("mask", mask.len(), POLICY_SIZE)?;
+        check("mask", mask.len(), np)?;
         let n = n as i64;
+        let (c, h, w) = (shape.planes as i64, shape.height as i64, shape.width as i64);
         Ok(Batch {
             planes: Tensor::f_from_slice(planes)?
-                .f_view([n, c as i64, 8, 8])?
+                .f_view([n, c, h, w])?
                 .f_to_device(device)?,
             policy: Tensor::f_from_slice(policy)?
-                .f_view([n, POLICY_SIZE as i64])?
+                .f_view([n, np as i64])?
                 .f_to_device(device)?,
             wdl: Tensor::f_from_slice(wdl)?
                 .f_view([n, 3])?
                 .f_to_device(device)?,
             mask: Tensor::f_from_slice(mask)?
-                .f_view([n, POLICY_SIZE as i64])?
+                .f_view([n, np as i64])?
                 .f_to_device(device)?,
         })
     }
@@ -275,23 +328,24 @@ impl Batch {
     /// # Errors
     ///
     /// [`Error::Shape`] naming the first tensor that does not fit.
-    pub fn validate(&self, input_planes: usize) -> Result<()> {
+    pub fn validate(&self, shape: Shape) -> Result<()> {
         let b = self.len();
+        let np = shape.policy_size() as i64;
         let expect = [
             (
                 "planes",
                 &self.planes,
-                vec![b, input_planes as i64, 8, 8],
+                vec![
+                    b,
+                    shape.planes as i64,
+                    shape.height as i64,
+                    shape.width as i64,
+                ],
                 Kind::Float,
             ),
-            (
-                "policy",
-                &self.policy,
-                vec![b, POLICY_SIZE as i64],
-                Kind::Float,
-            ),
+            ("policy", &self.policy, vec![b, np], Kind::Float),
             ("wdl", &self.wdl, vec![b, 3], Kind::Float),
-            ("mask", &self.mask, vec![b, POLICY_SIZE as i64], Kind::Bool),
+            ("mask", &self.mask, vec![b, np], Kind::Bool),
         ];
         for (name, t, shape, kind) in expect {
             if t.size() != shape || t.kind() != kind {
@@ -305,17 +359,17 @@ impl Batch {
         Ok(())
     }
 
-    /// The batch mirrored left to right (planes flipped along files, policy
-    /// and mask permuted by [`encode::mirror_policy_index`]); the value
-    /// targets are unchanged. The game's only symmetry, used as data
-    /// augmentation.
+    /// A draughts batch ([`Shape::DRAUGHTS`]) mirrored left to right (planes
+    /// flipped along files, policy and mask permuted by
+    /// [`encode::mirror_policy_index`]); the value targets are unchanged. The
+    /// game's only symmetry, used as data augmentation.
     ///
     /// # Errors
     ///
     /// libtorch errors (shapes are those of a valid batch).
     pub fn mirrored(&self) -> Result<Batch> {
         let device = self.planes.device();
-        let perm: Vec<i64> = (0..POLICY_SIZE)
+        let perm: Vec<i64> = (0..encode::POLICY_SIZE)
             .map(|i| encode::mirror_policy_index(i) as i64)
             .collect();
         let perm = Tensor::f_from_slice(&perm)?.f_to_device(device)?;
@@ -352,7 +406,7 @@ impl Batch {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::encode;
+    use crate::encode::{self, NUM_PLANES, PLANES_LEN, POLICY_SIZE};
 
     #[test]
     fn rows_land_where_their_shape_says() {
@@ -406,11 +460,42 @@ mod tests {
             s.wdl[k] = 1.0;
         }
         let batch = t.to_batch(Device::Cpu).unwrap();
-        batch.validate(NUM_PLANES).unwrap();
+        batch.validate(Shape::DRAUGHTS).unwrap();
+        assert!(batch
+            .validate(Shape {
+                height: 4,
+                ..Shape::DRAUGHTS
+            })
+            .is_err());
         assert_eq!(batch.len(), 3);
         let wdl: Vec<f32> = Vec::try_from(&batch.wdl.flatten(0, 1)).unwrap();
         assert_eq!(wdl, [1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0]);
         let planes: Vec<f32> = Vec::try_from(&batch.planes.select(0, 2).flatten(0, 2)).unwrap();
         assert!(planes.iter().all(|&v| v == 2.0));
+    }
+
+    #[test]
+    fn a_builder_for_another_board_sizes_its_rows_by_its_shape() {
+        let shape = Shape {
+            planes: 3,
+            height: 8,
+            width: 4,
+            policy_planes: 9,
+        };
+        let mut b = BatchBuilder::for_shape(shape);
+        let mut s = b.push_sample();
+        s.planes[[2, 7, 3]] = 1.0;
+        s.set_action(9 * 32 - 1, 1.0).unwrap();
+        assert!(s.set_action(9 * 32, 1.0).is_err());
+        s.wdl[0] = 1.0;
+        assert_eq!(b.planes_slice().len(), 96);
+        assert_eq!(b.planes_slice()[95], 1.0);
+        let batch = b.to_batch(Device::Cpu).unwrap();
+        batch.validate(shape).unwrap();
+        assert_eq!(batch.policy.size(), [1, 288]);
+        b.reset(Shape::DRAUGHTS);
+        assert!(b.is_empty());
+        b.push_state(&dama_engine::Game::new());
+        assert_eq!(b.planes_slice().len(), PLANES_LEN);
     }
 }

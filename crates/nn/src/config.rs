@@ -4,6 +4,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::encode::NUM_PLANES;
 use crate::error::{Error, Result};
+use crate::shape::Shape;
 
 /// Shape of the residual policy/value network.
 ///
@@ -18,9 +19,9 @@ use crate::error::{Error, Result};
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct ModelConfig {
-    /// Input planes per position, `C` in `[B, C, 8, 8]`. Must equal
-    /// [`encode::NUM_PLANES`](crate::encode::NUM_PLANES) of the encoding in
-    /// use (default: that constant).
+    /// Input planes per position, `C` in `[B, C, H, W]`: set from the game by
+    /// the trainer (default [`encode::NUM_PLANES`](crate::encode::NUM_PLANES),
+    /// the draughts encoding's).
     pub input_planes: usize,
     /// Residual blocks in the tower (default 6). The whole network is at
     /// most [`MAX_PARAMETERS`] parameters ([`ModelConfig::parameter_count`]).
@@ -36,6 +37,14 @@ pub struct ModelConfig {
     pub value_channels: usize,
     /// Width of the value head's hidden fully connected layer (default 128).
     pub value_hidden: usize,
+    /// Board height `H` of the input planes `[C, H, W]`: set from the game
+    /// by the trainer (default 8, the draughts board; configs leave it out).
+    pub board_height: usize,
+    /// Board width `W` (default 8).
+    pub board_width: usize,
+    /// Policy planes `P` of the output `[P, H, W]`: set from the game
+    /// (default [`encode::POLICY_PLANES`](crate::encode::POLICY_PLANES)).
+    pub policy_planes: usize,
 }
 
 /// The largest network [`ModelConfig::validate`] accepts, in parameters
@@ -55,11 +64,34 @@ impl Default for ModelConfig {
             policy_channels: 32,
             value_channels: 8,
             value_hidden: 128,
+            board_height: Shape::DRAUGHTS.height,
+            board_width: Shape::DRAUGHTS.width,
+            policy_planes: Shape::DRAUGHTS.policy_planes,
         }
     }
 }
 
 impl ModelConfig {
+    /// The encoding shapes this network is built for.
+    pub fn shape(&self) -> Shape {
+        Shape {
+            planes: self.input_planes,
+            height: self.board_height,
+            width: self.board_width,
+            policy_planes: self.policy_planes,
+        }
+    }
+
+    /// The same network for the encoding `shape` (another game's).
+    #[must_use]
+    pub fn with_shape(mut self, shape: Shape) -> Self {
+        self.input_planes = shape.planes;
+        self.board_height = shape.height;
+        self.board_width = shape.width;
+        self.policy_planes = shape.policy_planes;
+        self
+    }
+
     /// A small network (2 blocks × 32 channels) for smoke runs and tests.
     pub fn quick() -> Self {
         ModelConfig {
@@ -91,12 +123,9 @@ impl ModelConfig {
                 return Err(Error::Config(format!("model.{name} must be positive")));
             }
         }
-        if self.input_planes != NUM_PLANES {
-            return Err(Error::Config(format!(
-                "model.input_planes is {} but the encoding produces {NUM_PLANES} planes",
-                self.input_planes
-            )));
-        }
+        self.shape()
+            .validate()
+            .map_err(|e| Error::Config(format!("model: {e}")))?;
         let params = self.parameter_count();
         if params > MAX_PARAMETERS as u128 {
             return Err(Error::Config(format!(
@@ -140,7 +169,8 @@ impl ModelConfig {
                 .saturating_add(c.saturating_mul(2))
         };
         let block = conv_bn(c, c, 3).saturating_mul(2).saturating_add(se);
-        let policy_planes = (crate::encode::POLICY_SIZE / 64) as u128;
+        let policy_planes = self.policy_planes as u128;
+        let squares = (self.board_height as u128).saturating_mul(self.board_width as u128);
         conv_bn(i, c, 3)
             .saturating_add(block.saturating_mul(b))
             .saturating_add(conv_bn(c, p, 3))
@@ -149,7 +179,11 @@ impl ModelConfig {
                     .saturating_add(policy_planes),
             )
             .saturating_add(conv_bn(c, v, 1))
-            .saturating_add(v.saturating_mul(64).saturating_mul(h).saturating_add(h))
+            .saturating_add(
+                v.saturating_mul(squares)
+                    .saturating_mul(h)
+                    .saturating_add(h),
+            )
             .saturating_add(h.saturating_mul(3).saturating_add(3))
     }
 

@@ -9,27 +9,32 @@ use tch::{Device, Kind, Tensor};
 
 use crate::batch::BatchBuilder;
 use crate::checkpoint;
-use crate::encode::{self, NUM_PLANES, PLANES_LEN, POLICY_SIZE};
+use crate::encode;
 use crate::error::{Error, Result};
 use crate::model::Network;
+use crate::shape::Shape;
 
 /// What the network needs from a search state: its input planes and the
-/// policy index of each of its actions.
+/// policy index of each of its actions, in its game's [`Shape`].
 pub trait NnInput {
     /// The action type (the search game's action).
     type Action: Copy;
 
-    /// Writes the [`PLANES_LEN`] input values of this state into `out`
-    /// (see [`encode`](crate::encode) for the layout).
+    /// The shapes of the encoding (a network must be built for them).
+    const SHAPE: Shape;
+
+    /// Writes the `SHAPE.planes_len()` input values of this state into
+    /// `out` (see [`encode`](crate::encode) for the draughts layout).
     fn encode_planes(&self, out: &mut [f32]);
 
-    /// The policy index (in `0..3584`) of `action`, a legal action here.
-    /// Distinct legal actions have distinct indices.
+    /// The policy index (in `0..SHAPE.policy_size()`) of `action`, a legal
+    /// action here. Distinct legal actions have distinct indices.
     fn policy_index(&self, action: Self::Action) -> usize;
 }
 
 impl NnInput for dama_engine::Game {
     type Action = dama_engine::Step;
+    const SHAPE: Shape = Shape::DRAUGHTS;
 
     fn encode_planes(&self, out: &mut [f32]) {
         encode::encode_planes(self, out);
@@ -42,6 +47,7 @@ impl NnInput for dama_engine::Game {
 
 impl NnInput for dama_mcts::dama::DamaState {
     type Action = dama_engine::Step;
+    const SHAPE: Shape = Shape::DRAUGHTS;
 
     fn encode_planes(&self, out: &mut [f32]) {
         encode::encode_planes(self.game(), out);
@@ -76,7 +82,8 @@ impl Precision {
 /// Raw network outputs for a batch of `n` positions.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct RawOutput {
-    /// Unmasked policy logits, `n · 3584` values, row-major `[n, 3584]`.
+    /// Unmasked policy logits, `n · N` values, row-major `[n, N]` (`N` the
+    /// policy size of the network's [`Shape`]).
     pub policy_logits: Vec<f32>,
     /// Win/draw/loss probabilities (softmaxed) for the player to move,
     /// `n · 3` values, row-major `[n, 3]`.
@@ -160,20 +167,26 @@ impl NnEvaluator {
         self.precision
     }
 
-    /// Runs the network on `n` encoded positions: `planes` holds
-    /// `n · PLANES_LEN` values (`[n, C, 8, 8]`, row-major).
+    /// The encoding shapes of the network.
+    pub fn shape(&self) -> Shape {
+        self.net.config().shape()
+    }
+
+    /// Runs the network on `n` encoded positions: `planes` holds `n · C · H
+    /// · W` values (`[n, C, H, W]`, row-major, the network's [`Shape`]).
     ///
     /// # Errors
     ///
     /// [`Error::Shape`] if `planes` has the wrong length; libtorch errors.
     pub fn infer(&self, planes: &[f32], n: usize) -> Result<RawOutput> {
-        let Some(xs) = input_tensor(planes, n, self.net.device())? else {
+        let shape = self.shape();
+        let Some(xs) = input_tensor(planes, n, shape, self.net.device())? else {
             return Ok(RawOutput::default());
         };
         tch::no_grad(|| {
             let xs = xs.f_to_kind(self.precision.kind())?;
             let out = self.net.f_forward_t(&xs, false)?;
-            raw_output(&out.policy, &out.wdl, n)
+            raw_output(&out.policy, &out.wdl, n, shape.policy_size())
         })
     }
 
@@ -188,6 +201,7 @@ impl NnEvaluator {
         &mut self,
         batch: &[(&S, &[S::Action])],
     ) -> Result<Vec<Evaluation>> {
+        check_shape::<S>(self.shape())?;
         let mut inputs = std::mem::take(&mut self.inputs);
         let out = evaluate_with(&mut inputs, batch, |p, n| self.infer(p, n));
         self.inputs = inputs;
@@ -195,12 +209,29 @@ impl NnEvaluator {
     }
 }
 
-/// Checks that `planes` holds `n` encoded positions and makes the network
-/// input `[n, C, 8, 8]` on `device`; `None` for an empty batch.
-pub(crate) fn input_tensor(planes: &[f32], n: usize, device: Device) -> Result<Option<Tensor>> {
-    if planes.len() != n * PLANES_LEN {
+/// Checks that a network of `net` shape can evaluate states of `S`.
+pub(crate) fn check_shape<S: NnInput>(net: Shape) -> Result<()> {
+    if net != S::SHAPE {
         return Err(Error::Shape(format!(
-            "infer: {} plane values for {n} positions of {PLANES_LEN}",
+            "the network is built for {net}, these positions encode as {}",
+            S::SHAPE
+        )));
+    }
+    Ok(())
+}
+
+/// Checks that `planes` holds `n` encoded positions of `shape` and makes the
+/// network input `[n, C, H, W]` on `device`; `None` for an empty batch.
+pub(crate) fn input_tensor(
+    planes: &[f32],
+    n: usize,
+    shape: Shape,
+    device: Device,
+) -> Result<Option<Tensor>> {
+    let per = shape.planes_len();
+    if planes.len() != n * per {
+        return Err(Error::Shape(format!(
+            "infer: {} plane values for {n} positions of {per}",
             planes.len()
         )));
     }
@@ -209,14 +240,24 @@ pub(crate) fn input_tensor(planes: &[f32], n: usize, device: Device) -> Result<O
     }
     Ok(Some(
         Tensor::f_from_slice(planes)?
-            .f_view([n as i64, NUM_PLANES as i64, 8, 8])?
+            .f_view([
+                n as i64,
+                shape.planes as i64,
+                shape.height as i64,
+                shape.width as i64,
+            ])?
             .f_to_device(device)?,
     ))
 }
 
 /// Copies a forward pass's outputs to the CPU: policy logits as they are
-/// (`[n, 3584]`), the WDL logits (`[n, 3]`) softmaxed.
-pub(crate) fn raw_output(policy: &Tensor, wdl_logits: &Tensor, n: usize) -> Result<RawOutput> {
+/// (`[n, policy_size]`), the WDL logits (`[n, 3]`) softmaxed.
+pub(crate) fn raw_output(
+    policy: &Tensor,
+    wdl_logits: &Tensor,
+    n: usize,
+    policy_size: usize,
+) -> Result<RawOutput> {
     let policy = policy
         .f_to_kind(Kind::Float)?
         .f_to_device(Device::Cpu)?
@@ -226,8 +267,8 @@ pub(crate) fn raw_output(policy: &Tensor, wdl_logits: &Tensor, n: usize) -> Resu
         .f_softmax(1, Kind::Float)?
         .f_to_device(Device::Cpu)?
         .f_contiguous()?;
-    let mut policy_logits = vec![0f32; n * POLICY_SIZE];
-    policy.f_copy_data(&mut policy_logits, n * POLICY_SIZE)?;
+    let mut policy_logits = vec![0f32; n * policy_size];
+    policy.f_copy_data(&mut policy_logits, n * policy_size)?;
     let mut wdl_v = vec![0f32; n * 3];
     wdl.f_copy_data(&mut wdl_v, n * 3)?;
     Ok(RawOutput {
@@ -244,16 +285,17 @@ pub(crate) fn evaluate_with<S: NnInput>(
     batch: &[(&S, &[S::Action])],
     infer: impl FnOnce(&[f32], usize) -> Result<RawOutput>,
 ) -> Result<Vec<Evaluation>> {
-    inputs.clear();
+    inputs.reset(S::SHAPE);
     for (state, _) in batch {
         inputs.push_state(*state);
     }
     let raw = infer(inputs.planes_slice(), inputs.len())?;
+    let np = S::SHAPE.policy_size();
     Ok(batch
         .iter()
         .enumerate()
         .map(|(i, (state, actions))| {
-            let logits = &raw.policy_logits[i * POLICY_SIZE..(i + 1) * POLICY_SIZE];
+            let logits = &raw.policy_logits[i * np..(i + 1) * np];
             let w = &raw.wdl[i * 3..i * 3 + 3];
             Evaluation {
                 policy: masked_softmax(logits, actions.iter().map(|&a| state.policy_index(a))),

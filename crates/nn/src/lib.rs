@@ -55,6 +55,8 @@ mod evaluator;
 pub mod files;
 mod loss;
 mod model;
+mod shape;
+pub mod tafl;
 pub mod torchscript;
 mod train;
 
@@ -69,5 +71,6 @@ pub use error::{Error, Result};
 pub use evaluator::{masked_softmax, NnEvaluator, NnInput, Precision, RawOutput};
 pub use loss::MASKED_LOGIT;
 pub use model::{Network, Output};
+pub use shape::Shape;
 pub use torchscript::TorchScriptEvaluator;
 pub use train::{StepMetrics, Trainer};

@@ -1,17 +1,19 @@
 //! The residual policy/value network.
 //!
 //! ```text
-//! planes [B, C, 8, 8]
+//! planes [B, C, H, W]                  (draughts: [B, 13, 8, 8])
 //!   └─ input:  conv3x3(C→F) + BN + ReLU
 //!   └─ tower/{i} for i in 0..blocks:
 //!        conv3x3 + BN + ReLU, conv3x3 + BN, [squeeze-excitation], + skip, ReLU
-//!   ├─ policy: conv3x3(F→P) + BN + ReLU, conv1x1(P→56) + bias → [B, 3584]
-//!   └─ value:  conv1x1(F→V) + BN + ReLU, fc(64V→H) + ReLU, fc(H→3) → [B, 3]
+//!   ├─ policy: conv3x3(F→Pc) + BN + ReLU, conv1x1(Pc→P) + bias → [B, P·H·W]
+//!   └─ value:  conv1x1(F→V) + BN + ReLU, fc(H·W·V→Vh) + ReLU, fc(Vh→3) → [B, 3]
 //! ```
 //!
-//! The policy head is fully convolutional: output plane `k` at square `s`
-//! is the logit of policy index `k·64 + s`, which is the layout of
-//! [`encode::policy_index`](crate::encode::policy_index).
+//! The shapes `C`, `H`, `W`, `P` are the game's ([`Shape`](crate::Shape),
+//! from [`ModelConfig::shape`]). The policy head is fully convolutional:
+//! output plane `k` at square `s` is the logit of policy index
+//! `k·H·W + s`, which is the layout of
+//! [`encode::policy_index`](crate::encode::policy_index) for draughts.
 //!
 //! Parameter names are the checkpoint keys and must stay stable. They are
 //! built from `nn::Path` components joined by dots, as in a PyTorch
@@ -24,7 +26,6 @@ use tch::nn::{self, ConvConfig, ModuleT};
 use tch::{Device, Kind, Tensor};
 
 use crate::config::ModelConfig;
-use crate::encode::POLICY_PLANES;
 use crate::error::{Error, Result};
 
 /// Output of a forward pass.
@@ -158,12 +159,19 @@ impl Network {
         let pp = &p / "policy";
         let pc = to_i64(config.policy_channels)?;
         let policy_a = ConvBn::new(&pp, "conv", "bn", c, pc, 3);
-        let policy_out = nn::conv2d(&pp / "out", pc, POLICY_PLANES as i64, 1, Default::default());
+        let policy_out = nn::conv2d(
+            &pp / "out",
+            pc,
+            to_i64(config.policy_planes)?,
+            1,
+            Default::default(),
+        );
         let vp = &p / "value";
         let vc = to_i64(config.value_channels)?;
         let vh = to_i64(config.value_hidden)?;
         let value_a = ConvBn::new(&vp, "conv", "bn", c, vc, 1);
-        let value_fc1 = nn::linear(&vp / "fc1", 64 * vc, vh, Default::default());
+        let squares = to_i64(config.shape().squares())?;
+        let value_fc1 = nn::linear(&vp / "fc1", squares * vc, vh, Default::default());
         let value_fc2 = nn::linear(&vp / "fc2", vh, 3, Default::default());
         Ok(Network {
             vs,
@@ -264,7 +272,7 @@ impl Network {
             .forward_t(&h, train)
             .relu()
             .apply(&self.policy_out)
-            // [B, 56, 8, 8] → [B, 3584]; no batch size read from `xs`, so a
+            // [B, P, H, W] → [B, P·H·W]; no batch size read from `xs`, so a
             // traced module keeps the batch dimension free.
             .flatten(1, 3);
         let wdl = self
@@ -278,21 +286,23 @@ impl Network {
         Output { policy, wdl }
     }
 
-    /// [`Network::forward_t`] after checking that `xs` is `[B, C, 8, 8]`.
+    /// [`Network::forward_t`] after checking that `xs` is `[B, C, H, W]` of
+    /// this network's [`Shape`](crate::Shape).
     ///
     /// # Errors
     ///
     /// [`Error::Shape`] if it is not.
     pub fn f_forward_t(&self, xs: &Tensor, train: bool) -> Result<Output> {
         let size = xs.size();
+        let s = self.config.shape();
         if size.len() != 4
-            || size[1] != self.config.input_planes as i64
-            || size[2] != 8
-            || size[3] != 8
+            || size[1] != s.planes as i64
+            || size[2] != s.height as i64
+            || size[3] != s.width as i64
         {
             return Err(Error::Shape(format!(
-                "network input must be [B, {}, 8, 8], got {size:?}",
-                self.config.input_planes
+                "network input must be [B, {}, {}, {}], got {size:?}",
+                s.planes, s.height, s.width
             )));
         }
         Ok(self.forward_t(xs, train))

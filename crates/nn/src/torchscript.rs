@@ -26,11 +26,11 @@ use dama_mcts::{Evaluation, Evaluator, Game as SearchGame, Leaf};
 use tch::{CModule, Device, IValue, Kind, Tensor};
 
 use crate::batch::BatchBuilder;
-use crate::encode::{NUM_PLANES, PLANES_LEN, POLICY_SIZE};
 use crate::error::{Error, Result};
-use crate::evaluator::{evaluate_with, input_tensor, raw_output, NnInput, RawOutput};
+use crate::evaluator::{check_shape, evaluate_with, input_tensor, raw_output, NnInput, RawOutput};
 use crate::files;
 use crate::model::Network;
+use crate::shape::Shape;
 
 /// Positions in the example batch a module is traced on. More than one, so
 /// that nothing batch-size-specific (a squeezed dimension of size 1) can
@@ -38,9 +38,10 @@ use crate::model::Network;
 pub const TRACE_BATCH: i64 = 2;
 
 /// Traces `net` in evaluation mode into a TorchScript module whose
-/// `forward` takes planes `[B, C, 8, 8]` (f32, any `B`) and returns one
-/// tensor `[B, 3587]`: the policy logits `[B, 3584]` in columns `0..3584`,
-/// the WDL logits `[B, 3]` in columns `3584..3587` (what
+/// `forward` takes planes `[B, C, H, W]` (f32, any `B`; the network's
+/// [`Shape`], draughts `[B, 13, 8, 8]`) and returns one tensor `[B, N + 3]`:
+/// the policy logits `[B, N]` in columns `0..N`, the WDL logits `[B, 3]` in
+/// columns `N..N + 3` (draughts: `N = 3584`; what
 /// [`tch::nn::ModuleT::forward_t`] of a [`Network`] computes). A traced
 /// method must return a single value, so the two heads are concatenated.
 ///
@@ -53,8 +54,14 @@ pub const TRACE_BATCH: i64 = 2;
 pub fn trace(net: &Network) -> Result<CModule> {
     let mut copy = net.copy_to(Device::Cpu, Kind::Float)?;
     copy.var_store_mut().freeze();
+    let s = net.config().shape();
     let example = Tensor::f_zeros(
-        [TRACE_BATCH, NUM_PLANES as i64, 8, 8],
+        [
+            TRACE_BATCH,
+            s.planes as i64,
+            s.height as i64,
+            s.width as i64,
+        ],
         (Kind::Float, Device::Cpu),
     )?;
     let mut forward =
@@ -92,26 +99,23 @@ pub fn save(net: &Network, path: &Path) -> Result<()> {
     result
 }
 
-/// Columns of a traced module's output `[B, 3587]`: the policy logits, then
-/// the WDL logits.
-pub const OUTPUT_WIDTH: usize = POLICY_SIZE + 3;
-
-/// The policy logits `[B, 3584]` and WDL logits `[B, 3]` of a module's
-/// output: a traced module's `[B, 3587]` tensor (see [`trace`]), or the
-/// tuple `(policy_logits, wdl_logits)` of a module scripted in Python
-/// (bundles of format 1).
-fn split_output(out: IValue) -> Result<(Tensor, Tensor)> {
+/// The policy logits `[B, N]` and WDL logits `[B, 3]` of a module's
+/// output (`N = policy_size`): a traced module's `[B, N + 3]` tensor (see
+/// [`trace`]), or the tuple `(policy_logits, wdl_logits)` of a module
+/// scripted in Python (bundles of format 1).
+fn split_output(out: IValue, policy_size: usize) -> Result<(Tensor, Tensor)> {
+    let width = policy_size + 3;
     match out {
         IValue::Tensor(t) => {
             let size = t.size();
-            if size.len() != 2 || size[1] != OUTPUT_WIDTH as i64 {
+            if size.len() != 2 || size[1] != width as i64 {
                 return Err(Error::Shape(format!(
-                    "the module returned a tensor of shape {size:?}, expected [B, {OUTPUT_WIDTH}]"
+                    "the module returned a tensor of shape {size:?}, expected [B, {width}]"
                 )));
             }
             Ok((
-                t.f_narrow(1, 0, POLICY_SIZE as i64)?,
-                t.f_narrow(1, POLICY_SIZE as i64, 3)?,
+                t.f_narrow(1, 0, policy_size as i64)?,
+                t.f_narrow(1, policy_size as i64, 3)?,
             ))
         }
         IValue::Tuple(mut v) if v.len() == 2 => {
@@ -125,7 +129,7 @@ fn split_output(out: IValue) -> Result<(Tensor, Tensor)> {
             }
         }
         _ => Err(Error::Shape(format!(
-            "the module must return policy and WDL logits as one tensor [B, {OUTPUT_WIDTH}] \
+            "the module must return policy and WDL logits as one tensor [B, {width}] \
              or a tuple (policy_logits, wdl_logits)"
         ))),
     }
@@ -136,18 +140,31 @@ fn split_output(out: IValue) -> Result<(Tensor, Tensor)> {
 pub struct TorchScriptEvaluator {
     module: CModule,
     device: Device,
+    shape: Shape,
     inputs: BatchBuilder,
 }
 
 impl TorchScriptEvaluator {
-    /// Loads the TorchScript module at `path` onto `device` and runs it once
-    /// on an empty position to check its output shapes.
+    /// Loads the TorchScript module of a draughts network at `path` onto
+    /// `device` ([`TorchScriptEvaluator::load_for`] with
+    /// [`Shape::DRAUGHTS`]).
+    ///
+    /// # Errors
+    ///
+    /// As [`TorchScriptEvaluator::load_for`].
+    pub fn load(path: &Path, device: Device) -> Result<TorchScriptEvaluator> {
+        TorchScriptEvaluator::load_for(path, device, Shape::DRAUGHTS)
+    }
+
+    /// Loads the TorchScript module at `path` onto `device`, for positions
+    /// of `shape`, and runs it once on an empty position to check its output
+    /// shapes.
     ///
     /// # Errors
     ///
     /// [`Error::Corrupt`] if libtorch cannot load the file or the module
-    /// does not answer with policy logits `[B, 3584]` and WDL logits `[B, 3]`.
-    pub fn load(path: &Path, device: Device) -> Result<TorchScriptEvaluator> {
+    /// does not answer with policy logits `[B, N]` and WDL logits `[B, 3]`.
+    pub fn load_for(path: &Path, device: Device, shape: Shape) -> Result<TorchScriptEvaluator> {
         // The profiling executor and the tensor-expression fuser re-optimize
         // the graph during the first calls with each new batch shape, which
         // costs seconds on a CPU; a search calls with many small batches.
@@ -161,9 +178,10 @@ impl TorchScriptEvaluator {
         let eval = TorchScriptEvaluator {
             module,
             device,
-            inputs: BatchBuilder::new(),
+            shape,
+            inputs: BatchBuilder::for_shape(shape),
         };
-        eval.infer(&vec![0.0; PLANES_LEN], 1)
+        eval.infer(&vec![0.0; shape.planes_len()], 1)
             .map_err(|e| Error::Corrupt {
                 path: path.to_path_buf(),
                 reason: format!("the module does not behave like a dama network: {e}"),
@@ -176,8 +194,13 @@ impl TorchScriptEvaluator {
         self.device
     }
 
-    /// Runs the module on `n` encoded positions (`planes`: `n · PLANES_LEN`
-    /// values, `[n, C, 8, 8]` row-major): policy logits `[n, 3584]` and
+    /// The encoding shapes the module was loaded for.
+    pub fn shape(&self) -> Shape {
+        self.shape
+    }
+
+    /// Runs the module on `n` encoded positions (`planes`: `n · C · H · W`
+    /// values, `[n, C, H, W]` row-major): policy logits `[n, N]` and
     /// softmaxed WDL `[n, 3]`, as [`NnEvaluator::infer`](crate::NnEvaluator::infer).
     ///
     /// # Errors
@@ -185,20 +208,21 @@ impl TorchScriptEvaluator {
     /// [`Error::Shape`] for a wrong input length or output shape; libtorch
     /// errors.
     pub fn infer(&self, planes: &[f32], n: usize) -> Result<RawOutput> {
-        let Some(xs) = input_tensor(planes, n, self.device)? else {
+        let Some(xs) = input_tensor(planes, n, self.shape, self.device)? else {
             return Ok(RawOutput::default());
         };
+        let np = self.shape.policy_size();
         tch::no_grad(|| {
             let out = self.module.forward_is(&[IValue::Tensor(xs)])?;
-            let (policy, wdl) = split_output(out)?;
-            if policy.size() != [n as i64, POLICY_SIZE as i64] || wdl.size() != [n as i64, 3] {
+            let (policy, wdl) = split_output(out, np)?;
+            if policy.size() != [n as i64, np as i64] || wdl.size() != [n as i64, 3] {
                 return Err(Error::Shape(format!(
-                    "the module returned policy {:?} and wdl {:?}, expected [{n}, {POLICY_SIZE}] and [{n}, 3]",
+                    "the module returned policy {:?} and wdl {:?}, expected [{n}, {np}] and [{n}, 3]",
                     policy.size(),
                     wdl.size()
                 )));
             }
-            raw_output(&policy, &wdl, n)
+            raw_output(&policy, &wdl, n, np)
         })
     }
 
@@ -212,6 +236,7 @@ impl TorchScriptEvaluator {
         &mut self,
         batch: &[(&S, &[S::Action])],
     ) -> Result<Vec<Evaluation>> {
+        check_shape::<S>(self.shape)?;
         let mut inputs = std::mem::take(&mut self.inputs);
         let out = evaluate_with(&mut inputs, batch, |p, n| self.infer(p, n));
         self.inputs = inputs;

@@ -147,7 +147,7 @@ impl Trainer {
     ///
     /// [`Error::Shape`] if the batch does not match the network.
     pub fn evaluate(&self, batch: &Batch) -> Result<(f64, f64, f64)> {
-        batch.validate(self.net.config().input_planes)?;
+        batch.validate(self.net.config().shape())?;
         tch::no_grad(|| {
             let out = self.net.f_forward_t(&batch.planes, false)?;
             let l = Losses::new(&out.policy, &out.wdl, batch)?;
@@ -168,7 +168,7 @@ impl Trainer {
     /// errors.
     pub fn train_step(&mut self, batch: &Batch) -> Result<StepMetrics> {
         let start = Instant::now();
-        batch.validate(self.net.config().input_planes)?;
+        batch.validate(self.net.config().shape())?;
         let lr = self.config.lr_at(self.step);
         let out = self.net.f_forward_t(&batch.planes, true)?;
         let losses = Losses::new(&out.policy, &out.wdl, batch)?;

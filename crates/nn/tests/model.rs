@@ -285,7 +285,16 @@ fn evaluator_priors_follow_legal_actions_and_bf16_is_close() {
 
 #[test]
 fn batch_shapes_are_checked() {
-    let err = Batch::from_slices(2, &[0.0; 10], &[], &[], &[], Device::Cpu).unwrap_err();
+    let err = Batch::from_slices(
+        2,
+        dama_nn::Shape::DRAUGHTS,
+        &[0.0; 10],
+        &[],
+        &[],
+        &[],
+        Device::Cpu,
+    )
+    .unwrap_err();
     assert!(matches!(err, Error::Shape(_)), "{err}");
     let net = Network::new(&ModelConfig::quick(), Device::Cpu).unwrap();
     let bad = Tensor::zeros([2, 3, 8, 8], (Kind::Float, Device::Cpu));

@@ -493,6 +493,18 @@ impl RunConfig {
                 .map_err(|err| invalid("eval.baselines", format!("`{spec}`: {err}")))?;
         }
         self.model.validate().map_err(|err| invalid("model", err))?;
+        // The shapes come from the game (draughts: its variants share one
+        // encoding); a config has no reason to set them.
+        if self.model.shape() != dama_nn::Shape::DRAUGHTS {
+            return Err(invalid(
+                "model",
+                format!(
+                    "input_planes, board_height, board_width and policy_planes are the game's \
+                     ({}); leave them out",
+                    dama_nn::Shape::DRAUGHTS
+                ),
+            ));
+        }
         self.train.validate().map_err(|err| invalid("train", err))?;
         self.search
             .validate()

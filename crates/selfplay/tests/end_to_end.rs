@@ -360,3 +360,13 @@ fn teacher_generations_play_alpha_beta_games_then_self_play_takes_over() {
     assert_eq!(selfplay[0]["games"], 6);
     assert_eq!(selfplay[1]["games"], 4);
 }
+
+#[test]
+fn a_config_cannot_give_the_network_another_games_shape() {
+    let text = TINY.replace("[model]\n", "[model]\nboard_width = 4\n");
+    let err = RunConfig::parse(&text).unwrap_err().to_string();
+    assert!(
+        err.contains("board_width") && err.contains("leave them out"),
+        "{err}"
+    );
+}
