@@ -686,6 +686,8 @@ impl Game {
         self.pos.white_kings = self.pos.white_kings | crowned;
         self.moves.push(m);
         if exit {
+            // The game is over; the other side would be to move.
+            self.pos.turn = mover.other();
             self.outcome = Some(Outcome {
                 winner: Some(Side::KingSide),
                 termination: Termination::KingEscaped,

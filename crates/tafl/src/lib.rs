@@ -115,6 +115,7 @@ mod board;
 mod game;
 pub mod lockup;
 mod perft;
+pub mod players;
 mod position;
 mod rules;
 

@@ -1,0 +1,222 @@
+//! The game's baseline players: random, greedy (one move deep) and an
+//! alpha-beta search with a handcrafted evaluation, over whole moves.
+
+use rand::Rng;
+
+use crate::board::{Bitboard, Dir};
+use crate::game::{Game, Move, MoveKind};
+use crate::position::{Position, Side};
+
+/// A score beyond any evaluation: a won game.
+pub const WIN: i32 = 1_000_000;
+
+/// A uniformly random legal move (`None` when the game is over).
+pub fn random_move(game: &Game, rng: &mut impl Rng) -> Option<Move> {
+    let moves = game.legal_moves();
+    if moves.is_empty() {
+        return None;
+    }
+    let i = rng.gen_range(0..moves.len());
+    moves.into_iter().nth(i)
+}
+
+/// Plies the King needs to reach column 8 through empty squares (stepping
+/// one square at a time, ignoring every move of the other pieces), or
+/// `None` if no such path exists.
+pub fn king_distance(pos: &Position) -> Option<u32> {
+    let occupied = pos.occupied().without(pos.king());
+    let mut seen = Bitboard::from_square(pos.king());
+    let mut frontier = vec![pos.king()];
+    let mut d = 0;
+    while !frontier.is_empty() {
+        let mut next = Vec::new();
+        for sq in frontier {
+            if sq.column() == 7 {
+                return Some(d);
+            }
+            for dir in Dir::ALL {
+                if let Some(n) = sq.step(dir) {
+                    if !occupied.contains(n) && !seen.contains(n) {
+                        seen = seen.with(n);
+                        next.push(n);
+                    }
+                }
+            }
+        }
+        frontier = next;
+        d += 1;
+    }
+    None
+}
+
+/// The handcrafted evaluation, for the King side (positive: good for the
+/// King side): material (a Defender King counts 3 men), the King's advance
+/// and its free path to column 8, and the Defenders around it.
+pub fn evaluate(game: &Game) -> i32 {
+    if let Some(o) = game.outcome() {
+        return match o.winner {
+            Some(Side::KingSide) => WIN,
+            Some(Side::Defender) => -WIN,
+            None => 0,
+        };
+    }
+    let pos = game.position();
+    let king = pos.king();
+    let men = pos.king_side_men().count() as i32;
+    let defenders = pos.defender_men().count() as i32 + 3 * pos.defender_kings().count() as i32;
+    let advance = i32::from(king.column());
+    let path = match king_distance(pos) {
+        Some(d) => 60 - 12 * d as i32,
+        None => -40,
+    };
+    let guards = Dir::ALL
+        .iter()
+        .filter(|&&d| {
+            king.step(d)
+                .is_some_and(|n| pos.pieces(Side::Defender).contains(n))
+        })
+        .count() as i32;
+    100 * men - 100 * defenders + 25 * advance + path - 30 * guards
+}
+
+fn ordered(game: &Game) -> Vec<Move> {
+    let mut moves = game.legal_moves();
+    // Captures and exits first, longer captures before shorter.
+    moves.sort_by_key(|m| {
+        (
+            !m.exit,
+            m.kind != MoveKind::Capture,
+            std::cmp::Reverse(m.captured.count()),
+        )
+    });
+    moves
+}
+
+fn sign(side: Side) -> i32 {
+    match side {
+        Side::KingSide => 1,
+        Side::Defender => -1,
+    }
+}
+
+/// Negamax with alpha-beta to `depth` whole moves; the score is for the
+/// side to move. Wins sooner score higher.
+fn negamax(game: &Game, depth: u32, mut alpha: i32, beta: i32, nodes: &mut u64) -> i32 {
+    *nodes += 1;
+    if game.outcome().is_some() || depth == 0 {
+        let s = sign(game.turn()) * evaluate(game);
+        // Prefer quicker wins and slower losses.
+        return if s >= WIN {
+            s + depth as i32
+        } else if s <= -WIN {
+            s - depth as i32
+        } else {
+            s
+        };
+    }
+    let mut best = i32::MIN + 1;
+    for m in ordered(game) {
+        let mut g = game.clone();
+        g.play(&m).expect("invariant: a legal move plays");
+        let score = -negamax(&g, depth - 1, -beta, -alpha, nodes);
+        if score > best {
+            best = score;
+        }
+        alpha = alpha.max(score);
+        if alpha >= beta {
+            break;
+        }
+    }
+    best
+}
+
+/// The best move by an alpha-beta search of `depth` whole moves (1 is the
+/// greedy player), its score for the side to move, and the nodes searched;
+/// ties go to the earlier move, or to a random one among equals with `rng`.
+/// `None` when the game is over.
+pub fn best_move(
+    game: &Game,
+    depth: u32,
+    rng: Option<&mut dyn rand::RngCore>,
+) -> Option<(Move, i32, u64)> {
+    let moves = ordered(game);
+    if moves.is_empty() {
+        return None;
+    }
+    let mut nodes = 0;
+    let mut scored = Vec::with_capacity(moves.len());
+    let mut alpha = i32::MIN + 1;
+    for m in moves {
+        let mut g = game.clone();
+        g.play(&m).expect("invariant: a legal move plays");
+        // A window that keeps scores equal to the best so far exact, so
+        // that ties are found; anything worse may be a bound.
+        let bound = if alpha == i32::MIN + 1 {
+            i32::MAX
+        } else {
+            -(alpha - 1)
+        };
+        let score = -negamax(&g, depth.max(1) - 1, i32::MIN + 1, bound, &mut nodes);
+        alpha = alpha.max(score);
+        scored.push((m, score));
+    }
+    let top = scored.iter().map(|(_, s)| *s).max()?;
+    let mut best: Vec<(Move, i32)> = scored.into_iter().filter(|(_, s)| *s == top).collect();
+    let i = match rng {
+        Some(r) => r.gen_range(0..best.len()),
+        None => 0,
+    };
+    let (m, s) = best.swap_remove(i);
+    Some((m, s, nodes))
+}
+
+/// A player of the arena: which move to play.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Baseline {
+    /// A uniformly random legal move.
+    Random,
+    /// The best move one move deep by [`evaluate`] (random among equals).
+    Greedy,
+    /// [`best_move`] at this depth in whole moves.
+    AlphaBeta(u32),
+}
+
+impl Baseline {
+    /// Its move (`None` when the game is over).
+    pub fn choose(self, game: &Game, rng: &mut impl rand::RngCore) -> Option<Move> {
+        match self {
+            Baseline::Random => random_move(game, rng),
+            Baseline::Greedy => best_move(game, 1, Some(rng)).map(|(m, _, _)| m),
+            Baseline::AlphaBeta(d) => best_move(game, d, Some(rng)).map(|(m, _, _)| m),
+        }
+    }
+}
+
+impl std::fmt::Display for Baseline {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Baseline::Random => f.write_str("random"),
+            Baseline::Greedy => f.write_str("greedy"),
+            Baseline::AlphaBeta(d) => write!(f, "alphabeta:depth={d}"),
+        }
+    }
+}
+
+/// Plays one game between `defender` and `king_side` from `game`; the
+/// finished game.
+pub fn play_out(
+    mut game: Game,
+    defender: Baseline,
+    king_side: Baseline,
+    rng: &mut impl rand::RngCore,
+) -> Game {
+    while game.outcome().is_none() {
+        let p = match game.turn() {
+            Side::Defender => defender,
+            Side::KingSide => king_side,
+        };
+        let Some(m) = p.choose(&game, rng) else { break };
+        game.play(&m).expect("invariant: a chosen move is legal");
+    }
+    game
+}
