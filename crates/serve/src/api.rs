@@ -174,8 +174,9 @@ fn parse_color(text: Option<&str>) -> ApiResult<Color> {
 
 /// Chooses bot `bot` (default: the server's) and sets up the game it plays:
 /// under `rules` if given, else under the rules the bot's network was
-/// trained for (a network bot plays only its own variant: other rules are a
-/// 400 naming both). Returns the bot's id, the bot and the game.
+/// trained for. A network bot plays only its own variant (another variant is
+/// a 400 naming both); other rule options are the player's choice. Returns
+/// the bot's id, the bot and the game.
 async fn bot_and_game(
     s: &Arc<AppState>,
     bot: Option<&str>,
@@ -199,11 +200,12 @@ async fn bot_and_game(
     .await?;
     let default_rules = trained.map(|r| r.to_string());
     let game = setup(position, rules.or(default_rules.as_deref()))?;
-    if let Some(t) = trained.filter(|t| t != game.rules()) {
+    if let Some(t) = trained.filter(|t| t.variant != game.rules().variant) {
         return Err(ApiError::bad_request(format!(
-            "bot `{}` was trained for `{t}`, not for this game's rules `{}`",
+            "bot `{}` was trained for {}, not {}",
             id.escape_default(),
-            game.rules()
+            t.variant,
+            game.rules().variant
         )));
     }
     Ok((id, chosen, game))

@@ -72,6 +72,11 @@ pub struct BotEntry {
     pub strength: StrengthKind,
     /// Its default strength.
     pub default: Strength,
+    /// For a network or bundle: the rules it was trained under, as rules
+    /// text (it plays only that variant; the page sets its rule options from
+    /// them).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rules: Option<String>,
 }
 
 /// A bot chosen by a request: what to build and how long to think.
@@ -103,6 +108,7 @@ fn baseline(id: &str, label: &str, strength: StrengthKind, default: Strength) ->
         kind: "baseline",
         strength,
         default,
+        rules: None,
     }
 }
 
@@ -150,6 +156,7 @@ impl Catalogue {
                 },
                 strength: spec_kind(spec),
                 default: Strength::default(),
+                rules: spec.trained_rules().ok().flatten().map(|r| r.to_string()),
             });
         }
         out.push(baseline(
@@ -183,6 +190,13 @@ impl Catalogue {
             Strength::default(),
         ));
         for run in self.runs.list() {
+            // Every checkpoint of a run is trained under the run's rules.
+            let rules = run.checkpoints.last().and_then(|&g| {
+                let dir = self.runs.run(&run.name).ok()?;
+                dama_nn::read_meta(&dir.model(g))
+                    .ok()
+                    .map(|m| m.rules.to_string())
+            });
             for generation in run.checkpoints.iter().rev() {
                 out.push(BotEntry {
                     id: format!("run:{}/{generation}", run.name),
@@ -193,16 +207,20 @@ impl Catalogue {
                         sims: Some(dama_eval::DEFAULT_CKPT_SIMS),
                         ..Strength::default()
                     },
+                    rules: rules.clone(),
                 });
             }
         }
-        for (name, _) in self.runs.bundles() {
+        for (name, dir) in self.runs.bundles() {
             out.push(BotEntry {
                 id: format!("bundle:{name}"),
                 label: format!("bundle {name}"),
                 kind: "bundle",
                 strength: StrengthKind::Sims,
                 default: Strength::default(),
+                rules: dama_bot::Bundle::load(&dir)
+                    .ok()
+                    .map(|b| b.meta.rules.to_string()),
             });
         }
         out

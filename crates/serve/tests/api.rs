@@ -894,11 +894,33 @@ async fn a_network_bot_plays_the_variant_it_was_trained_for() {
             .await;
         assert_eq!(refused.status, 400, "{path}");
         let e = refused.error();
-        assert!(
-            e.contains("trained for") && e.contains("dameo"),
-            "{path}: {e}"
-        );
+        assert!(e.contains("trained for dameo, not turkish"), "{path}: {e}");
     }
+    // Other rule options of its variant are the player's choice.
+    let options = http
+        .post(
+            "/api/games",
+            &json!({"bot": "run:dameo/1", "rules": "variant=dameo no_capture_limit=40"}),
+        )
+        .await;
+    assert_eq!(options.status, 201, "{}", options.error());
+    // The bot list tells the page which rules each network plays.
+    let bots = http.get("/api/bots").await.json();
+    let entry = bots["bots"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|b| b["id"] == "run:dameo/1")
+        .unwrap()
+        .clone();
+    let listed: Rules = entry["rules"].as_str().unwrap().parse().unwrap();
+    assert_eq!(listed, dameo);
+    assert!(bots["bots"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|b| b["kind"] == "baseline")
+        .all(|b| b.get("rules").is_none()));
     // Baselines play whatever they are given.
     let greedy = http
         .post(

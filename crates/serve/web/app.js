@@ -373,10 +373,27 @@ function download(name, text) {
   setTimeout(() => { URL.revokeObjectURL(a.href); a.remove(); }, 1000);
 }
 
+// A network plays the rules it was trained under: choosing one sets the
+// rule options to them (the player may still change the options, not the
+// variant).
+function rulesOfBot() {
+  const b = BOTS.find((x) => x.id === $('play-bot').value);
+  if (!b || !b.rules) return;
+  const variant = document.querySelector('#play-rules [data-rule="variant"]');
+  if (variant) variant.value = 'turkish';
+  for (const pair of b.rules.split(/[\s,]+/)) {
+    const [k, v] = pair.split('=');
+    const input = document.querySelector('#play-rules [data-rule="' + k + '"]');
+    if (input && v !== undefined) input.value = v;
+  }
+}
+
 function initPlay() {
   play.board = new Board($('play-board'), clickPlay);
   play.strength = strengthUi($('play-bot'), $('play-strength'));
   rulesUi();
+  rulesOfBot();
+  $('play-bot').addEventListener('change', rulesOfBot);
   $('play-new').addEventListener('click', newGame);
   $('play-undo').addEventListener('click', () => play.game && playRequest('POST', '/api/games/' + play.game.id + '/undo'));
   $('play-resign').addEventListener('click', () => play.game && playRequest('POST', '/api/games/' + play.game.id + '/resign'));
