@@ -197,7 +197,87 @@ pub const TARGETS: &[Target] = &[
         ],
         run: run_state,
     },
+    Target {
+        name: "tafl_position",
+        tokens: &[
+            "W:", "B:", "W", "B", "K", ",", ":", "a1", "d8", "b3", "startpos",
+        ],
+        run: tafl_position,
+    },
+    Target {
+        name: "tafl_move",
+        tokens: &["x", "-", "off", "b1", "b3", "d3", "c8", "a7"],
+        run: tafl_move,
+    },
+    Target {
+        name: "tafl_rules",
+        tokens: &[
+            "default",
+            "first=",
+            "king_side",
+            "majority=",
+            "on",
+            "off",
+            "goal=",
+            "column8",
+            "ply_limit=",
+            "limit_result=",
+            "draw",
+            ",",
+            " ",
+        ],
+        run: tafl_rules,
+    },
 ];
+
+fn tafl_position(data: &[u8]) -> bool {
+    let Some(s) = text(data) else { return false };
+    match s.parse::<dama_tafl::Position>() {
+        Ok(p) => {
+            let back: dama_tafl::Position = p
+                .to_string()
+                .parse()
+                .unwrap_or_else(|e| panic!("{p} does not parse back: {e}"));
+            assert_eq!(back, p);
+            // Every move of anything the parser accepts plays.
+            let g = dama_tafl::Game::from_position(p, dama_tafl::TaflRules::default());
+            for m in g.legal_moves() {
+                let mut h = g.clone();
+                h.play(&m).unwrap_or_else(|e| panic!("{m} in {p}: {e}"));
+            }
+            true
+        }
+        Err(_) => false,
+    }
+}
+
+fn tafl_move(data: &[u8]) -> bool {
+    let Some(s) = text(data) else { return false };
+    let mut accepted = false;
+    for fen in ["startpos", "B:Wd8:Bb2,b4,c3,d4,b1,Ka5", "B:Wa8,d2:BKa7"] {
+        let Ok(pos) = fen.parse::<dama_tafl::Position>() else {
+            continue;
+        };
+        let g = dama_tafl::Game::from_position(pos, dama_tafl::TaflRules::default());
+        if let Ok(m) = g.parse_move(s) {
+            let mut h = g.clone();
+            h.play(&m).unwrap_or_else(|e| panic!("{s} in {fen}: {e}"));
+            accepted = true;
+        }
+    }
+    accepted
+}
+
+fn tafl_rules(data: &[u8]) -> bool {
+    let Some(s) = text(data) else { return false };
+    match s.parse::<dama_tafl::TaflRules>() {
+        Ok(r) => {
+            assert_eq!(r.to_string().parse::<dama_tafl::TaflRules>().ok(), Some(r));
+            true
+        }
+        Err(_) => false,
+    }
+}
 
 fn text(data: &[u8]) -> Option<&str> {
     std::str::from_utf8(data).ok()
@@ -495,6 +575,24 @@ pub fn builtin_seeds(name: &str) -> Vec<Vec<u8>> {
             "d3-d4 d6-d5".into(),
             "1. c3-c4 f6-f5".into(),
             "W:Wa2,b2,Kd4:Ba7,Kh8 Kd4-d5".into(),
+        ],
+        "tafl_position" => vec![
+            "startpos".into(),
+            "B:Wd8:Bb2,b4,c3,d4,b1,Ka5".into(),
+            "W:WKd3:Bd2,d4,c5,c3,b2,Kb4".into(),
+            dama_tafl::Position::startpos(dama_tafl::Side::KingSide).to_string(),
+        ],
+        "tafl_move" => vec![
+            "b1-b3-d3".into(),
+            "a7xoff".into(),
+            "c5-c4".into(),
+            "b1-b2".into(),
+        ],
+        "tafl_rules" => vec![
+            "default".into(),
+            "majority=on,defender_man_chain=on".into(),
+            "goal=column8 ply_limit=off limit_result=draw".into(),
+            dama_tafl::TaflRules::default().to_string(),
         ],
         "run_state" => vec![
             "{\"version\":1,\"generation\":2,\"step\":6,\"best_generation\":2,\"elapsed_secs\":1.5}"
