@@ -1,5 +1,5 @@
 //! Baseline players against each other, with results per side:
-//! `cargo run --release -p dama-tafl --example arena -- [GAMES] [A] [B]`
+//! `cargo run --release -p dama-tafl --example tafl_arena -- [GAMES] [A] [B]`
 //! where A and B are `random`, `greedy` or `ab:N`; A plays the Defenders
 //! in the first half of the games and the King side in the second.
 

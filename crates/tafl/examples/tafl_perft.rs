@@ -1,7 +1,7 @@
 //! Perft of Turkish Tafl from the initial position (or a position given as
 //! the first argument), and how random games end.
 //!
-//! `cargo run --release -p dama-tafl --example perft -- [POSITION] [DEPTH]`
+//! `cargo run --release -p dama-tafl --example tafl_perft -- [POSITION] [DEPTH]`
 
 use std::collections::BTreeMap;
 

@@ -1,0 +1,62 @@
+//! Turkish Tafl's move generation: perft from the initial position (whole
+//! moves), the step generator over positions of random games, and the
+//! baseline alpha-beta at depth 3.
+//!
+//! `cargo bench -p dama-tafl --bench tafl`. Criterion reports perft leaves
+//! (and steps) per second.
+
+#![allow(missing_docs, clippy::unwrap_used)]
+
+use criterion::{black_box, criterion_group, criterion_main, Criterion, Throughput};
+use dama_tafl::players::best_move;
+use dama_tafl::{perft, Game, TaflRules};
+use rand::{Rng, SeedableRng};
+
+fn positions() -> Vec<Game> {
+    let mut rng = rand::rngs::StdRng::seed_from_u64(1);
+    let mut out = Vec::new();
+    for _ in 0..20 {
+        let mut g = Game::new(TaflRules::default());
+        while g.outcome().is_none() {
+            out.push(g.clone());
+            let steps = g.legal_steps();
+            g.play_step(steps[rng.gen_range(0..steps.len())]).unwrap();
+        }
+    }
+    out
+}
+
+fn bench(c: &mut Criterion) {
+    let start = Game::new(TaflRules::default());
+    let mut group = c.benchmark_group("tafl-perft");
+    group.sample_size(10);
+    group.throughput(Throughput::Elements(30_329));
+    group.bench_function("startpos-d5", |b| {
+        b.iter(|| assert_eq!(perft(black_box(&start), 5), 30_329))
+    });
+    group.finish();
+
+    let games = positions();
+    let steps: u64 = games.iter().map(|g| g.legal_steps().len() as u64).sum();
+    let mut group = c.benchmark_group("tafl-steps");
+    group.throughput(Throughput::Elements(steps));
+    group.bench_function("legal_steps", |b| {
+        b.iter(|| {
+            games
+                .iter()
+                .map(|g| black_box(g).legal_steps().len())
+                .sum::<usize>()
+        })
+    });
+    group.finish();
+
+    let mut group = c.benchmark_group("tafl-alphabeta");
+    group.sample_size(10);
+    group.bench_function("startpos-depth3", |b| {
+        b.iter(|| best_move(black_box(&start), 3, None).unwrap().2)
+    });
+    group.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);
