@@ -37,20 +37,23 @@ fn states(n: usize, seed: u64) -> Vec<Game> {
     out
 }
 
+/// Each state with its legal steps, the evaluators' input.
+fn with_steps(games: &[Game]) -> Vec<(Game, Vec<dama_tafl::Step>)> {
+    games.iter().map(|g| (g.clone(), g.legal_steps())).collect()
+}
+
+fn pairs(v: &[(Game, Vec<dama_tafl::Step>)]) -> Vec<(&Game, &[dama_tafl::Step])> {
+    v.iter().map(|(g, a)| (g, a.as_slice())).collect()
+}
+
 #[test]
 fn a_tafl_network_evaluates_tafl_states_and_guides_a_search() {
     let net = tafl_net(1);
     assert_eq!(net.config().shape(), TAFL_SHAPE);
     let mut eval = NnEvaluator::new(&net, Device::Cpu, Precision::F32).unwrap();
-    let games = states(8, 2);
-    let actions: Vec<Vec<_>> = games.iter().map(Game::legal_steps).collect();
-    let batch: Vec<_> = games
-        .iter()
-        .zip(&actions)
-        .map(|(g, a)| (g, a.as_slice()))
-        .collect();
-    let out = eval.evaluate_states(&batch).unwrap();
-    for (o, a) in out.iter().zip(&actions) {
+    let inputs = with_steps(&states(8, 2));
+    let out = eval.evaluate_states(&pairs(&inputs)).unwrap();
+    for (o, (_, a)) in out.iter().zip(&inputs) {
         assert_eq!(o.policy.len(), a.len());
         assert!((o.policy.iter().sum::<f32>() - 1.0).abs() < 1e-4);
     }
@@ -134,15 +137,9 @@ fn a_tafl_network_traces_to_torchscript_and_loads_for_its_shape() {
     let mut script =
         dama_nn::TorchScriptEvaluator::load_for(&path, Device::Cpu, TAFL_SHAPE).unwrap();
     let mut native = NnEvaluator::new(&net, Device::Cpu, Precision::F32).unwrap();
-    let games = states(5, 7);
-    let actions: Vec<Vec<_>> = games.iter().map(Game::legal_steps).collect();
-    let batch: Vec<_> = games
-        .iter()
-        .zip(&actions)
-        .map(|(g, a)| (g, a.as_slice()))
-        .collect();
-    let a = script.evaluate_states(&batch).unwrap();
-    let b = native.evaluate_states(&batch).unwrap();
+    let inputs = with_steps(&states(5, 7));
+    let a = script.evaluate_states(&pairs(&inputs)).unwrap();
+    let b = native.evaluate_states(&pairs(&inputs)).unwrap();
     for (x, y) in a.iter().zip(&b) {
         for (p, q) in x.policy.iter().zip(&y.policy) {
             assert!((p - q).abs() < 1e-4);

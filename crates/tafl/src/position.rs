@@ -211,30 +211,21 @@ impl fmt::Display for Position {
     /// `W:Wb5,c5,Kd1:Ba1,b1,Kb3`: the side to move (`W` Defenders, `B` King
     /// side), then each side's squares, `K` before a King.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        /// One side's squares: men, then Kings with a `K`.
+        fn side(f: &mut fmt::Formatter<'_>, men: Bitboard, kings: Bitboard) -> fmt::Result {
+            let all = men
+                .into_iter()
+                .map(|s| (s, ""))
+                .chain(kings.into_iter().map(|s| (s, "K")));
+            for (i, (sq, k)) in all.enumerate() {
+                write!(f, "{}{k}{sq}", if i == 0 { "" } else { "," })?;
+            }
+            Ok(())
+        }
         write!(f, "{}:W", self.turn.letter())?;
-        let mut first = true;
-        let mut list = |f: &mut fmt::Formatter<'_>, sq: Square, king: bool| {
-            let sep = if first { "" } else { "," };
-            first = false;
-            write!(f, "{sep}{}{sq}", if king { "K" } else { "" })
-        };
-        for sq in self.white_men {
-            list(f, sq, false)?;
-        }
-        for sq in self.white_kings {
-            list(f, sq, true)?;
-        }
+        side(f, self.white_men, self.white_kings)?;
         f.write_str(":B")?;
-        let mut first = true;
-        let mut list = |f: &mut fmt::Formatter<'_>, sq: Square, king: bool| {
-            let sep = if first { "" } else { "," };
-            first = false;
-            write!(f, "{sep}{}{sq}", if king { "K" } else { "" })
-        };
-        for sq in self.black_men {
-            list(f, sq, false)?;
-        }
-        list(f, self.king, true)
+        side(f, self.black_men, Bitboard::from_square(self.king))
     }
 }
 
