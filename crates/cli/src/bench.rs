@@ -104,13 +104,15 @@ fn selfplay(args: &SelfplayBenchArgs) -> Result<()> {
             .context("cannot build the thread pool")?;
         dama_nn::device::set_torch_threads(torch_threads.max(1));
         let mut evaluator = NnEvaluator::new(&net, device, Precision::F32)?;
-        let job = SelfplayJob {
+        let job: SelfplayJob<'_, dama_selfplay::selfplay::State> = SelfplayJob {
             selfplay: &cfg.selfplay,
             search: &cfg.search,
-            rules: cfg.rules,
+            setup: dama_selfplay::selfplay::DamaSetup {
+                rules: cfg.rules,
+                tablebase: None,
+            },
             generation: 1,
             seed: cfg.run.seed,
-            tablebase: None,
         };
         // The cache is off: a hit is not a network evaluation, and the ratio
         // compares network evaluations.

@@ -325,15 +325,17 @@ pub fn run_worker(
             )));
         }
         let mut evaluator = NnEvaluator::new(network, device, precision).map_err(Error::Network)?;
-        let job = SelfplayJob {
+        let job: SelfplayJob<'_, crate::selfplay::State> = SelfplayJob {
             selfplay: &selfplay_cfg,
             search: &cfg.search,
-            rules: cfg.rules,
+            setup: crate::selfplay::DamaSetup {
+                rules: cfg.rules,
+                tablebase: tablebase.clone(),
+            },
             generation: g,
             seed: cfg.run.seed
                 ^ fnv1a64(opts.worker.as_str().as_bytes())
                 ^ sequence.wrapping_mul(0x94D0_49BB_1331_11EB),
-            tablebase: tablebase.clone(),
         };
         progress.event(ProgressEvent::StageStarted {
             generation: g,

@@ -62,12 +62,17 @@ pub enum PackedPlane {
 }
 
 impl PackedPlane {
-    /// Packs one plane of 64 values.
+    /// Packs one plane (of at most 64 squares: 64 on the draughts board, 32
+    /// on Turkish Tafl's).
     ///
     /// # Panics
-    /// Panics if `plane.len() != 64` (an invariant of the encoder).
+    /// Panics if the plane is empty or longer than 64 (an invariant of the
+    /// encoders).
     pub fn pack(plane: &[f32]) -> PackedPlane {
-        assert_eq!(plane.len(), 64, "invariant: a plane has 64 squares");
+        assert!(
+            (1..=64).contains(&plane.len()),
+            "invariant: a plane has 1 to 64 squares"
+        );
         let first = plane[0];
         if plane.iter().all(|&v| v == first) {
             return PackedPlane::Constant(first);

@@ -548,13 +548,15 @@ impl TrainingRun {
         let mut evaluator =
             NnEvaluator::new(net_for_play, self.device, self.precision).map_err(nn_err)?;
         self.cache.clear();
-        let job = SelfplayJob {
+        let job: SelfplayJob<'_, crate::selfplay::State> = SelfplayJob {
             selfplay: &cfg.selfplay,
             search: &cfg.search,
-            rules: cfg.rules,
+            setup: crate::selfplay::DamaSetup {
+                rules: cfg.rules,
+                tablebase: self.tablebase.clone(),
+            },
             generation: gen,
             seed: cfg.run.seed,
-            tablebase: self.tablebase.clone(),
         };
         progress.event(ProgressEvent::StageStarted {
             generation: gen,

@@ -11,11 +11,11 @@
 
 use std::time::{Duration, Instant};
 
-use dama_engine::Color;
 use dama_mcts::{
-    driver, Budget, CachedEvaluator, Evaluation, Evaluator, Leaf, Pov, Search, SearchConfig, Wdl,
+    driver, Budget, CachedEvaluator, Evaluation, Evaluator, Leaf, Player, Pov, Search,
+    SearchConfig, Wdl,
 };
-use dama_nn::encode::{self, PLANES_LEN};
+use dama_nn::NnInput;
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -32,6 +32,151 @@ pub(crate) const TABLEBASE: &str = "tablebase";
 
 /// The search state of a Turkish draughts game.
 pub type State = dama_mcts::dama::DamaState;
+
+/// What self-play needs from a game: its search state
+/// ([`dama_mcts::Game`]), its network input ([`NnInput`]), how a game
+/// starts, and its record's text. Turkish draughts (and its variants) and
+/// Turkish Tafl implement it.
+pub trait SelfplayGame:
+    dama_mcts::Game + NnInput<Action = <Self as dama_mcts::Game>::Action> + Send + Sync + 'static
+{
+    /// What starts a game: the rules (and, for draughts, endgame tables).
+    type Setup: Clone + Send + Sync;
+
+    /// A new game after `plies` uniformly random whole moves (not recorded:
+    /// opening diversity); the initial position if those would end it.
+    fn opening(setup: &Self::Setup, plies: u32, rng: &mut ChaCha8Rng) -> Self;
+
+    /// The rules as the text a record keeps.
+    fn rules_text(setup: &Self::Setup) -> String;
+
+    /// The position the game started from, as text.
+    fn start_text(&self) -> String;
+
+    /// The whole moves played, in the game's notation.
+    fn move_texts(&self) -> Vec<String>;
+
+    /// How many whole moves were played.
+    fn moves_played(&self) -> u32;
+
+    /// The end of the game at a decision point: the winner (`None` for a
+    /// draw) and why, in words; `None` while it goes on.
+    fn end(&self) -> Option<(Option<Player>, String)>;
+}
+
+/// What starts a draughts game in self-play.
+#[derive(Clone, Debug)]
+pub struct DamaSetup {
+    /// The rules (the variant and its options).
+    pub rules: dama_engine::Rules,
+    /// Endgame tables: a game ends when it reaches a position they hold.
+    pub tablebase: Option<std::sync::Arc<dama_tablebase::Tablebase>>,
+}
+
+impl SelfplayGame for State {
+    type Setup = DamaSetup;
+
+    fn opening(setup: &DamaSetup, plies: u32, rng: &mut ChaCha8Rng) -> Self {
+        let mut game = dama_engine::Game::with_rules(setup.rules);
+        for _ in 0..plies {
+            if game.is_game_over() {
+                break;
+            }
+            let moves = game.legal_moves();
+            let Some(m) = moves.as_slice().choose(rng).copied() else {
+                break;
+            };
+            game.play_unchecked(&m);
+        }
+        if game.is_game_over() {
+            // Extremely unlikely after a couple of random moves; start over
+            // from the initial position rather than record a finished game.
+            game = dama_engine::Game::with_rules(setup.rules);
+        }
+        State::new(game).with_tablebase(setup.tablebase.clone())
+    }
+
+    fn rules_text(setup: &DamaSetup) -> String {
+        toml::to_string(&setup.rules).unwrap_or_default()
+    }
+
+    fn start_text(&self) -> String {
+        self.game().start_position().to_string()
+    }
+
+    fn move_texts(&self) -> Vec<String> {
+        self.game()
+            .moves()
+            .iter()
+            .map(ToString::to_string)
+            .collect()
+    }
+
+    fn moves_played(&self) -> u32 {
+        self.game().moves().len() as u32
+    }
+
+    fn end(&self) -> Option<(Option<Player>, String)> {
+        let game = self.game();
+        if let Some((outcome, termination)) = game.termination() {
+            let winner = outcome.winner().map(dama_mcts::dama::player);
+            return Some((winner, format!("{termination:?}")));
+        }
+        let probe = self.probe()?;
+        let us = dama_mcts::dama::player(game.turn());
+        let winner = match probe.wdl.score() {
+            1 => Some(us),
+            -1 => Some(us.other()),
+            _ => None,
+        };
+        Some((winner, TABLEBASE.into()))
+    }
+}
+
+impl SelfplayGame for dama_mcts::tafl::TaflState {
+    type Setup = dama_tafl::TaflRules;
+
+    fn opening(rules: &dama_tafl::TaflRules, plies: u32, rng: &mut ChaCha8Rng) -> Self {
+        let mut game = dama_tafl::Game::new(*rules);
+        for _ in 0..plies {
+            let moves = game.legal_moves();
+            let Some(m) = moves.choose(rng) else { break };
+            game.play(m).expect("invariant: a legal move plays");
+        }
+        if game.outcome().is_some() {
+            game = dama_tafl::Game::new(*rules);
+        }
+        dama_mcts::tafl::TaflState::new(game)
+    }
+
+    fn rules_text(rules: &dama_tafl::TaflRules) -> String {
+        rules.to_string()
+    }
+
+    fn start_text(&self) -> String {
+        self.game().start_position().to_string()
+    }
+
+    fn move_texts(&self) -> Vec<String> {
+        self.game()
+            .moves()
+            .iter()
+            .map(ToString::to_string)
+            .collect()
+    }
+
+    fn moves_played(&self) -> u32 {
+        self.game().plies() as u32
+    }
+
+    fn end(&self) -> Option<(Option<Player>, String)> {
+        let o = self.game().outcome()?;
+        Some((
+            o.winner.map(dama_mcts::tafl::player),
+            format!("{:?}", o.termination),
+        ))
+    }
+}
 
 /// Counters of one self-play session, for metrics and progress bars.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -161,10 +306,10 @@ impl<'a, E> Metered<'a, E> {
     }
 }
 
-impl<E: Evaluator<State>> Evaluator<State> for Metered<'_, E> {
+impl<G: dama_mcts::Game, E: Evaluator<G>> Evaluator<G> for Metered<'_, E> {
     type Error = E::Error;
 
-    fn evaluate(&mut self, batch: &[Leaf<'_, State>]) -> Result<Vec<Evaluation>, E::Error> {
+    fn evaluate(&mut self, batch: &[Leaf<'_, G>]) -> Result<Vec<Evaluation>, E::Error> {
         let t = Instant::now();
         let evals = self.net.evaluate(batch);
         self.net_time += t.elapsed();
@@ -197,19 +342,20 @@ fn search_error(e: dama_mcts::Error) -> Error {
 
 /// What one self-play session plays.
 #[derive(Clone, Debug)]
-pub struct SelfplayJob<'a> {
+pub struct SelfplayJob<'a, G: SelfplayGame = State>
+where
+    <G as dama_mcts::Game>::Action: Send + Sync,
+{
     /// Self-play settings.
     pub selfplay: &'a SelfplayConfig,
     /// The search settings (noise, simulations, playout cap).
     pub search: &'a SearchConfig,
-    /// The rules.
-    pub rules: dama_engine::Rules,
+    /// What starts each game: the rules (and, for draughts, endgame tables).
+    pub setup: G::Setup,
     /// The generation (names the games and seeds their RNGs).
     pub generation: u32,
     /// The run's seed.
     pub seed: u64,
-    /// Endgame tables: a game ends when it reaches a position they hold.
-    pub tablebase: Option<std::sync::Arc<dama_tablebase::Tablebase>>,
 }
 
 struct PendingSample {
@@ -217,38 +363,41 @@ struct PendingSample {
     legal: Vec<u16>,
     policy: Vec<f32>,
     search_value: Wdl<Pov>,
-    color: Color,
+    player: Player,
     ply: u32,
 }
 
 /// One game in flight.
-struct Slot {
+struct Slot<G: SelfplayGame>
+where
+    <G as dama_mcts::Game>::Action: Send + Sync,
+{
     index: usize,
-    search: Search<State>,
+    search: Search<G>,
     rng: ChaCha8Rng,
     start: String,
     samples: Vec<PendingSample>,
     steps: u32,
     resign_disabled: bool,
-    /// Consecutive searched moves of each colour with a loss probability
+    /// Consecutive searched moves of each player with a loss probability
     /// above the resignation threshold.
     low_streak: [u32; 2],
-    /// Whether each colour would have resigned (playthrough games).
+    /// Whether each player would have resigned (playthrough games).
     would_resign: [bool; 2],
     done: Option<GameRecord>,
 }
 
-fn color_index(c: Color) -> usize {
-    match c {
-        Color::White => 0,
-        Color::Black => 1,
+fn player_index(p: Player) -> usize {
+    match p {
+        Player::First => 0,
+        Player::Second => 1,
     }
 }
 
-/// The game's result from `color`'s point of view as a WDL target.
-pub(crate) fn outcome_wdl(winner: Option<Color>, color: Color) -> [f32; 3] {
+/// The game's result from `who`'s point of view as a WDL target.
+pub(crate) fn outcome_wdl<P: PartialEq>(winner: Option<P>, who: P) -> [f32; 3] {
     match winner {
-        Some(w) if w == color => [1.0, 0.0, 0.0],
+        Some(w) if w == who => [1.0, 0.0, 0.0],
         Some(_) => [0.0, 0.0, 1.0],
         None => [0.0, 1.0, 0.0],
     }
@@ -258,38 +407,22 @@ fn wdl_array(w: Wdl<Pov>) -> [f32; 3] {
     [w.win, w.draw, w.loss]
 }
 
-impl Slot {
-    fn new(job: &SelfplayJob<'_>, index: usize) -> Result<Slot, Error> {
+impl<G: SelfplayGame> Slot<G>
+where
+    <G as dama_mcts::Game>::Action: Send + Sync,
+{
+    fn new(job: &SelfplayJob<'_, G>, index: usize) -> Result<Slot<G>, Error> {
         let mut rng = ChaCha8Rng::seed_from_u64(
             job.seed
                 ^ (u64::from(job.generation) << 32).wrapping_mul(0x9E37_79B9_7F4A_7C15)
                 ^ (index as u64).wrapping_mul(0xD1B5_4A32_D192_ED03),
         );
-        let mut game = dama_engine::Game::with_rules(job.rules);
-        // Opening diversity: a few uniformly random full moves, not recorded.
-        for _ in 0..job.selfplay.random_opening_plies {
-            if game.is_game_over() {
-                break;
-            }
-            let moves = game.legal_moves();
-            let Some(m) = moves.as_slice().choose(&mut rng).copied() else {
-                break;
-            };
-            game.play_unchecked(&m);
-        }
-        if game.is_game_over() {
-            // Extremely unlikely after a couple of random moves; start over
-            // from the initial position rather than record a finished game.
-            game = dama_engine::Game::with_rules(job.rules);
-        }
-        let start = game.start_position().to_string();
+        // Opening diversity: a few uniformly random full moves, not searched.
+        let state = G::opening(&job.setup, job.selfplay.random_opening_plies, &mut rng);
+        let start = state.start_text();
         let resign_disabled = job.selfplay.resign_loss_threshold >= 1.0
             || rng.gen_bool(job.selfplay.resign_playthrough);
-        let search = Search::new(
-            job.search.clone(),
-            State::new(game).with_tablebase(job.tablebase.clone()),
-        )
-        .map_err(Error::Search)?;
+        let search = Search::new(job.search.clone(), state).map_err(Error::Search)?;
         let mut slot = Slot {
             index,
             search,
@@ -309,7 +442,7 @@ impl Slot {
     /// Gathers leaves until something needs the network or the search is
     /// done; plays moves whose search is done. Returns an error from the
     /// search.
-    fn advance_until_pending(&mut self, job: &SelfplayJob<'_>) -> Result<(), Error> {
+    fn advance_until_pending(&mut self, job: &SelfplayJob<'_, G>) -> Result<(), Error> {
         loop {
             if self.done.is_some() {
                 return Ok(());
@@ -321,11 +454,11 @@ impl Slot {
         }
     }
 
-    fn play_move(&mut self, job: &SelfplayJob<'_>) -> Result<(), Error> {
+    fn play_move(&mut self, job: &SelfplayJob<'_, G>) -> Result<(), Error> {
         let result = self.search.result(&mut self.rng).map_err(Error::Search)?;
-        let game = self.search.root_state().game();
-        let color = game.turn();
-        let ci = color_index(color);
+        let state = self.search.root_state();
+        let player = state.to_play();
+        let ci = player_index(player);
 
         // Resignation bookkeeping on searched decisions.
         if result.actions.len() > 1 {
@@ -341,7 +474,7 @@ impl Slot {
             if self.resign_disabled {
                 self.would_resign[ci] = true;
             } else {
-                let winner = !color;
+                let winner = player.other();
                 self.finish(job, game_result(Some(winner)), "resigned".into(), true);
                 return Ok(());
             }
@@ -349,18 +482,22 @@ impl Slot {
 
         // A decision with one legal action teaches nothing: not recorded.
         if result.is_training_target && result.actions.len() > 1 {
-            let mut planes = vec![0.0f32; PLANES_LEN];
-            encode::encode_planes(game, &mut planes);
+            let shape = G::SHAPE;
+            let mut planes = vec![0.0f32; shape.planes_len()];
+            state.encode_planes(&mut planes);
             self.samples.push(PendingSample {
-                planes: planes.chunks(64).map(PackedPlane::pack).collect(),
+                planes: planes
+                    .chunks(shape.squares())
+                    .map(PackedPlane::pack)
+                    .collect(),
                 legal: result
                     .actions
                     .iter()
-                    .map(|&a| encode::policy_index(a, color) as u16)
+                    .map(|&a| state.policy_index(a) as u16)
                     .collect(),
                 policy: result.policy.clone(),
                 search_value: result.value,
-                color,
+                player,
                 ply: self.steps,
             });
         }
@@ -373,28 +510,20 @@ impl Slot {
     /// After an action: ends the game if it is over, plays forced steps (one
     /// legal action, e.g. the only continuation of a capture) without a
     /// search, and begins the next search.
-    fn next_search(&mut self, job: &SelfplayJob<'_>) -> Result<(), Error> {
+    fn next_search(&mut self, job: &SelfplayJob<'_, G>) -> Result<(), Error> {
+        let mut steps = Vec::new();
         loop {
-            let game = self.search.root_state().game();
-            if let Some((outcome, termination)) = game.termination() {
-                let text = format!("{termination:?}");
-                self.finish(job, game_result(outcome.winner()), text, false);
+            let state = self.search.root_state();
+            if let Some((winner, text)) = state.end() {
+                self.finish(job, game_result(winner), text, false);
                 return Ok(());
             }
-            if let Some(probe) = self.search.root_state().probe() {
-                let winner = match probe.wdl.score() {
-                    1 => Some(game.turn()),
-                    -1 => Some(game.turn().other()),
-                    _ => None,
-                };
-                self.finish(job, game_result(winner), TABLEBASE.into(), false);
-                return Ok(());
-            }
-            if game.moves().len() as u32 >= job.selfplay.max_plies {
+            if state.moves_played() >= job.selfplay.max_plies {
                 self.finish(job, GameResult::Draw, MOVE_CAP.into(), false);
                 return Ok(());
             }
-            let steps = game.legal_steps();
+            steps.clear();
+            state.legal_actions(&mut steps);
             if steps.len() != 1 {
                 break;
             }
@@ -402,22 +531,22 @@ impl Slot {
             self.search.advance(forced).map_err(Error::Search)?;
             self.steps += 1;
         }
-        let moves_played = self.search.root_state().game().moves().len() as u32;
+        let moves_played = self.search.root_state().moves_played();
         set_temperature(&mut self.search, job.selfplay, moves_played);
         self.search.begin(&mut self.rng).map_err(Error::Search)
     }
 
     fn finish(
         &mut self,
-        job: &SelfplayJob<'_>,
+        job: &SelfplayJob<'_, G>,
         result: GameResult,
         termination: String,
         resigned: bool,
     ) {
-        let game = self.search.root_state().game();
+        let state = self.search.root_state();
         let winner = match result {
-            GameResult::WhiteWins => Some(Color::White),
-            GameResult::BlackWins => Some(Color::Black),
+            GameResult::WhiteWins => Some(Player::First),
+            GameResult::BlackWins => Some(Player::Second),
             GameResult::Draw => None,
         };
         let samples = std::mem::take(&mut self.samples)
@@ -427,21 +556,20 @@ impl Slot {
                 legal: s.legal,
                 policy: s.policy,
                 search_value: wdl_array(s.search_value),
-                outcome: outcome_wdl(winner, s.color),
+                outcome: outcome_wdl(winner, s.player),
                 ply: s.ply,
             })
             .collect();
-        // A false resignation: a colour that would have resigned did not lose.
-        let wrongly = (0..2).any(|ci| {
-            let c = if ci == 0 { Color::White } else { Color::Black };
-            self.would_resign[ci] && winner != Some(!c)
-        });
+        // A false resignation: a player who would have resigned did not lose.
+        let wrongly = [Player::First, Player::Second]
+            .into_iter()
+            .any(|p| self.would_resign[player_index(p)] && winner != Some(p.other()));
         self.done = Some(GameRecord {
             game_id: u64::from(job.generation) * 1_000_000 + self.index as u64,
             generation: job.generation,
-            rules: toml::to_string(&job.rules).unwrap_or_default(),
+            rules: G::rules_text(&job.setup),
             start: self.start.clone(),
-            moves: game.moves().iter().map(|m| m.to_string()).collect(),
+            moves: state.move_texts(),
             result,
             termination,
             resigned,
@@ -452,15 +580,21 @@ impl Slot {
     }
 }
 
-fn game_result(winner: Option<Color>) -> GameResult {
+/// The result of a game whose winner is `winner` (the first player is
+/// White in draughts and the Defenders in Turkish Tafl).
+fn game_result(winner: Option<Player>) -> GameResult {
     match winner {
-        Some(Color::White) => GameResult::WhiteWins,
-        Some(Color::Black) => GameResult::BlackWins,
+        Some(Player::First) => GameResult::WhiteWins,
+        Some(Player::Second) => GameResult::BlackWins,
         None => GameResult::Draw,
     }
 }
 
-fn set_temperature(search: &mut Search<State>, cfg: &SelfplayConfig, moves_played: u32) {
+fn set_temperature<G: dama_mcts::Game>(
+    search: &mut Search<G>,
+    cfg: &SelfplayConfig,
+    moves_played: u32,
+) {
     search.config_mut().temperature = if moves_played < cfg.temperature_plies {
         cfg.temperature
     } else {
@@ -477,19 +611,22 @@ fn set_temperature(search: &mut Search<State>, cfg: &SelfplayConfig, moves_playe
 ///
 /// # Errors
 /// A failing network or search, or the error of `on_game`.
-pub fn play_games<E: Evaluator<State>>(
-    job: &SelfplayJob<'_>,
+pub fn play_games<G: SelfplayGame, E: Evaluator<G>>(
+    job: &SelfplayJob<'_, G>,
     net: &mut E,
     cache: &mut EvalCache,
     mut on_game: impl FnMut(&GameRecord, &SelfplayStats) -> Result<(), Error>,
     stop: impl Fn() -> bool,
-) -> Result<(Vec<GameRecord>, SelfplayStats), Error> {
+) -> Result<(Vec<GameRecord>, SelfplayStats), Error>
+where
+    <G as dama_mcts::Game>::Action: Send + Sync,
+{
     let started = Instant::now();
     let mut stats = SelfplayStats::default();
     let mut evaluator = CachedEvaluator::new(Metered::new(net), cache);
     let total = job.selfplay.games_per_generation;
     let mut next_index = 0usize;
-    let mut slots: Vec<Slot> = Vec::new();
+    let mut slots: Vec<Slot<G>> = Vec::new();
     let mut finished: Vec<GameRecord> = Vec::new();
 
     while finished.len() < total {
