@@ -35,7 +35,7 @@ use serde_json::{json, Value};
 
 use crate::bots::{Chosen, Strength};
 use crate::error::ApiError;
-use crate::games::{setup, GameView, Session};
+use crate::games::{parse_rules, setup, setup_with, GameView, Session};
 use crate::view::{board_of, frames_of, result_text, FrameView, PieceView, ThoughtView};
 use crate::{guard, runs, web, AppState};
 
@@ -184,8 +184,9 @@ async fn bot_and_game(
     position: Option<&str>,
     rules: Option<&str>,
 ) -> ApiResult<(String, Chosen, Game)> {
-    // A bad position or rules text is named before the bot is looked at.
-    setup(position, rules)?;
+    // Bad rules text is named before the bot is looked at; the position is
+    // read under the rules the game gets, which may be the bot's.
+    let asked = parse_rules(rules)?;
     let id = bot.map_or_else(|| s.catalogue.default_id().to_owned(), str::to_owned);
     let st = s.clone();
     let bot_id = id.clone();
@@ -198,8 +199,7 @@ async fn bot_and_game(
         Ok((chosen, trained))
     })
     .await?;
-    let default_rules = trained.map(|r| r.to_string());
-    let game = setup(position, rules.or(default_rules.as_deref()))?;
+    let game = setup_with(position, asked.or(trained).unwrap_or_default())?;
     if let Some(t) = trained.filter(|t| t.variant != game.rules().variant) {
         return Err(ApiError::bad_request(format!(
             "bot `{}` was trained for {}, not {}",

@@ -381,12 +381,26 @@ pub fn parse_square(text: &str) -> Result<Square, ApiError> {
 ///
 /// 400 with the parser's words when the text is neither.
 pub fn setup(text: Option<&str>, rules: Option<&str>) -> Result<Game, ApiError> {
-    let rules: Rules = match rules {
-        Some(r) => r
-            .parse()
-            .map_err(|e| ApiError::bad_request(format!("{e}")))?,
-        None => Rules::default(),
-    };
+    setup_with(text, parse_rules(rules)?.unwrap_or_default())
+}
+
+/// Rules text from a request, parsed (`None` when none was given).
+///
+/// # Errors
+///
+/// 400 naming what does not parse.
+pub fn parse_rules(rules: Option<&str>) -> Result<Option<Rules>, ApiError> {
+    rules
+        .map(|r| r.parse().map_err(|e| ApiError::bad_request(format!("{e}"))))
+        .transpose()
+}
+
+/// [`setup`] under rules already parsed.
+///
+/// # Errors
+///
+/// As [`setup`].
+pub fn setup_with(text: Option<&str>, rules: Rules) -> Result<Game, ApiError> {
     let text = text
         .map(str::trim)
         .filter(|t| !t.is_empty())

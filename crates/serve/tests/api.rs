@@ -896,6 +896,16 @@ async fn a_network_bot_plays_the_variant_it_was_trained_for() {
         let e = refused.error();
         assert!(e.contains("trained for dameo, not turkish"), "{path}: {e}");
     }
+    // A position of the bot's variant needs no rules: it is read under them
+    // (18 men a side would be refused under Turkish rules).
+    let text = Position::startpos_with_rules(dameo).to_string();
+    let from_text = http
+        .post(
+            "/api/games",
+            &json!({"bot": "run:dameo/1", "position": text}),
+        )
+        .await;
+    assert_eq!(from_text.status, 201, "{}", from_text.error());
     // Other rule options of its variant are the player's choice.
     let options = http
         .post(
