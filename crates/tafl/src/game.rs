@@ -418,8 +418,17 @@ impl Game {
     /// The most pieces a capture chain starting with the jump from `sq` in
     /// `dir` takes (this jump included).
     fn max_chain(&self, sq: Square, dir: Dir) -> u32 {
-        let mut g = self.clone();
-        g.outcome = None;
+        // Only the board and the rules matter here: no history is copied.
+        let mut g = Game {
+            rules: self.rules,
+            start: self.start,
+            pos: self.pos,
+            pending: None,
+            path: ArrayVec::new(),
+            moves: Vec::new(),
+            hashes: Vec::new(),
+            outcome: None,
+        };
         let piece = g.piece_at(sq);
         let land = g.apply_capture_jump(sq, dir);
         let Some(land) = land else { return 1 };
@@ -469,10 +478,16 @@ impl Game {
     /// progress, its continuations (and [`Step::Stop`] for a friendly
     /// chain); otherwise the first steps of every legal move.
     pub fn legal_steps(&self) -> Vec<Step> {
-        let mut out = Vec::new();
         if self.outcome.is_some() {
-            return out;
+            return Vec::new();
         }
+        self.steps()
+    }
+
+    /// [`Game::legal_steps`] whether or not the game is over (what deciding
+    /// the end of the game needs).
+    fn steps(&self) -> Vec<Step> {
+        let mut out = Vec::new();
         let mut buf = ArrayVec::new();
         if let Some(p) = self.pending {
             match p.kind {
@@ -718,7 +733,7 @@ impl Game {
                 return won(Side::Defender, Termination::Locked);
             }
         }
-        if self.legal_steps_ignoring_end().is_empty() {
+        if self.steps().is_empty() {
             return won(self.pos.turn.other(), Termination::NoMoves);
         }
         let limit = |termination| {
@@ -741,12 +756,6 @@ impl Game {
             return limit(Termination::PlyLimit);
         }
         None
-    }
-
-    fn legal_steps_ignoring_end(&self) -> Vec<Step> {
-        let mut g = self.clone();
-        g.outcome = None;
-        g.legal_steps()
     }
 
     /// Whether the King is surrounded by Defender pieces (see
