@@ -112,6 +112,13 @@ fn baseline(id: &str, label: &str, strength: StrengthKind, default: Strength) ->
     }
 }
 
+/// The rules text a bot's network was trained under (`None` for a bot
+/// without a network, or one whose files cannot be read: choosing it says
+/// why).
+fn trained_rules_text(spec: &BotSpec) -> Option<String> {
+    spec.trained_rules().ok().flatten().map(|r| r.to_string())
+}
+
 fn spec_kind(spec: &BotSpec) -> StrengthKind {
     match spec {
         BotSpec::Bundle(_) | BotSpec::Checkpoint { .. } | BotSpec::Rollout { .. } => {
@@ -156,7 +163,7 @@ impl Catalogue {
                 },
                 strength: spec_kind(spec),
                 default: Strength::default(),
-                rules: spec.trained_rules().ok().flatten().map(|r| r.to_string()),
+                rules: trained_rules_text(spec),
             });
         }
         out.push(baseline(
@@ -192,10 +199,11 @@ impl Catalogue {
         for run in self.runs.list() {
             // Every checkpoint of a run is trained under the run's rules.
             let rules = run.checkpoints.last().and_then(|&g| {
-                let dir = self.runs.run(&run.name).ok()?;
-                dama_nn::read_meta(&dir.model(g))
-                    .ok()
-                    .map(|m| m.rules.to_string())
+                trained_rules_text(&BotSpec::Checkpoint {
+                    path: self.runs.run(&run.name).ok()?.model(g),
+                    limit: Limit::Sims(dama_eval::DEFAULT_CKPT_SIMS),
+                    algorithm: dama_eval::DEFAULT_CKPT_SEARCH,
+                })
             });
             for generation in run.checkpoints.iter().rev() {
                 out.push(BotEntry {
@@ -218,9 +226,7 @@ impl Catalogue {
                 kind: "bundle",
                 strength: StrengthKind::Sims,
                 default: Strength::default(),
-                rules: dama_bot::Bundle::load(&dir)
-                    .ok()
-                    .map(|b| b.meta.rules.to_string()),
+                rules: trained_rules_text(&BotSpec::Bundle(dir)),
             });
         }
         out
