@@ -59,6 +59,23 @@ pub struct EvalArgs {
     /// other rules are refused.
     #[arg(long)]
     rules: Option<dama_engine::Rules>,
+    /// The game: `draughts` or `tafl` (default: the checkpoint players'
+    /// game, else draughts). A Turkish Tafl match plays each opening once
+    /// from each side and reports A's results as Defenders and as King side.
+    #[arg(long)]
+    game: Option<dama_nn::GameName>,
+    /// Turkish Tafl's rule options as text, e.g. `ply_limit=300,surround=edge_counts`
+    /// (default: the checkpoint players' rules, else the defaults).
+    #[arg(long)]
+    tafl_rules: Option<dama_tafl::TaflRules>,
+    /// Turkish Tafl: random whole moves before the players take over, so
+    /// that games differ (each opening is played from both sides).
+    #[arg(long, default_value_t = 2)]
+    opening_plies: u32,
+    /// Turkish Tafl: also score the match as the tournament variant (each
+    /// opening's two games, one per side, scored by pieces).
+    #[arg(long)]
+    tournament: bool,
 }
 
 /// Arguments of `dama ladder`.
@@ -178,6 +195,23 @@ pub fn run_eval(args: &EvalArgs) -> Result<()> {
             ckpts.push(p.to_path_buf());
         }
     }
+    let trained = dama_eval::checkpoint_game(&ckpts)?;
+    let game = args.game.or(trained.map(|r| r.name())).unwrap_or_default();
+    if game == dama_nn::GameName::Tafl {
+        if args.rules.is_some() {
+            anyhow::bail!(
+                "--rules sets Turkish draughts' options; Turkish Tafl's are --tafl-rules"
+            );
+        }
+        let rules = args
+            .tafl_rules
+            .or(trained.and_then(|r| r.tafl()))
+            .unwrap_or_default();
+        return run_eval_tafl(args, rules);
+    }
+    if args.tafl_rules.is_some() || args.tournament {
+        anyhow::bail!("--tafl-rules and --tournament are for Turkish Tafl matches (--game tafl)");
+    }
     let rules = match args.rules {
         Some(r) => r,
         None => dama_eval::checkpoint_rules(&ckpts)?.unwrap_or_default(),
@@ -276,6 +310,118 @@ pub fn run_eval(args: &EvalArgs) -> Result<()> {
     Ok(())
 }
 
+/// A Turkish Tafl player from a spec: a baseline, or a checkpoint trained
+/// under `rules`.
+pub(crate) fn tafl_player(
+    spec: &dama_eval::PlayerSpec,
+    device: dama_run::DeviceSpec,
+    rules: &dama_tafl::TaflRules,
+) -> Result<dama_eval::tafl::TaflPlayer> {
+    Ok(match dama_eval::tafl::baseline_of(spec)? {
+        Some(b) => dama_eval::tafl::TaflPlayer::Baseline(b),
+        None => dama_eval::tafl_network_player(spec, &options(device), rules)?,
+    })
+}
+
+/// `dama eval` for Turkish Tafl.
+fn run_eval_tafl(args: &EvalArgs, rules: dama_tafl::TaflRules) -> Result<()> {
+    use dama_eval::tafl::{play_tafl_match, TaflMatchConfig};
+    if args.openings.is_some() || args.sprt.is_some() || args.tablebase.is_some() {
+        anyhow::bail!(
+            "--openings, --sprt and --tablebase are for draughts matches; a Turkish Tafl match \
+             starts from --opening-plies random moves"
+        );
+    }
+    let spec = |flag: &str, text: &str| -> Result<dama_eval::PlayerSpec> {
+        text.parse().with_context(|| format!("player {flag}"))
+    };
+    let mut a = tafl_player(&spec("--a", &args.a)?, args.device, &rules).context("player --a")?;
+    let mut b = tafl_player(&spec("--b", &args.b)?, args.device, &rules).context("player --b")?;
+    let config = TaflMatchConfig {
+        games: args.games,
+        seed: args.seed,
+        opening_plies: args.opening_plies,
+        rules,
+        batch_games: args.batch_games.max(1),
+        ..TaflMatchConfig::default()
+    };
+    one_torch_thread();
+    let (bar, on_progress) = dama_eval::progress_bar(args.games);
+    let (a_name, b_name) = (a.name(), b.name());
+    let on_game = |p: &dama_eval::tafl::TaflProgress| {
+        on_progress(&dama_eval::MatchProgress {
+            a: a_name.clone(),
+            b: b_name.clone(),
+            done: p.done,
+            total: p.total,
+            wdl: p.wdl,
+            elo: p.wdl.elo(),
+            llr: None,
+        });
+    };
+    let start = std::time::Instant::now();
+    let result = match args.threads {
+        Some(n) => rayon::ThreadPoolBuilder::new()
+            .num_threads(n)
+            .build()
+            .context("cannot start the match's threads")?
+            .install(|| play_tafl_match(&mut a, &mut b, &config, &on_game))?,
+        None => play_tafl_match(&mut a, &mut b, &config, &on_game)?,
+    };
+    let secs = start.elapsed().as_secs_f64();
+    bar.finish_and_clear();
+    let total = result.total();
+    let elo = result.elo();
+    outln!("{} vs {} (Turkish Tafl: {rules})", result.a, result.b);
+    outln!(
+        "  {:.1} s, {:.2} games/s",
+        secs,
+        f64::from(result.games) / secs.max(1e-9)
+    );
+    let side = |w: &dama_eval::Wdl| {
+        format!(
+            "+{} ={} -{} ({:.1}%)",
+            w.wins,
+            w.draws,
+            w.losses,
+            100.0 * w.score()
+        )
+    };
+    outln!(
+        "  games {}: A as Defenders {}, A as King side {}",
+        result.games,
+        side(&result.a_as_defender),
+        side(&result.a_as_king_side)
+    );
+    outln!(
+        "  A: +{} ={} -{}  score {:.1}%  Elo {:+.1} (95% CI {:+.1} .. {:+.1})",
+        total.wins,
+        total.draws,
+        total.losses,
+        100.0 * result.score(),
+        elo.elo,
+        elo.lo,
+        elo.hi
+    );
+    if args.tournament {
+        let t = result.tournament();
+        outln!(
+            "  tournament (each opening's pair of games scored by pieces): A {} points, B {} points; pairs won A {} drawn {} B {}",
+            t.a_points,
+            t.b_points,
+            t.a_pairs,
+            t.drawn_pairs,
+            t.b_pairs
+        );
+    }
+    if let Some(out) = &args.out {
+        let text = serde_json::to_string_pretty(&result)?;
+        dama_selfplay::record::write_atomic(out, text.as_bytes())?;
+        outln!("  written to {}", out.display());
+    }
+    Ok(())
+}
+
 /// Runs `dama ladder`.
 pub fn run_ladder(args: &LadderArgs) -> Result<()> {
     let run_dir = {
@@ -301,6 +447,9 @@ pub fn run_ladder(args: &LadderArgs) -> Result<()> {
         }
     }
     // The run's game: the rules its checkpoints were trained under.
+    if let Some(dama_nn::GameRules::Tafl(rules)) = dama_eval::checkpoint_game(&ckpts)? {
+        return run_ladder_tafl(args, &run_dir, &ckpts, rules);
+    }
     let rules = dama_eval::checkpoint_rules(&ckpts)?.unwrap_or_default();
     let opts = BuildOptions {
         rules: Some(rules),
@@ -329,25 +478,7 @@ pub fn run_ladder(args: &LadderArgs) -> Result<()> {
             dama_eval::factory(&spec, &opts).with_context(|| format!("checkpoint `{spec}`"))?;
         players.push(dama_eval::named(player, &label));
     }
-    let pairing = match args.pairing.as_str() {
-        "round-robin" => Pairing::RoundRobin,
-        "neighbours" | "neighbors" => {
-            // Baselines in a chain, each checkpoint against every baseline and
-            // against the next checkpoint: connected, and linear in the run's
-            // length.
-            let nb = baselines.len();
-            let n = players.len();
-            let mut pairs: Vec<(usize, usize)> = (1..nb).map(|i| (i - 1, i)).collect();
-            for c in nb..n {
-                pairs.extend((0..nb).map(|b| (c, b)));
-                if c + 1 < n {
-                    pairs.push((c, c + 1));
-                }
-            }
-            Pairing::Pairs(pairs)
-        }
-        other => anyhow::bail!("unknown --pairing `{other}` (round-robin or neighbours)"),
-    };
+    let pairing = pairing(&args.pairing, baselines.len(), players.len())?;
     let mut config = LadderConfig {
         pairing,
         ..LadderConfig::default()
@@ -388,6 +519,130 @@ pub fn run_ladder(args: &LadderArgs) -> Result<()> {
         "written to {}.csv and {}.json",
         stem.display(),
         stem.display()
+    );
+    Ok(())
+}
+
+/// A ladder's pairings of `n` players, the first `nb` of them baselines.
+fn pairing(name: &str, nb: usize, n: usize) -> Result<Pairing> {
+    Ok(match name {
+        "round-robin" => Pairing::RoundRobin,
+        "neighbours" | "neighbors" => {
+            // Baselines in a chain, each checkpoint against every baseline and
+            // against the next checkpoint: connected, and linear in the run's
+            // length.
+            let mut pairs: Vec<(usize, usize)> = (1..nb).map(|i| (i - 1, i)).collect();
+            for c in nb..n {
+                pairs.extend((0..nb).map(|b| (c, b)));
+                if c + 1 < n {
+                    pairs.push((c, c + 1));
+                }
+            }
+            Pairing::Pairs(pairs)
+        }
+        other => anyhow::bail!("unknown --pairing `{other}` (round-robin or neighbours)"),
+    })
+}
+
+/// `dama ladder` for a Turkish Tafl run: the same pairings and Elo fit,
+/// each match in the Tafl arena (each opening from both sides), with each
+/// match's results per side printed and saved.
+fn run_ladder_tafl(
+    args: &LadderArgs,
+    run_dir: &std::path::Path,
+    ckpts: &[PathBuf],
+    rules: dama_tafl::TaflRules,
+) -> Result<()> {
+    use dama_eval::tafl::{play_tafl_match, TaflMatchConfig};
+    let mut baselines = args.baselines.clone();
+    if !baselines.iter().any(|b| b == "random") {
+        baselines.insert(0, "random".into());
+    }
+    let mut players: Vec<(String, dama_eval::PlayerSpec)> = Vec::new();
+    for b in &baselines {
+        let spec: dama_eval::PlayerSpec = b.parse().with_context(|| format!("baseline `{b}`"))?;
+        if dama_eval::tafl::baseline_of(&spec)
+            .with_context(|| format!("baseline `{b}`"))?
+            .is_none()
+        {
+            anyhow::bail!("baseline `{b}` is not a baseline player");
+        }
+        players.push((b.clone(), spec));
+    }
+    for c in ckpts {
+        let spec = dama_eval::PlayerSpec::Checkpoint {
+            path: c.clone(),
+            budget: dama_eval::SearchBudget::Sims(args.sims),
+            search: dama_eval::DEFAULT_CKPT_SEARCH,
+            draw_score: 0.0,
+        };
+        let label = c
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_else(|| spec.to_string());
+        players.push((label, spec));
+    }
+    let pairs = pairing(&args.pairing, baselines.len(), players.len())?.pairs(players.len());
+    eprintln!(
+        "ladder (Turkish Tafl): {} players ({} checkpoints, {} baselines), {} matches of {} games",
+        players.len(),
+        ckpts.len(),
+        baselines.len(),
+        pairs.len(),
+        args.games
+    );
+    one_torch_thread();
+    let mut results = Vec::with_capacity(pairs.len());
+    let mut matches = Vec::with_capacity(pairs.len());
+    for (k, &(i, j)) in pairs.iter().enumerate() {
+        let mut a = tafl_player(&players[i].1, args.device, &rules)
+            .with_context(|| format!("player `{}`", players[i].0))?;
+        let mut b = tafl_player(&players[j].1, args.device, &rules)
+            .with_context(|| format!("player `{}`", players[j].0))?;
+        let config = TaflMatchConfig {
+            games: args.games,
+            seed: args
+                .seed
+                .wrapping_add((k as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)),
+            rules,
+            ..TaflMatchConfig::default()
+        };
+        let r = play_tafl_match(&mut a, &mut b, &config, &|_| {})?;
+        let t = r.total();
+        outln!(
+            "[{}/{}] {} vs {}: +{} ={} -{} (as Defenders +{} ={} -{}, as King side +{} ={} -{})",
+            k + 1,
+            pairs.len(),
+            players[i].0,
+            players[j].0,
+            t.wins,
+            t.draws,
+            t.losses,
+            r.a_as_defender.wins,
+            r.a_as_defender.draws,
+            r.a_as_defender.losses,
+            r.a_as_king_side.wins,
+            r.a_as_king_side.draws,
+            r.a_as_king_side.losses
+        );
+        results.push(dama_eval::PairResult::new(
+            players[i].0.clone(),
+            players[j].0.clone(),
+            t,
+        ));
+        matches.push(r);
+    }
+    let table = dama_eval::fit_elo(&results, &dama_eval::FitConfig::default())?;
+    outln!("{table}");
+    let stem = run_dir.join("eval").join("ladder");
+    table.save(&stem)?;
+    let path = run_dir.join("eval").join("ladder-matches.json");
+    dama_selfplay::record::write_atomic(&path, serde_json::to_string_pretty(&matches)?.as_bytes())?;
+    outln!(
+        "written to {}.csv, {}.json and {}",
+        stem.display(),
+        stem.display(),
+        path.display()
     );
     Ok(())
 }

@@ -43,6 +43,11 @@ pub struct TrainArgs {
     /// variant (`quick-croda-…`); a resumed run must have the same rules.
     #[arg(long)]
     rules: Option<dama_engine::Rules>,
+    /// Override `[game] name`: `draughts` or `tafl` (Turkish Tafl, whose
+    /// rule options are `[tafl]` in the config). A new run's name then
+    /// carries the game (`quick-tafl-…`).
+    #[arg(long)]
+    game: Option<dama_nn::GameName>,
     /// No progress bars (one line per generation only).
     #[arg(long)]
     quiet: bool,
@@ -82,7 +87,20 @@ pub fn run(args: &TrainArgs) -> Result<()> {
         ),
     };
     let mut stem = stem;
+    if let Some(g) = args.game {
+        if g != config.game.name && args.config.is_some() {
+            stem = format!("{stem}-{g}");
+        }
+        config.game.name = g;
+        config.fit_model_to_game();
+    }
     if let Some(r) = args.rules {
+        if config.game.name != dama_nn::GameName::Draughts {
+            bail!(
+                "--rules sets Turkish draughts' rule options; {}'s are `[tafl]` in the config",
+                config.game.name.title()
+            );
+        }
         if r.variant != config.rules.variant && args.config.is_some() {
             stem = format!("{stem}-{}", r.variant);
         }

@@ -10,6 +10,8 @@
 //! * Ladder: [`run_ladder`] plays many matches and fits one Elo scale
 //!   anchored at `random` = 0 ([`fit_elo`], [`RatingTable`] with CSV/JSON
 //!   output).
+//! * Turkish Tafl: [`tafl::play_tafl_match`] plays a batched match of
+//!   baselines and networks, each opening once per side.
 //!
 //! # Examples
 //!
@@ -53,6 +55,7 @@ mod rating;
 mod searcher;
 mod spec;
 mod stats;
+pub mod tafl;
 #[cfg(feature = "network")]
 mod timed;
 
@@ -67,7 +70,7 @@ pub use ladder::{run_checkpoints, run_ladder, LadderConfig, LadderResult, Pairin
 pub use mcts_player::MctsPlayer;
 pub use mcts_player::MAX_TIMED_SIMS;
 #[cfg(feature = "network")]
-pub use network::{checkpoint_rules, NetworkPlayer};
+pub use network::{checkpoint_game, checkpoint_rules, tafl_network_player, NetworkPlayer};
 pub use openings::{load_openings, openings_for, random_openings, Opening, OpeningSource};
 pub use player::{BuildOptions, GreedyPlayer, Player, PlayerFactory, RandomPlayer};
 pub use rating::{fit_elo, FitConfig, PairResult, Rating, RatingTable};

@@ -11,7 +11,6 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use dama_engine::{Game, Move, StepResult};
-use dama_mcts::dama::DamaState;
 use dama_mcts::{Algorithm, Evaluator, SearchConfig};
 use dama_nn::{DeviceSpec, Network, NnEvaluator, Precision};
 use rand::RngCore;
@@ -308,13 +307,98 @@ impl std::fmt::Debug for NetworkFactory {
 /// An [`NnEvaluator`] behind the arena's type-erased evaluator.
 struct Erased(NnEvaluator);
 
-impl Evaluator<DamaState> for Erased {
+impl<G> Evaluator<G> for Erased
+where
+    NnEvaluator: Evaluator<G, Error = dama_nn::Error>,
+    G: dama_mcts::Game,
+{
     type Error = NetworkError;
 
     fn evaluate(
         &mut self,
-        batch: &[dama_mcts::Leaf<'_, DamaState>],
+        batch: &[dama_mcts::Leaf<'_, G>],
     ) -> Result<Vec<dama_mcts::Evaluation>, NetworkError> {
-        Evaluator::<DamaState>::evaluate(&mut self.0, batch).map_err(|e| NetworkError(Box::new(e)))
+        Evaluator::<G>::evaluate(&mut self.0, batch).map_err(|e| NetworkError(Box::new(e)))
     }
+}
+
+/// The game and rules the checkpoints at `paths` were trained under (from
+/// their sidecars): `None` for no paths.
+///
+/// # Errors
+///
+/// A sidecar that cannot be read, or checkpoints of different games or
+/// rules (naming both), since one match plays one game.
+pub fn checkpoint_game(paths: &[PathBuf]) -> Result<Option<dama_nn::GameRules>, Error> {
+    let mut found: Option<(dama_nn::GameRules, &PathBuf)> = None;
+    for p in paths {
+        let name = p.display().to_string();
+        let meta = dama_nn::read_meta(p).map_err(|e| nn_error(&name, e))?;
+        let rules = meta.game_rules();
+        match &found {
+            Some((r, q)) if *r != rules => {
+                return Err(Error::Spec(format!(
+                    "{} was trained for {r} but {} for {rules}: one match plays one game",
+                    q.display(),
+                    p.display(),
+                )))
+            }
+            Some(_) => {}
+            None => found = Some((rules, p)),
+        }
+    }
+    Ok(found.map(|(r, _)| r))
+}
+
+/// A Turkish Tafl checkpoint player for [`crate::tafl::play_tafl_match`]:
+/// `ckpt:PATH[,sims=N][,search=…][,draw=D]` with a simulation budget, whose
+/// checkpoint was trained under exactly `rules` (another game's, or other
+/// rules', is refused by name).
+///
+/// # Errors
+///
+/// A spec that is not a checkpoint with a simulation budget, a missing or
+/// incompatible checkpoint, the device.
+pub fn tafl_network_player(
+    spec: &PlayerSpec,
+    options: &BuildOptions,
+    rules: &dama_tafl::TaflRules,
+) -> Result<crate::tafl::TaflPlayer, Error> {
+    let name = spec.to_string();
+    let PlayerSpec::Checkpoint {
+        path,
+        budget,
+        search,
+        draw_score,
+    } = spec
+    else {
+        return Err(Error::Spec(format!(
+            "`{name}` is not a checkpoint player (ckpt:PATH)"
+        )));
+    };
+    let SearchBudget::Sims(sims) = *budget else {
+        return Err(Error::Spec(format!(
+            "`{name}`: Turkish Tafl checkpoint players search to a simulation count (sims=N), not a time"
+        )));
+    };
+    spec.check_files().map_err(|e| Error::Player {
+        player: name.clone(),
+        message: e.to_string(),
+    })?;
+    let device = dama_nn::device::resolve(options.device.unwrap_or_default())
+        .map_err(|e| nn_error(&name, e))?;
+    let (net, _meta) = dama_nn::load_network_for(path, device, &dama_nn::GameRules::Tafl(*rules))
+        .map_err(|e| nn_error(&name, e))?;
+    let evaluator =
+        NnEvaluator::new(&net, device, Precision::F32).map_err(|e| nn_error(&name, e))?;
+    let config = SearchConfig {
+        draw_score: *draw_score,
+        ..search_config(*search, sims, &device)
+    };
+    Ok(crate::tafl::TaflPlayer::Network {
+        name,
+        evaluator: Box::new(Erased(evaluator)),
+        config,
+        sims,
+    })
 }

@@ -7,8 +7,8 @@
 //!   batch-norm running statistics) under its stable name;
 //! * `models/x.optim.safetensors` (trainer checkpoints only): the optimizer
 //!   state, `<param>/momentum` or `<param>/exp_avg` and `<param>/exp_avg_sq`;
-//! * `models/x.json`: [`CheckpointMeta`] (model config, encoding version,
-//!   rules, step, training config, and the size and FNV-1a hash of each
+//! * `models/x.json`: [`CheckpointMeta`] (the game, its encoding version
+//!   and rules, model config, step, training config, and the size and FNV-1a hash of each
 //!   tensor file).
 //!
 //! Each file is written to `*.tmp`, synced and renamed; the sidecar is
@@ -25,9 +25,9 @@ use serde::{Deserialize, Serialize};
 use tch::{Device, Tensor};
 
 use crate::config::{ModelConfig, TrainConfig};
-use crate::encode::ENCODING_VERSION;
 use crate::error::{Error, Result};
 use crate::files::{fnv1a64, tmp_path, write_atomic};
+use crate::game::{GameName, GameRules};
 use crate::model::Network;
 use crate::train::Trainer;
 
@@ -62,13 +62,22 @@ pub struct OptimizerEntry {
 pub struct CheckpointMeta {
     /// [`CHECKPOINT_FORMAT`] of the writer.
     pub format: u32,
-    /// [`ENCODING_VERSION`](crate::encode::ENCODING_VERSION) the network was
-    /// trained with.
+    /// The game the network plays (absent in checkpoints written before
+    /// Turkish Tafl: draughts).
+    #[serde(default)]
+    pub game: GameName,
+    /// The version of the game's encoding the network was trained with
+    /// ([`Encoding::version`](crate::game::Encoding::version)).
     pub encoding_version: u32,
     /// Network shape.
     pub model: ModelConfig,
-    /// Rules of the games the network was trained on.
+    /// Rules of the draughts games the network was trained on (the
+    /// defaults for another game: see [`CheckpointMeta::game_rules`]).
     pub rules: Rules,
+    /// Rules of the Turkish Tafl games the network was trained on (a Tafl
+    /// checkpoint only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tafl_rules: Option<dama_tafl::TaflRules>,
     /// Optimizer steps taken.
     pub step: u64,
     /// Training configuration (trainer checkpoints).
@@ -77,6 +86,48 @@ pub struct CheckpointMeta {
     pub weights: FileEntry,
     /// The optimizer state (trainer checkpoints).
     pub optimizer: Option<OptimizerEntry>,
+}
+
+impl CheckpointMeta {
+    /// The game and rules the network was trained under.
+    pub fn game_rules(&self) -> GameRules {
+        match self.game {
+            GameName::Draughts => GameRules::Draughts(self.rules),
+            GameName::Tafl => GameRules::Tafl(self.tafl_rules.unwrap_or_default()),
+        }
+    }
+
+    /// Checks that the network plays `game`.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Incompatible`] naming both games.
+    pub fn expect_game(&self, game: GameName, path: &Path) -> Result<()> {
+        if self.game == game {
+            return Ok(());
+        }
+        Err(Error::Incompatible {
+            path: sidecar_path(path),
+            problems: vec![format!(
+                "the network was trained for {} ({}), not {} ({})",
+                self.game.title(),
+                self.game,
+                game.title(),
+                game
+            )],
+        })
+    }
+}
+
+/// The game, rules and encoding fields of a new sidecar.
+fn game_fields(rules: &GameRules) -> (GameName, u32, Rules, Option<dama_tafl::TaflRules>) {
+    let game = rules.name();
+    (
+        game,
+        game.encoding().version,
+        rules.draughts().unwrap_or_default(),
+        rules.tafl(),
+    )
 }
 
 /// The sidecar path for a weights path: `x.safetensors` → `x.json`.
@@ -98,16 +149,19 @@ pub fn optimizer_path(weights: &Path) -> PathBuf {
 /// I/O and libtorch errors.
 pub fn save_network(
     net: &Network,
-    rules: &Rules,
+    rules: impl Into<GameRules>,
     step: u64,
     path: &Path,
 ) -> Result<CheckpointMeta> {
+    let (game, encoding_version, rules, tafl_rules) = game_fields(&rules.into());
     let weights = write_tensors(path, &net_tensors(net))?;
     let meta = CheckpointMeta {
         format: CHECKPOINT_FORMAT,
-        encoding_version: ENCODING_VERSION,
+        game,
+        encoding_version,
         model: net.config().clone(),
-        rules: *rules,
+        rules,
+        tafl_rules,
         step,
         train: None,
         weights,
@@ -123,14 +177,21 @@ pub fn save_network(
 /// # Errors
 ///
 /// I/O and libtorch errors.
-pub fn save_trainer(trainer: &Trainer, rules: &Rules, path: &Path) -> Result<CheckpointMeta> {
+pub fn save_trainer(
+    trainer: &Trainer,
+    rules: impl Into<GameRules>,
+    path: &Path,
+) -> Result<CheckpointMeta> {
+    let (game, encoding_version, rules, tafl_rules) = game_fields(&rules.into());
     let weights = write_tensors(path, &net_tensors(trainer.network()))?;
     let state = write_tensors(&optimizer_path(path), &trainer.optimizer_tensors())?;
     let meta = CheckpointMeta {
         format: CHECKPOINT_FORMAT,
-        encoding_version: ENCODING_VERSION,
+        game,
+        encoding_version,
         model: trainer.network().config().clone(),
-        rules: *rules,
+        rules,
+        tafl_rules,
         step: trainer.step(),
         train: Some(trainer.config().clone()),
         weights,
@@ -179,14 +240,30 @@ pub fn parse_meta(text: &str, side: &Path) -> Result<CheckpointMeta> {
             meta.format
         ));
     }
-    if meta.encoding_version != ENCODING_VERSION {
+    let encoding = meta.game.encoding();
+    if meta.encoding_version != encoding.version {
         problems.push(format!(
-            "encoding version {} but this build encodes version {ENCODING_VERSION}",
-            meta.encoding_version
+            "{} encoding version {} but this build encodes version {}",
+            meta.game.title(),
+            meta.encoding_version,
+            encoding.version
         ));
     }
     if let Err(e) = meta.model.validate() {
         problems.push(e.to_string());
+    } else if meta.model.shape() != encoding.shape {
+        problems.push(format!(
+            "a network of {} does not fit {}'s encoding ({})",
+            meta.model.shape(),
+            meta.game.title(),
+            encoding.shape
+        ));
+    }
+    if (meta.game == GameName::Tafl) != meta.tafl_rules.is_some() {
+        problems.push(format!(
+            "tafl_rules must be present exactly in a Turkish Tafl checkpoint (game {})",
+            meta.game
+        ));
     }
     let files =
         std::iter::once(&meta.weights.file).chain(meta.optimizer.as_ref().map(|o| &o.state.file));
@@ -212,31 +289,73 @@ pub fn parse_meta(text: &str, side: &Path) -> Result<CheckpointMeta> {
     Ok(meta)
 }
 
-/// Loads a network saved by [`save_network`] or [`save_trainer`] onto
-/// `device` (fp32). If `rules` is given, the checkpoint must have been
-/// trained under those rules.
+/// Loads a draughts network saved by [`save_network`] or [`save_trainer`]
+/// onto `device` (fp32). A network of another game is refused by name; if
+/// `rules` is given, the checkpoint must have been trained under those
+/// rules.
 ///
 /// # Errors
 ///
 /// [`Error::Corrupt`] for a truncated or damaged file,
-/// [`Error::Incompatible`] naming every mismatch (rules, encoding version,
-/// missing, unexpected or misshapen tensors), I/O and libtorch errors.
+/// [`Error::Incompatible`] naming every mismatch (game, rules, encoding
+/// version, missing, unexpected or misshapen tensors), I/O and libtorch
+/// errors.
 pub fn load_network(
     path: &Path,
     device: Device,
     rules: Option<&Rules>,
 ) -> Result<(Network, CheckpointMeta)> {
+    match rules {
+        Some(r) => load_network_for(path, device, &GameRules::Draughts(*r)),
+        None => load_game_network(path, device, GameName::Draughts),
+    }
+}
+
+/// Loads a network of `game` (any rules of it); another game's is refused
+/// by name.
+///
+/// # Errors
+///
+/// As [`load_network`].
+pub fn load_game_network(
+    path: &Path,
+    device: Device,
+    game: GameName,
+) -> Result<(Network, CheckpointMeta)> {
     let meta = read_meta(path)?;
-    if let Some(r) = rules {
-        if *r != meta.rules {
-            return Err(Error::Incompatible {
-                path: sidecar_path(path),
-                problems: vec![format!(
-                    "rules: {r:?} expected, checkpoint trained with {:?}",
-                    meta.rules
-                )],
-            });
-        }
+    meta.expect_game(game, path)?;
+    let mut net = Network::new(&meta.model, device)?;
+    load_weights_into(&mut net, path, &meta)?;
+    Ok((net, meta))
+}
+
+/// Loads a network trained under exactly `rules` (their game and every
+/// option).
+///
+/// # Errors
+///
+/// As [`load_network`].
+pub fn load_network_for(
+    path: &Path,
+    device: Device,
+    rules: &GameRules,
+) -> Result<(Network, CheckpointMeta)> {
+    let meta = read_meta(path)?;
+    meta.expect_game(rules.name(), path)?;
+    let trained = meta.game_rules();
+    if trained != *rules {
+        let show = |r: &GameRules| match r {
+            GameRules::Draughts(r) => format!("{r:?}"),
+            GameRules::Tafl(r) => r.to_string(),
+        };
+        return Err(Error::Incompatible {
+            path: sidecar_path(path),
+            problems: vec![format!(
+                "rules: {} expected, checkpoint trained with {}",
+                show(rules),
+                show(&trained)
+            )],
+        });
     }
     let mut net = Network::new(&meta.model, device)?;
     load_weights_into(&mut net, path, &meta)?;
@@ -273,7 +392,10 @@ pub fn load_weights(net: &mut Network, path: &Path) -> Result<CheckpointMeta> {
 /// As [`load_network`], plus [`Error::Incompatible`] when the checkpoint has
 /// no optimizer state or a different optimizer.
 pub fn load_trainer(path: &Path, device: Device, train: Option<TrainConfig>) -> Result<Trainer> {
-    let (net, meta) = load_network(path, device, None)?;
+    // Any game: the run that resumes it knows its game from its config.
+    let meta = read_meta(path)?;
+    let mut net = Network::new(&meta.model, device)?;
+    load_weights_into(&mut net, path, &meta)?;
     let side = sidecar_path(path);
     let incompatible = |p: String| Error::Incompatible {
         path: side.clone(),

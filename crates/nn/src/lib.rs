@@ -53,6 +53,7 @@ pub mod encode;
 mod error;
 mod evaluator;
 pub mod files;
+mod game;
 mod loss;
 mod model;
 mod shape;
@@ -62,13 +63,15 @@ mod train;
 
 pub use batch::{Batch, BatchBuilder, SampleMut};
 pub use checkpoint::{
-    load_network, load_trainer, read_meta, save_network, save_trainer, CheckpointMeta,
+    load_game_network, load_network, load_network_for, load_trainer, read_meta, save_network,
+    save_trainer, CheckpointMeta,
 };
 pub use config::{LrSchedule, ModelConfig, OptimizerConfig, TrainConfig};
 pub use cpu::{cpu_bf16_fast, CpuFeatures, PrecisionChoice};
 pub use device::DeviceSpec;
 pub use error::{Error, Result};
 pub use evaluator::{masked_softmax, NnEvaluator, NnInput, Precision, RawOutput};
+pub use game::{Encoding, GameName, GameRules, UnknownGame};
 pub use loss::MASKED_LOGIT;
 pub use model::{Network, Output};
 pub use shape::Shape;

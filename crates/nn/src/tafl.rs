@@ -132,6 +132,25 @@ pub fn mirror_policy_index(index: usize) -> usize {
     step_of_index(index).map_or(index, |s| policy_index(s.mirror()))
 }
 
+/// Writes the mirror image (rows A ↔ D) of encoded planes `src` into `dst`
+/// (both `TAFL_SHAPE.planes_len()` long): every plane is the same kind of
+/// plane after the mirror, its squares reflected across the long axis.
+///
+/// # Panics
+///
+/// If a slice has another length.
+pub fn mirror_planes(src: &[f32], dst: &mut [f32]) {
+    let n = TAFL_SHAPE.planes_len();
+    assert_eq!(src.len(), n, "tafl::mirror_planes: source length");
+    assert_eq!(dst.len(), n, "tafl::mirror_planes: destination length");
+    let rows = usize::from(dama_tafl::ROWS);
+    for (d, s) in dst.chunks_exact_mut(rows).zip(src.chunks_exact(rows)) {
+        for r in 0..rows {
+            d[rows - 1 - r] = s[r];
+        }
+    }
+}
+
 impl NnInput for dama_tafl::Game {
     type Action = Step;
     const SHAPE: Shape = TAFL_SHAPE;
@@ -172,6 +191,36 @@ mod tests {
             assert_eq!(mirror_policy_index(mirror_policy_index(i)), i);
         }
         assert_eq!(step_of_index(TAFL_SHAPE.policy_size()), None);
+    }
+
+    #[test]
+    fn mirrored_planes_hold_the_mirrored_pieces() {
+        let mut rng = rand::rngs::StdRng::seed_from_u64(4);
+        let mut g = Game::new(TaflRules::default());
+        let (mut planes, mut mirrored, mut expected) = (
+            vec![0.0; TAFL_SHAPE.planes_len()],
+            vec![0.0; TAFL_SHAPE.planes_len()],
+            vec![0.0; TAFL_SHAPE.planes_len()],
+        );
+        for _ in 0..40 {
+            if g.outcome().is_some() {
+                break;
+            }
+            let moves = g.legal_moves();
+            let m = moves[rng.gen_range(0..moves.len())].clone();
+            g.play(&m).unwrap();
+            encode_planes(&g, &mut planes);
+            mirror_planes(&planes, &mut mirrored);
+            let pos = g.position();
+            expected.fill(0.0);
+            fill(&mut expected, 0, pos.king_side_men().mirror());
+            fill(&mut expected, 1, Bitboard::from_square(pos.king()).mirror());
+            fill(&mut expected, 2, pos.defender_men().mirror());
+            fill(&mut expected, 3, pos.defender_kings().mirror());
+            assert_eq!(mirrored[..4 * 32], expected[..4 * 32], "at {pos}");
+            // Constant planes stay constant.
+            assert_eq!(mirrored[4 * 32..5 * 32], planes[4 * 32..5 * 32]);
+        }
     }
 
     #[test]

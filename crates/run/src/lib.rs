@@ -58,7 +58,7 @@ pub use device::{DeviceSpec, ParseDeviceError};
 pub use dir::{generation_of, sidecar_of, RunDir, RunLock};
 pub use metrics::{
     read_metrics, selfplay_totals, truncate_after_generation, EvalEvent, GenerationEvent,
-    LearnerEvent, MetricsEvent, MetricsWriter, SelfplayEvent, SessionEvent, TrainEvent,
+    LearnerEvent, MetricsEvent, MetricsWriter, SelfplayEvent, SessionEvent, SideResult, TrainEvent,
     WorkerEvent,
 };
 pub use state::RunState;

@@ -309,6 +309,25 @@ pub struct EvalEvent {
     /// Upper end of the Elo difference's 95% interval.
     #[serde(deserialize_with = "real")]
     pub elo_hi: f64,
+    /// An asymmetric game's results per side (Turkish Tafl: the network as
+    /// `defender`, then as `king_side`); absent for draughts, whose colours
+    /// are alternated and summed.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub by_side: Vec<SideResult>,
+}
+
+/// The network's results when it played one side of an asymmetric game.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct SideResult {
+    /// The side (`defender`, `king_side`).
+    pub side: String,
+    /// Games the network won playing it.
+    pub wins: u32,
+    /// Games drawn.
+    pub draws: u32,
+    /// Games lost.
+    pub losses: u32,
 }
 
 /// `"generation"`: a generation finished.

@@ -118,6 +118,7 @@ mod tests {
 
     fn game(generation: u32, positions: usize) -> GameRecord {
         GameRecord {
+            game: dama_nn::GameName::Draughts,
             game_id: u64::from(generation),
             generation,
             rules: String::new(),

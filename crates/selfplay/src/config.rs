@@ -8,7 +8,7 @@ use std::path::Path;
 
 use dama_engine::Rules;
 use dama_mcts::SearchConfig;
-use dama_nn::{ModelConfig, PrecisionChoice, TrainConfig};
+use dama_nn::{GameName, GameRules, ModelConfig, PrecisionChoice, TrainConfig};
 use serde::{Deserialize, Serialize};
 
 use crate::Error;
@@ -20,8 +20,17 @@ use crate::Error;
 pub struct RunConfig {
     /// Run-wide settings: generations, seed, device, threads.
     pub run: RunSection,
+    /// The game (`[game] name = "tafl"`; draughts by default). Left out of
+    /// `config.toml` for draughts, so a draughts run writes the config it
+    /// always wrote.
+    #[serde(skip_serializing_if = "GameSection::is_default")]
+    pub game: GameSection,
     /// The rules of the game (rule options of Turkish draughts).
     pub rules: Rules,
+    /// Turkish Tafl's rule options (`[game] name = "tafl"` only; see the
+    /// `dama-tafl` crate's docs). Left out of `config.toml` while default.
+    #[serde(skip_serializing_if = "is_default_tafl")]
+    pub tafl: dama_tafl::TaflRules,
     /// The network's shape.
     pub model: ModelConfig,
     /// The search used by self-play.
@@ -44,6 +53,25 @@ pub struct RunConfig {
     /// its defaults, so `dama train` writes the config it always wrote.
     #[serde(skip_serializing_if = "DistributedConfig::is_default")]
     pub distributed: DistributedConfig,
+}
+
+/// `[game]`: which game the run trains.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct GameSection {
+    /// `draughts` (Turkish draughts and its variants, `[rules]`) or `tafl`
+    /// (Turkish Tafl, `[tafl]`).
+    pub name: GameName,
+}
+
+impl GameSection {
+    fn is_default(&self) -> bool {
+        *self == GameSection::default()
+    }
+}
+
+fn is_default_tafl(r: &dama_tafl::TaflRules) -> bool {
+    *r == dama_tafl::TaflRules::default()
 }
 
 /// The largest `distributed.games_per_chunk`.
@@ -373,9 +401,31 @@ impl RunConfig {
     /// # Errors
     /// TOML syntax, an unknown key, or an invalid value.
     pub fn parse(text: &str) -> Result<RunConfig, Error> {
-        let cfg: RunConfig = toml::from_str(text).map_err(|e| Error::Config(e.to_string()))?;
+        let mut cfg: RunConfig = toml::from_str(text).map_err(|e| Error::Config(e.to_string()))?;
+        cfg.fit_model_to_game();
         cfg.validate()?;
         Ok(cfg)
+    }
+
+    /// Gives `[model]` the game's shapes when it holds the defaults
+    /// (draughts') or another game's: a config leaves the shapes out, and
+    /// the game decides them.
+    pub fn fit_model_to_game(&mut self) {
+        let shape = self.model.shape();
+        if GameName::ALL.iter().any(|g| g.encoding().shape == shape) {
+            self.model = self
+                .model
+                .clone()
+                .with_shape(self.game.name.encoding().shape);
+        }
+    }
+
+    /// The game and the rules its games are played under.
+    pub fn game_rules(&self) -> GameRules {
+        match self.game.name {
+            GameName::Draughts => GameRules::Draughts(self.rules),
+            GameName::Tafl => GameRules::Tafl(self.tafl),
+        }
     }
 
     /// The config as TOML (what `config.toml` of a run holds).
@@ -495,15 +545,55 @@ impl RunConfig {
         self.model.validate().map_err(|err| invalid("model", err))?;
         // The shapes come from the game (draughts: its variants share one
         // encoding); a config has no reason to set them.
-        if self.model.shape() != dama_nn::Shape::DRAUGHTS {
+        let shape = self.game.name.encoding().shape;
+        if self.model.shape() != shape {
             return Err(invalid(
                 "model",
                 format!(
                     "input_planes, board_height, board_width and policy_planes are the game's \
-                     ({}); leave them out",
-                    dama_nn::Shape::DRAUGHTS
+                     ({}: {shape}); leave them out",
+                    self.game.name.title()
                 ),
             ));
+        }
+        match self.game.name {
+            GameName::Draughts => {
+                if !is_default_tafl(&self.tafl) {
+                    return Err(invalid(
+                        "tafl",
+                        "Turkish Tafl's rule options need `[game] name = \"tafl\"`",
+                    ));
+                }
+            }
+            GameName::Tafl => {
+                if self.rules != Rules::default() {
+                    return Err(invalid(
+                        "rules",
+                        "[rules] holds Turkish draughts' options; Turkish Tafl's go in [tafl]",
+                    ));
+                }
+                if self.teacher.generations > 0 {
+                    return Err(invalid(
+                        "teacher.generations",
+                        "teacher games are played by the draughts alpha-beta engine; \
+                         Turkish Tafl has none (leave [teacher] out)",
+                    ));
+                }
+                if !self.selfplay.tablebase.is_empty() {
+                    return Err(invalid(
+                        "selfplay.tablebase",
+                        "endgame tables are draughts tables; Turkish Tafl has none",
+                    ));
+                }
+                for spec in &self.eval.baselines {
+                    let parsed: dama_eval::PlayerSpec = spec
+                        .parse()
+                        .map_err(|err| invalid("eval.baselines", format!("`{spec}`: {err}")))?;
+                    dama_eval::tafl::baseline_of(&parsed)
+                        .map(|_| ())
+                        .map_err(|err| invalid("eval.baselines", format!("`{spec}`: {err}")))?;
+                }
+            }
         }
         self.train.validate().map_err(|err| invalid("train", err))?;
         self.search

@@ -305,8 +305,8 @@ pub fn run_worker(
         let g = pointer.generation;
         if net.as_ref().is_none_or(|(have, _)| *have != g) {
             let path = fetch_model(store, g, &opts.cache_dir)?;
-            let (network, _) =
-                dama_nn::load_network(&path, device, Some(&cfg.rules)).map_err(Error::Network)?;
+            let (network, _) = dama_nn::load_network_for(&path, device, &cfg.game_rules())
+                .map_err(Error::Network)?;
             net = Some((g, network));
             cache.clear();
             progress.event(ProgressEvent::Note(&format!(
@@ -325,18 +325,9 @@ pub fn run_worker(
             )));
         }
         let mut evaluator = NnEvaluator::new(network, device, precision).map_err(Error::Network)?;
-        let job: SelfplayJob<'_, crate::selfplay::State> = SelfplayJob {
-            selfplay: &selfplay_cfg,
-            search: &cfg.search,
-            setup: crate::selfplay::DamaSetup {
-                rules: cfg.rules,
-                tablebase: tablebase.clone(),
-            },
-            generation: g,
-            seed: cfg.run.seed
-                ^ fnv1a64(opts.worker.as_str().as_bytes())
-                ^ sequence.wrapping_mul(0x94D0_49BB_1331_11EB),
-        };
+        let seed = cfg.run.seed
+            ^ fnv1a64(opts.worker.as_str().as_bytes())
+            ^ sequence.wrapping_mul(0x94D0_49BB_1331_11EB);
         progress.event(ProgressEvent::StageStarted {
             generation: g,
             stage: Stage::Selfplay,
@@ -356,7 +347,7 @@ pub fn run_worker(
                 selfplay: &selfplay_cfg,
                 rules: cfg.rules,
                 generation: g,
-                seed: job.seed,
+                seed,
                 tablebase: tablebase.clone(),
             };
             pool.install(|| {
@@ -370,18 +361,40 @@ pub fn run_worker(
                 )
             })
         } else {
-            pool.install(|| {
-                selfplay::play_games(
-                    &job,
-                    &mut evaluator,
-                    &mut cache,
-                    |_, s| {
-                        progress.event(ProgressEvent::SelfplayGame { stats: s });
-                        Ok(())
-                    },
-                    || stop.load(Ordering::SeqCst),
-                )
-            })
+            let on_game = |_: &crate::record::GameRecord, s: &crate::selfplay::SelfplayStats| {
+                progress.event(ProgressEvent::SelfplayGame { stats: s });
+                Ok(())
+            };
+            let stopped = || stop.load(Ordering::SeqCst);
+            match cfg.game.name {
+                dama_nn::GameName::Draughts => {
+                    let job: SelfplayJob<'_, crate::selfplay::State> = SelfplayJob {
+                        selfplay: &selfplay_cfg,
+                        search: &cfg.search,
+                        setup: crate::selfplay::DamaSetup {
+                            rules: cfg.rules,
+                            tablebase: tablebase.clone(),
+                        },
+                        generation: g,
+                        seed,
+                    };
+                    pool.install(|| {
+                        selfplay::play_games(&job, &mut evaluator, &mut cache, on_game, stopped)
+                    })
+                }
+                dama_nn::GameName::Tafl => {
+                    let job: SelfplayJob<'_, dama_mcts::tafl::TaflState> = SelfplayJob {
+                        selfplay: &selfplay_cfg,
+                        search: &cfg.search,
+                        setup: cfg.tafl,
+                        generation: g,
+                        seed,
+                    };
+                    pool.install(|| {
+                        selfplay::play_games(&job, &mut evaluator, &mut cache, on_game, stopped)
+                    })
+                }
+            }
         };
         progress.event(ProgressEvent::StageFinished {
             stage: Stage::Selfplay,

@@ -8,8 +8,13 @@
 //! 8       4     format version (u32, little endian) = FORMAT_VERSION
 //! 12      8     payload length in bytes (u64, little endian)
 //! 20      8     FNV-1a 64 checksum of the payload (u64, little endian)
-//! 28      n     payload: bincode 2 (standard config, serde) of `Vec<GameRecord>`
+//! 28      n     payload: bincode 2 (standard config, serde) of
+//!               `(GameName, Vec<GameRecord>)`: the game of every record of
+//!               the chunk, then the records
 //! ```
+//!
+//! Format 2 (before Turkish Tafl) is still read: its payload is the records
+//! alone, all of them draughts games.
 //!
 //! Files are written to a temporary name and renamed into place, so a reader
 //! never sees half a chunk. A truncated or altered file fails the length or
@@ -23,13 +28,17 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use dama_nn::files::fnv1a64;
+use dama_nn::GameName;
 use serde::{Deserialize, Serialize};
 
 use crate::Error;
 
 /// The current on-disk format version. Bump it when `GameRecord` changes and
 /// keep a reader for the old versions.
-pub const FORMAT_VERSION: u32 = 2;
+pub const FORMAT_VERSION: u32 = 3;
+
+/// The format before the game's name was written (draughts records only).
+const FORMAT_DRAUGHTS_ONLY: u32 = 2;
 
 const MAGIC: &[u8; 8] = b"DAMAGAME";
 const HEADER_LEN: usize = 28;
@@ -158,11 +167,16 @@ impl GameResult {
 /// A finished self-play game with its training samples.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct GameRecord {
+    /// The game (the chunk holds it once for all its records: see the
+    /// module's docs).
+    #[serde(skip)]
+    pub game: GameName,
     /// Unique within a run: generation * 1_000_000 + index.
     pub game_id: u64,
     /// The generation whose network played the game.
     pub generation: u32,
-    /// The rules the game was played under, as TOML.
+    /// The rules the game was played under: draughts rules as TOML, Turkish
+    /// Tafl's as their text (`first=defender,…`).
     pub rules: String,
     /// The start position in the engine's notation.
     pub start: String,
@@ -193,9 +207,40 @@ impl GameRecord {
     ///
     /// [`Error::Corrupt`] if the field is not rules TOML.
     pub fn game_rules(&self) -> Result<dama_engine::Rules, Error> {
+        if self.game != GameName::Draughts {
+            return Err(Error::Corrupt(format!(
+                "game {} is a {} game, not a draughts game",
+                self.game_id,
+                self.game.title()
+            )));
+        }
         toml::from_str(&self.rules).map_err(|e| {
             Error::Corrupt(format!(
                 "game {}: rules `{}` do not parse: {e}",
+                self.game_id, self.rules
+            ))
+        })
+    }
+}
+
+impl GameRecord {
+    /// The Turkish Tafl rules the game was played under.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Corrupt`] for a game of another game, or rules that do not
+    /// parse.
+    pub fn tafl_rules(&self) -> Result<dama_tafl::TaflRules, Error> {
+        if self.game != GameName::Tafl {
+            return Err(Error::Corrupt(format!(
+                "game {} is a {} game, not a Turkish Tafl game",
+                self.game_id,
+                self.game.title()
+            )));
+        }
+        self.rules.parse().map_err(|e| {
+            Error::Corrupt(format!(
+                "game {}: Turkish Tafl rules `{}` do not parse: {e}",
                 self.game_id, self.rules
             ))
         })
@@ -220,7 +265,14 @@ pub fn write_chunk(path: &Path, games: &[GameRecord]) -> Result<(), Error> {
 /// An encoding failure or a payload over [`MAX_PAYLOAD`], in words (the
 /// caller names the file).
 pub fn encode_chunk(games: &[GameRecord]) -> Result<Vec<u8>, String> {
-    let payload = bincode::serde::encode_to_vec(games, bincode_config())
+    let game = games.first().map_or(GameName::Draughts, |g| g.game);
+    if let Some(other) = games.iter().find(|g| g.game != game) {
+        return Err(format!(
+            "a chunk holds the games of one game: game {} is {}, game {} is {}",
+            games[0].game_id, game, other.game_id, other.game
+        ));
+    }
+    let payload = bincode::serde::encode_to_vec((game, games), bincode_config())
         .map_err(|e| format!("cannot encode games: {e}"))?;
     if payload.len() > MAX_PAYLOAD {
         return Err(format!(
@@ -281,9 +333,10 @@ pub fn decode_chunk(bytes: &[u8]) -> Result<Vec<GameRecord>, String> {
         return Err("not a dama game file (bad magic number)".into());
     }
     let version = u32::from_le_bytes(bytes[8..12].try_into().map_err(|_| "header")?);
-    if version != FORMAT_VERSION {
+    if version != FORMAT_VERSION && version != FORMAT_DRAUGHTS_ONLY {
         return Err(format!(
-            "game file format version {version}, this build reads version {FORMAT_VERSION}"
+            "game file format version {version}, this build reads versions \
+             {FORMAT_DRAUGHTS_ONLY} and {FORMAT_VERSION}"
         ));
     }
     let len = u64::from_le_bytes(bytes[12..20].try_into().map_err(|_| "header")?);
@@ -304,9 +357,17 @@ pub fn decode_chunk(bytes: &[u8]) -> Result<Vec<GameRecord>, String> {
     if fnv1a64(payload) != sum {
         return Err("checksum mismatch (file altered or corrupted)".into());
     }
-    let (games, used): (Vec<GameRecord>, usize) =
+    let decoded = if version == FORMAT_DRAUGHTS_ONLY {
         bincode::serde::decode_from_slice(payload, bincode_config())
-            .map_err(|e| format!("cannot decode games: {e}"))?;
+            .map(|(games, used): (Vec<GameRecord>, usize)| ((GameName::Draughts, games), used))
+    } else {
+        bincode::serde::decode_from_slice(payload, bincode_config())
+    };
+    let ((game, mut games), used): ((GameName, Vec<GameRecord>), usize) =
+        decoded.map_err(|e| format!("cannot decode games: {e}"))?;
+    for g in &mut games {
+        g.game = game;
+    }
     if used != payload.len() {
         return Err(format!(
             "{} trailing bytes after the games",
@@ -354,6 +415,7 @@ mod tests {
         plane[3] = 1.0;
         plane[60] = 1.0;
         GameRecord {
+            game: dama_nn::GameName::Draughts,
             game_id: id,
             generation: 2,
             rules: "no_capture_draw_plies = 50\n".into(),
@@ -411,13 +473,53 @@ mod tests {
     }
 
     #[test]
+    fn a_chunk_keeps_its_game_and_holds_one_game() {
+        let mut tafl = vec![sample_game(1), sample_game(2)];
+        for g in &mut tafl {
+            g.game = GameName::Tafl;
+            g.rules = dama_tafl::TaflRules::default().to_string();
+        }
+        let back = decode_chunk(&encode_chunk(&tafl).unwrap()).unwrap();
+        assert_eq!(back, tafl);
+        assert_eq!(
+            back[0].tafl_rules().unwrap(),
+            dama_tafl::TaflRules::default()
+        );
+        let err = back[0].game_rules().unwrap_err().to_string();
+        assert!(err.contains("Turkish Tafl game"), "{err}");
+        let err = sample_game(3).tafl_rules().unwrap_err().to_string();
+        assert!(err.contains("not a Turkish Tafl game"), "{err}");
+        tafl.push(sample_game(4));
+        let err = encode_chunk(&tafl).unwrap_err();
+        assert!(err.contains("one game"), "{err}");
+    }
+
+    #[test]
+    fn format_2_chunks_still_read_as_draughts() {
+        let games = vec![sample_game(5)];
+        let payload = bincode::serde::encode_to_vec(&games, bincode_config()).unwrap();
+        let mut bytes = Vec::new();
+        bytes.extend_from_slice(MAGIC);
+        bytes.extend_from_slice(&2u32.to_le_bytes());
+        bytes.extend_from_slice(&(payload.len() as u64).to_le_bytes());
+        bytes.extend_from_slice(&fnv1a64(&payload).to_le_bytes());
+        bytes.extend_from_slice(&payload);
+        let back = decode_chunk(&bytes).unwrap();
+        assert_eq!(back, games);
+        assert_eq!(back[0].game, GameName::Draughts);
+        bytes[8] = 1;
+        let err = decode_chunk(&bytes).unwrap_err();
+        assert!(err.contains("version 1"), "{err}");
+    }
+
+    #[test]
     fn golden_header_bytes_are_stable() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("g.games");
         write_chunk(&path, &[sample_game(7)]).unwrap();
         let bytes = fs::read(&path).unwrap();
         assert_eq!(&bytes[..8], b"DAMAGAME");
-        assert_eq!(u32::from_le_bytes(bytes[8..12].try_into().unwrap()), 2);
+        assert_eq!(u32::from_le_bytes(bytes[8..12].try_into().unwrap()), 3);
         let len = u64::from_le_bytes(bytes[12..20].try_into().unwrap()) as usize;
         assert_eq!(len, bytes.len() - HEADER_LEN);
     }

@@ -34,8 +34,10 @@ use std::time::{Duration, Instant};
 use dama_engine::Rules;
 use dama_eval::{PlayerSpec, SearchBudget};
 use dama_nn::device::{self, Device};
-use dama_nn::encode::{self, NUM_PLANES, PLANES_LEN, POLICY_SIZE};
-use dama_nn::{Batch, BatchBuilder, CpuFeatures, Network, NnEvaluator, Precision, Trainer};
+use dama_nn::{
+    Batch, BatchBuilder, CpuFeatures, Encoding, GameName, GameRules, Network, NnEvaluator,
+    Precision, Trainer,
+};
 use dama_run::{
     EvalEvent, GenerationEvent, MetricsEvent, MetricsWriter, RunDir, RunLock, RunState,
     SessionEvent,
@@ -159,6 +161,9 @@ pub struct EvalLine {
     pub elo_lo: f64,
     /// Upper end of the 95% interval.
     pub elo_hi: f64,
+    /// An asymmetric game's results per side (see
+    /// [`dama_run::SideResult`]); empty for draughts.
+    pub by_side: Vec<dama_run::SideResult>,
 }
 
 /// An opponent of a generation's evaluation.
@@ -220,28 +225,34 @@ impl ChunkWriter {
     }
 }
 
-/// Assembles a training batch from buffer samples (mirrored where flagged).
+/// Assembles a training batch in `encoding` (the run's game's) from
+/// buffer samples (mirrored where flagged).
 ///
 /// # Errors
 /// A corrupt sample (wrong plane count, an index out of range).
 pub fn make_batch(
     samples: &[(&Sample, bool)],
+    encoding: Encoding,
     q_weight: f32,
     device: Device,
 ) -> Result<Batch, Error> {
-    let mut builder = BatchBuilder::new();
-    let mut tmp = vec![0.0f32; PLANES_LEN];
+    let shape = encoding.shape;
+    let squares = shape.squares();
+    let mut builder = BatchBuilder::for_shape(shape);
+    let mut tmp = vec![0.0f32; shape.planes_len()];
     for (s, mirror) in samples {
-        if s.planes.len() != NUM_PLANES || s.legal.len() != s.policy.len() {
+        if s.planes.len() != shape.planes || s.legal.len() != s.policy.len() {
             return Err(Error::Corrupt(format!(
-                "sample with {} planes (expected {NUM_PLANES}) and {} legal actions for {} policy values",
+                "sample with {} planes (expected {} for {}) and {} legal actions for {} policy values",
                 s.planes.len(),
+                shape.planes,
+                encoding.game.title(),
                 s.legal.len(),
                 s.policy.len()
             )));
         }
         for (p, packed) in s.planes.iter().enumerate() {
-            packed.unpack_into(&mut tmp[p * 64..(p + 1) * 64])?;
+            packed.unpack_into(&mut tmp[p * squares..(p + 1) * squares])?;
         }
         let mut row = builder.push_sample();
         let dst = row
@@ -249,17 +260,17 @@ pub fn make_batch(
             .as_slice_mut()
             .expect("invariant: a fresh row is contiguous");
         if *mirror {
-            encode::mirror_planes(&tmp, dst);
+            encoding.mirror_planes(&tmp, dst);
         } else {
             dst.copy_from_slice(&tmp);
         }
         for (&idx, &p) in s.legal.iter().zip(&s.policy) {
             let idx = usize::from(idx);
-            if idx >= POLICY_SIZE {
+            if idx >= shape.policy_size() {
                 return Err(Error::Corrupt(format!("policy index {idx} out of range")));
             }
             let idx = if *mirror {
-                encode::mirror_policy_index(idx)
+                encoding.mirror_policy_index(idx)
             } else {
                 idx
             };
@@ -368,6 +379,7 @@ impl TrainingRun {
                 ))
             })?;
         let rules: Rules = cfg.rules;
+        let game_rules: GameRules = cfg.game_rules();
 
         if dir.root().as_os_str().is_empty() {
             return Err(Error::Config("the run directory must not be empty".into()));
@@ -420,7 +432,7 @@ impl TrainingRun {
             device::manual_seed(cfg.run.seed);
             let net = Network::new(&cfg.model, device).map_err(nn_err)?;
             let trainer = Trainer::new(net, cfg.train.clone()).map_err(nn_err)?;
-            dama_nn::save_trainer(&trainer, &rules, &dir.model(0)).map_err(nn_err)?;
+            dama_nn::save_trainer(&trainer, game_rules, &dir.model(0)).map_err(nn_err)?;
             (RunState::new_run(), trainer)
         };
         // Forget metrics of an unfinished generation (they will be redone).
@@ -485,7 +497,7 @@ impl TrainingRun {
             None
         } else {
             Some(
-                dama_nn::load_network(&dir.model(state.best_generation), device, Some(&rules))
+                dama_nn::load_network_for(&dir.model(state.best_generation), device, &game_rules)
                     .map_err(nn_err)?
                     .0,
             )
@@ -548,16 +560,6 @@ impl TrainingRun {
         let mut evaluator =
             NnEvaluator::new(net_for_play, self.device, self.precision).map_err(nn_err)?;
         self.cache.clear();
-        let job: SelfplayJob<'_, crate::selfplay::State> = SelfplayJob {
-            selfplay: &cfg.selfplay,
-            search: &cfg.search,
-            setup: crate::selfplay::DamaSetup {
-                rules: cfg.rules,
-                tablebase: self.tablebase.clone(),
-            },
-            generation: gen,
-            seed: cfg.run.seed,
-        };
         progress.event(ProgressEvent::StageStarted {
             generation: gen,
             stage: Stage::Selfplay,
@@ -596,18 +598,40 @@ impl TrainingRun {
                 )
             })
         } else {
-            self.search_pool.install(|| {
-                selfplay::play_games(
-                    &job,
-                    &mut evaluator,
-                    cache,
-                    |g, s| {
-                        progress.event(ProgressEvent::SelfplayGame { stats: s });
-                        writer.push(g.clone())
-                    },
-                    || stop.load(Ordering::SeqCst),
-                )
-            })
+            let on_game = |g: &GameRecord, s: &SelfplayStats| {
+                progress.event(ProgressEvent::SelfplayGame { stats: s });
+                writer.push(g.clone())
+            };
+            let stopped = || stop.load(Ordering::SeqCst);
+            match cfg.game.name {
+                GameName::Draughts => {
+                    let job: SelfplayJob<'_, crate::selfplay::State> = SelfplayJob {
+                        selfplay: &cfg.selfplay,
+                        search: &cfg.search,
+                        setup: crate::selfplay::DamaSetup {
+                            rules: cfg.rules,
+                            tablebase: self.tablebase.clone(),
+                        },
+                        generation: gen,
+                        seed: cfg.run.seed,
+                    };
+                    self.search_pool.install(|| {
+                        selfplay::play_games(&job, &mut evaluator, cache, on_game, stopped)
+                    })
+                }
+                GameName::Tafl => {
+                    let job: SelfplayJob<'_, dama_mcts::tafl::TaflState> = SelfplayJob {
+                        selfplay: &cfg.selfplay,
+                        search: &cfg.search,
+                        setup: cfg.tafl,
+                        generation: gen,
+                        seed: cfg.run.seed,
+                    };
+                    self.search_pool.install(|| {
+                        selfplay::play_games(&job, &mut evaluator, cache, on_game, stopped)
+                    })
+                }
+            }
         };
         progress.event(ProgressEvent::StageFinished {
             stage: Stage::Selfplay,
@@ -679,7 +703,12 @@ impl TrainingRun {
                 let drawn = self
                     .buffer
                     .sample(cfg.train.batch_size, cfg.buffer.mirror, &mut rng);
-                let batch = make_batch(&drawn, cfg.schedule.value_q_weight, self.device)?;
+                let batch = make_batch(
+                    &drawn,
+                    cfg.game.name.encoding(),
+                    cfg.schedule.value_q_weight,
+                    self.device,
+                )?;
                 let m = self.trainer.train_step(&batch).map_err(nn_err)?;
                 last_loss = m.loss;
                 progress.event(ProgressEvent::TrainStep { metrics: &m });
@@ -715,7 +744,7 @@ impl TrainingRun {
     /// The network, I/O.
     pub fn checkpoint(&self, gen: u32) -> Result<PathBuf, Error> {
         let ckpt = self.dir.model(gen);
-        dama_nn::save_trainer(&self.trainer, &self.cfg.rules, &ckpt).map_err(nn_err)?;
+        dama_nn::save_trainer(&self.trainer, self.cfg.game_rules(), &ckpt).map_err(nn_err)?;
         Ok(ckpt)
     }
 
@@ -767,15 +796,20 @@ impl TrainingRun {
                 if stop.load(Ordering::SeqCst) {
                     break;
                 }
-                let line = eval_match(
-                    &me,
-                    opp,
-                    &self.cfg,
-                    gen,
-                    k as u64,
-                    progress,
-                    &self.tablebase,
-                )?;
+                let line = match self.cfg.game.name {
+                    GameName::Draughts => eval_match(
+                        &me,
+                        opp,
+                        &self.cfg,
+                        gen,
+                        k as u64,
+                        progress,
+                        &self.tablebase,
+                    )?,
+                    GameName::Tafl => {
+                        eval_match_tafl(&me, opp, &self.cfg, gen, k as u64, progress)?
+                    }
+                };
                 self.metrics.write(&MetricsEvent::Eval(EvalEvent {
                     generation: gen,
                     step: self.trainer.step(),
@@ -789,6 +823,7 @@ impl TrainingRun {
                     elo: line.elo,
                     elo_lo: line.elo_lo,
                     elo_hi: line.elo_hi,
+                    by_side: line.by_side.clone(),
                 }))?;
                 evals.push(line);
             }
@@ -817,10 +852,10 @@ impl TrainingRun {
             self.self_play_net = None;
         } else if self.self_play_net.is_none() {
             self.self_play_net = Some(
-                dama_nn::load_network(
+                dama_nn::load_network_for(
                     &self.dir.model(self.state.best_generation),
                     self.device,
-                    Some(&self.cfg.rules),
+                    &self.cfg.game_rules(),
                 )
                 .map_err(nn_err)?
                 .0,
@@ -1085,6 +1120,83 @@ fn eval_match(
         elo: r.elo.elo,
         elo_lo: r.elo.lo,
         elo_hi: r.elo.hi,
+        by_side: Vec::new(),
+    })
+}
+
+/// [`eval_match`] for Turkish Tafl: the network against one opponent in
+/// the Tafl arena, each opening played once from each side, with the
+/// network's results per side.
+fn eval_match_tafl(
+    me: &PlayerSpec,
+    opponent: &EvalOpponent,
+    cfg: &RunConfig,
+    gen: u32,
+    k: u64,
+    progress: &dyn Progress,
+) -> Result<EvalLine, Error> {
+    use dama_eval::tafl::{self, TaflPlayer};
+    let options = dama_eval::BuildOptions {
+        device: Some(cfg.run.device),
+        ..dama_eval::BuildOptions::default()
+    };
+    let player = |spec: &PlayerSpec| -> Result<TaflPlayer, Error> {
+        match tafl::baseline_of(spec).map_err(Error::Eval)? {
+            Some(b) => Ok(TaflPlayer::Baseline(b)),
+            None => dama_eval::tafl_network_player(spec, &options, &cfg.tafl).map_err(Error::Eval),
+        }
+    };
+    let mut a = player(me)?;
+    let mut b = player(&opponent.spec)?;
+    let config = tafl::TaflMatchConfig {
+        games: cfg.eval.games as u32,
+        seed: cfg.run.seed ^ (u64::from(gen) << 16) ^ k,
+        rules: cfg.tafl,
+        ..tafl::TaflMatchConfig::default()
+    };
+    progress.event(ProgressEvent::StageStarted {
+        generation: gen,
+        stage: Stage::Eval,
+        total: u64::from(config.games),
+        opponent: Some(&opponent.label),
+    });
+    let (a_name, b_name) = (a.name(), b.name());
+    let on_game = |p: &tafl::TaflProgress| {
+        let shown = dama_eval::MatchProgress {
+            a: a_name.clone(),
+            b: b_name.clone(),
+            done: p.done,
+            total: p.total,
+            wdl: p.wdl,
+            elo: p.wdl.elo(),
+            llr: None,
+        };
+        progress.event(ProgressEvent::EvalGame { progress: &shown });
+    };
+    let r = tafl::play_tafl_match(&mut a, &mut b, &config, &on_game).map_err(Error::Eval);
+    progress.event(ProgressEvent::StageFinished { stage: Stage::Eval });
+    let r = r?;
+    let total = r.total();
+    let elo = r.elo();
+    let side = |name: &str, w: dama_eval::Wdl| dama_run::SideResult {
+        side: name.to_owned(),
+        wins: w.wins,
+        draws: w.draws,
+        losses: w.losses,
+    };
+    Ok(EvalLine {
+        opponent: opponent.spec.clone(),
+        label: opponent.label.clone(),
+        games: r.games,
+        wdl: [total.wins, total.draws, total.losses],
+        score: r.score(),
+        elo: elo.elo,
+        elo_lo: elo.lo,
+        elo_hi: elo.hi,
+        by_side: vec![
+            side("defender", r.a_as_defender),
+            side("king_side", r.a_as_king_side),
+        ],
     })
 }
 
@@ -1165,6 +1277,7 @@ mod tests {
             elo: 0.0,
             elo_lo: 0.0,
             elo_hi: 0.0,
+            by_side: Vec::new(),
         }
     }
 

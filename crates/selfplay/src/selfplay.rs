@@ -43,6 +43,9 @@ pub trait SelfplayGame:
     /// What starts a game: the rules (and, for draughts, endgame tables).
     type Setup: Clone + Send + Sync;
 
+    /// The game's name, which its records carry.
+    const GAME: dama_nn::GameName;
+
     /// A new game after `plies` uniformly random whole moves (not recorded:
     /// opening diversity); the initial position if those would end it.
     fn opening(setup: &Self::Setup, plies: u32, rng: &mut ChaCha8Rng) -> Self;
@@ -75,6 +78,7 @@ pub struct DamaSetup {
 
 impl SelfplayGame for State {
     type Setup = DamaSetup;
+    const GAME: dama_nn::GameName = dama_nn::GameName::Draughts;
 
     fn opening(setup: &DamaSetup, plies: u32, rng: &mut ChaCha8Rng) -> Self {
         let mut game = dama_engine::Game::with_rules(setup.rules);
@@ -135,6 +139,7 @@ impl SelfplayGame for State {
 
 impl SelfplayGame for dama_mcts::tafl::TaflState {
     type Setup = dama_tafl::TaflRules;
+    const GAME: dama_nn::GameName = dama_nn::GameName::Tafl;
 
     fn opening(rules: &dama_tafl::TaflRules, plies: u32, rng: &mut ChaCha8Rng) -> Self {
         let mut game = dama_tafl::Game::new(*rules);
@@ -565,6 +570,7 @@ where
             .into_iter()
             .any(|p| self.would_resign[player_index(p)] && winner != Some(p.other()));
         self.done = Some(GameRecord {
+            game: G::GAME,
             game_id: u64::from(job.generation) * 1_000_000 + self.index as u64,
             generation: job.generation,
             rules: G::rules_text(&job.setup),

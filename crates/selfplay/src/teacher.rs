@@ -198,6 +198,7 @@ fn play_one(job: &TeacherJob<'_>, index: usize) -> Result<(GameRecord, u32), Err
         })
         .collect();
     let record = GameRecord {
+        game: dama_nn::GameName::Draughts,
         game_id: u64::from(job.generation) * 1_000_000 + index as u64,
         generation: job.generation,
         rules: toml::to_string(&job.rules).unwrap_or_default(),

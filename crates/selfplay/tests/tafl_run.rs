@@ -1,0 +1,183 @@
+//! A whole Turkish Tafl training run on a tiny config (`[game] name =
+//! "tafl"`): the same loop as draughts, with the game's shapes, records,
+//! checkpoints and a per-side evaluation; files of one game are refused by
+//! the other by name.
+
+#![allow(clippy::unwrap_used)] // Test helpers outside #[test] functions.
+
+mod common;
+
+use common::TINY;
+
+use std::sync::atomic::AtomicBool;
+
+use dama_nn::{GameName, GameRules};
+use dama_selfplay::metrics::{read_metrics, MetricsEvent};
+use dama_selfplay::record::{list_chunks, read_chunk};
+use dama_selfplay::{train, NoProgress, RunConfig, RunDir, TrainOptions};
+
+fn tafl_config(extra: &str) -> RunConfig {
+    let text = format!("{TINY}\n[game]\nname = \"tafl\"\n{extra}");
+    RunConfig::parse(&text).unwrap()
+}
+
+#[test]
+fn a_tafl_run_trains_evaluates_per_side_and_resumes() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut config = tafl_config("[tafl]\nply_limit = 120\n");
+    assert_eq!(config.model.shape(), dama_nn::tafl::TAFL_SHAPE);
+    assert_eq!(config.tafl.ply_limit, Some(120));
+    config.run.generations = 1;
+    let rules = config.tafl;
+    let run = tmp.path().join("t");
+    let stop = AtomicBool::new(false);
+    let opts = TrainOptions {
+        config: config.clone(),
+        run_dir: run.clone(),
+        resume: false,
+    };
+    let summary = train(&opts, &stop, &NoProgress).unwrap();
+    assert_eq!(summary.generation, 1);
+    let paths = RunDir::new(&run);
+
+    // The checkpoint names its game, encoding and rules.
+    let meta = dama_nn::read_meta(&paths.model(1)).unwrap();
+    assert_eq!(meta.game, GameName::Tafl);
+    assert_eq!(meta.encoding_version, dama_nn::tafl::TAFL_ENCODING_VERSION);
+    assert_eq!(meta.game_rules(), GameRules::Tafl(rules));
+    let device = dama_nn::device::parse_device("cpu").unwrap();
+    // A draughts loader refuses it by the game's name, and so does a Tafl
+    // loader with other rules.
+    let err = dama_nn::load_network(&paths.model(1), device, None)
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(err.contains("Turkish Tafl"), "{err}");
+    let other = dama_tafl::TaflRules {
+        ply_limit: Some(200),
+        ..rules
+    };
+    let err = dama_nn::load_network_for(&paths.model(1), device, &GameRules::Tafl(other))
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(err.contains("rules"), "{err}");
+    dama_nn::load_network_for(&paths.model(1), device, &GameRules::Tafl(rules)).unwrap();
+
+    // Records are Tafl games that replay under the run's rules to their
+    // result, with samples in the Tafl encoding.
+    let mut samples = 0;
+    for chunk in list_chunks(&paths.games()).unwrap() {
+        for g in read_chunk(&chunk).unwrap() {
+            assert_eq!(g.game, GameName::Tafl);
+            assert_eq!(g.tafl_rules().unwrap(), rules);
+            assert!(g.game_rules().is_err());
+            let start: dama_tafl::Position = g.start.parse().unwrap();
+            let mut game = dama_tafl::Game::from_position(start, rules);
+            for m in &g.moves {
+                let mv = game.parse_move(m).unwrap();
+                game.play(&mv).unwrap();
+            }
+            for s in &g.samples {
+                assert_eq!(s.planes.len(), dama_nn::tafl::TAFL_SHAPE.planes);
+                assert!(s
+                    .legal
+                    .iter()
+                    .all(|&i| usize::from(i) < dama_nn::tafl::TAFL_SHAPE.policy_size()));
+                samples += 1;
+            }
+        }
+    }
+    assert!(samples > 0);
+
+    // The evaluation reports the network's results per side, which add up
+    // to the match.
+    let events = read_metrics(&paths.metrics()).unwrap();
+    let evals: Vec<_> = events
+        .iter()
+        .filter_map(|e| match e {
+            MetricsEvent::Eval(e) => Some(e),
+            _ => None,
+        })
+        .collect();
+    assert!(!evals.is_empty());
+    for e in &evals {
+        let sides: Vec<&str> = e.by_side.iter().map(|s| s.side.as_str()).collect();
+        assert_eq!(sides, ["defender", "king_side"], "{e:?}");
+        let sum = |f: fn(&dama_run::SideResult) -> u32| e.by_side.iter().map(f).sum::<u32>();
+        assert_eq!(sum(|s| s.wins), e.wins);
+        assert_eq!(sum(|s| s.draws), e.draws);
+        assert_eq!(sum(|s| s.losses), e.losses);
+        assert_eq!(e.wins + e.draws + e.losses, e.games);
+    }
+
+    // Resuming continues the Tafl run; resuming it as draughts is refused.
+    let mut draughts = RunConfig::parse(TINY).unwrap();
+    draughts.run.generations = 2;
+    let err = train(
+        &TrainOptions {
+            config: draughts,
+            run_dir: run.clone(),
+            resume: true,
+        },
+        &stop,
+        &NoProgress,
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(err.contains("differs"), "{err}");
+    config.run.generations = 2;
+    let summary = train(
+        &TrainOptions {
+            config,
+            run_dir: run,
+            resume: true,
+        },
+        &stop,
+        &NoProgress,
+    )
+    .unwrap();
+    assert_eq!(summary.generation, 2);
+}
+
+#[test]
+fn tafl_configs_refuse_draughts_only_settings_by_name() {
+    let base = format!("{TINY}\n[game]\nname = \"tafl\"\n");
+    for (text, key) in [
+        (format!("{base}[rules]\nvariant = \"croda\"\n"), "rules"),
+        (
+            format!("{base}[teacher]\ngenerations = 1\n"),
+            "teacher.generations",
+        ),
+        (
+            base.replace("[selfplay]\n", "[selfplay]\ntablebase = \"tb\"\n"),
+            "selfplay.tablebase",
+        ),
+        (
+            base.replace("baselines = [\"random\"]", "baselines = [\"mcts:sims=10\"]"),
+            "eval.baselines",
+        ),
+    ] {
+        assert_ne!(text, base, "{key}");
+        let err = RunConfig::parse(&text).unwrap_err().to_string();
+        assert!(err.contains(key), "{key}: {err}");
+    }
+    // Tafl options without the game are refused too.
+    let err = RunConfig::parse(&format!("{TINY}\n[tafl]\nmajority = true\n"))
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("tafl"), "{err}");
+    let err = RunConfig::parse(&format!("{TINY}\n[game]\nname = \"chess\"\n"))
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("chess"), "{err}");
+}
+
+#[test]
+fn quick_tafl_config_parses() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../configs");
+    let text = std::fs::read_to_string(dir.join("quick-tafl.toml")).unwrap();
+    let cfg = RunConfig::parse(&text).unwrap();
+    assert_eq!(cfg.game.name, GameName::Tafl);
+    assert_eq!(cfg.model.shape(), dama_nn::tafl::TAFL_SHAPE);
+}
