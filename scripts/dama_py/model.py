@@ -153,6 +153,10 @@ class Loaded:
 
 
 def _check_encoding(meta: dict, path: Path):
+    game = meta.get("game", "draughts")
+    if game != "draughts":
+        raise ValueError(f"{path}: a {game} network; dama_py encodes Turkish draughts positions only "
+                         "(a Turkish Tafl bundle's README gives model.ts's input and output layout)")
     v = meta.get("encoding_version")
     if v is not None and v != ENCODING_VERSION:
         raise ValueError(f"{path}: encoding version {v}, this encoder writes version {ENCODING_VERSION}")

@@ -89,6 +89,13 @@ impl Bot {
         let (name, brain) = match spec {
             BotSpec::Bundle(dir) => {
                 let b = Bundle::load(dir)?;
+                if b.meta.game != dama_nn::GameName::Draughts {
+                    return Err(Error::Input(format!(
+                        "{}: the bundle's network plays {}, not Turkish draughts",
+                        dir.display(),
+                        b.meta.game.title()
+                    )));
+                }
                 let eval = b.evaluator(device()?)?;
                 config = b.meta.search.clone();
                 rules = Some(b.meta.rules);

@@ -18,14 +18,13 @@ use std::path::{Path, PathBuf};
 
 use dama_engine::Rules;
 use dama_mcts::SearchConfig;
-use dama_nn::encode::{ENCODING_VERSION, NUM_PLANES, POLICY_SIZE};
-use dama_nn::{ModelConfig, TorchScriptEvaluator};
+use dama_nn::{GameName, GameRules, ModelConfig, TorchScriptEvaluator};
 use serde::{Deserialize, Serialize};
 
 use crate::Error;
 
 /// Version of the bundle layout (this module) that this build writes.
-pub const BUNDLE_FORMAT: u32 = 2;
+pub const BUNDLE_FORMAT: u32 = 3;
 
 /// The oldest bundle format this build reads.
 pub const OLDEST_BUNDLE_FORMAT: u32 = 1;
@@ -78,15 +77,23 @@ pub struct BundleMeta {
     /// [`BUNDLE_FORMAT`] of the writer (this build reads
     /// [`OLDEST_BUNDLE_FORMAT`] up to it).
     pub format: u32,
-    /// The position encoding the network expects
-    /// ([`dama_nn::encode::ENCODING_VERSION`]).
+    /// The game the network plays (format 3; older bundles are draughts).
+    #[serde(default)]
+    pub game: GameName,
+    /// The version of the game's position encoding the network expects
+    /// ([`dama_nn::Encoding::version`]).
     pub encoding_version: u32,
-    /// Input planes `C` of `[B, C, 8, 8]`.
+    /// Input planes `C` of `[B, C, H, W]`.
     pub input_planes: usize,
-    /// Length of the policy output (56 planes × 64 squares).
+    /// Length of the policy output (draughts: 56 planes × 64 squares;
+    /// Turkish Tafl: 9 planes × 32 squares).
     pub policy_size: usize,
-    /// Rules the network was trained under.
+    /// Draughts rules the network was trained under (the defaults for
+    /// another game).
     pub rules: Rules,
+    /// Turkish Tafl rules the network was trained under (Tafl bundles).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tafl_rules: Option<dama_tafl::TaflRules>,
     /// The network's shape.
     pub model: ModelConfig,
     /// Search settings a player should start from.
@@ -140,25 +147,45 @@ impl BundleMeta {
             )),
             None => problems.push("bundle.json has no `format`".into()),
         }
+        let game = match value.get("game") {
+            None => GameName::Draughts,
+            Some(g) => match g.as_str().map(str::parse::<GameName>) {
+                Some(Ok(g)) => g,
+                _ => {
+                    return Err(vec![format!(
+                        "bundle.json: `game` is {g}, not draughts or tafl"
+                    )])
+                }
+            },
+        };
+        let encoding = game.encoding();
+        let (version, planes, policy) = (
+            encoding.version,
+            encoding.shape.planes,
+            encoding.shape.policy_size(),
+        );
         match num("encoding_version") {
-            Some(v) if v == u64::from(ENCODING_VERSION) => {}
+            Some(v) if v == u64::from(version) => {}
             Some(v) => problems.push(format!(
-                "encoding version mismatch: the network was exported for encoding version {v}, \
-                 this build encodes positions with version {ENCODING_VERSION}"
+                "encoding version mismatch: the network was exported for {} encoding version {v}, \
+                 this build encodes its positions with version {version}",
+                game.title()
             )),
             None => problems.push("bundle.json has no `encoding_version`".into()),
         }
         match num("input_planes") {
-            Some(v) if v == NUM_PLANES as u64 => {}
+            Some(v) if v == planes as u64 => {}
             Some(v) => problems.push(format!(
-                "the network takes {v} input planes, this build encodes {NUM_PLANES}"
+                "the network takes {v} input planes, this build encodes {} with {planes}",
+                game.title()
             )),
             None => problems.push("bundle.json has no `input_planes`".into()),
         }
         match num("policy_size") {
-            Some(v) if v == POLICY_SIZE as u64 => {}
+            Some(v) if v == policy as u64 => {}
             Some(v) => problems.push(format!(
-                "the network has {v} policy outputs, this build uses {POLICY_SIZE}"
+                "the network has {v} policy outputs, this build uses {policy} for {}",
+                game.title()
             )),
             None => problems.push("bundle.json has no `policy_size`".into()),
         }
@@ -169,6 +196,18 @@ impl BundleMeta {
             .map_err(|e| vec![format!("bundle.json is malformed: {e}")])?;
         if let Err(e) = meta.model.validate() {
             problems.push(format!("bundle.json: {e}"));
+        } else if meta.model.shape() != encoding.shape {
+            problems.push(format!(
+                "bundle.json: a network of {} does not fit {}'s encoding ({})",
+                meta.model.shape(),
+                game.title(),
+                encoding.shape
+            ));
+        }
+        if (game == GameName::Tafl) != meta.tafl_rules.is_some() {
+            problems.push(format!(
+                "bundle.json: `tafl_rules` must be present exactly in a Turkish Tafl bundle (game {game})"
+            ));
         }
         for (key, name) in [
             ("model_file", &meta.model_file),
@@ -251,20 +290,36 @@ impl Bundle {
         &self,
         device: dama_nn::device::Device,
     ) -> Result<TorchScriptEvaluator, Error> {
-        TorchScriptEvaluator::load(&self.model_path(), device).map_err(|e| Error::Bundle {
-            path: self.dir.clone(),
-            problems: vec![e.to_string()],
+        let shape = self.meta.game.encoding().shape;
+        TorchScriptEvaluator::load_for(&self.model_path(), device, shape).map_err(|e| {
+            Error::Bundle {
+                path: self.dir.clone(),
+                problems: vec![e.to_string()],
+            }
         })
+    }
+}
+
+impl BundleMeta {
+    /// The game and rules the network was trained under.
+    pub fn game_rules(&self) -> GameRules {
+        match self.game {
+            GameName::Draughts => GameRules::Draughts(self.rules),
+            GameName::Tafl => GameRules::Tafl(self.tafl_rules.unwrap_or_default()),
+        }
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use dama_nn::encode::{ENCODING_VERSION, NUM_PLANES, POLICY_SIZE};
 
     fn meta() -> BundleMeta {
         BundleMeta {
             format: BUNDLE_FORMAT,
+            game: GameName::Draughts,
+            tafl_rules: None,
             encoding_version: ENCODING_VERSION,
             input_planes: NUM_PLANES,
             policy_size: POLICY_SIZE,

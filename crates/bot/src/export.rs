@@ -17,8 +17,10 @@ use std::path::{Path, PathBuf};
 use dama_engine::{Game, StepResult};
 use dama_mcts::{Algorithm, SearchConfig};
 use dama_nn::device::Device;
-use dama_nn::encode::{ENCODING_VERSION, NUM_PLANES, POLICY_SIZE};
-use dama_nn::{BatchBuilder, NnEvaluator, Precision, RawOutput, TorchScriptEvaluator};
+use dama_nn::{
+    BatchBuilder, GameName, GameRules, NnEvaluator, NnInput, Precision, RawOutput,
+    TorchScriptEvaluator,
+};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde::Serialize;
@@ -92,7 +94,11 @@ pub struct ExportReport {
 /// Loading errors of the checkpoint, tracing errors, [`Error::Bundle`] when
 /// the traced module does not reproduce the Rust network, I/O errors.
 pub fn export(opts: &ExportOptions) -> Result<ExportReport, Error> {
-    let (net, ckpt) = dama_nn::load_network(&opts.checkpoint, Device::Cpu, None)?;
+    // A network of any game: the bundle records which.
+    let game = dama_nn::read_meta(&opts.checkpoint)?.game;
+    let (net, ckpt) = dama_nn::load_game_network(&opts.checkpoint, Device::Cpu, game)?;
+    let game_rules = ckpt.game_rules();
+    let encoding = game.encoding();
     let out = &opts.out;
     if out.is_file() {
         return Err(Error::Input(format!(
@@ -102,30 +108,35 @@ pub fn export(opts: &ExportOptions) -> Result<ExportReport, Error> {
     }
     fs::create_dir_all(out).map_err(Error::file(out))?;
     let weights_file = "weights.safetensors";
-    dama_nn::save_network(&net, &ckpt.rules, ckpt.step, &out.join(weights_file))?;
+    dama_nn::save_network(&net, game_rules, ckpt.step, &out.join(weights_file))?;
     let model_file = "model.ts";
     let model_path = out.join(model_file);
     dama_nn::torchscript::save(&net, &model_path)?;
 
     // The traced module, run by libtorch from the file just written, against
     // the Rust network, on fixed positions in batches of several sizes.
-    let games = check_positions(ckpt.rules);
+    let inputs = match game_rules {
+        GameRules::Draughts(rules) => encode_all(&check_positions(rules)),
+        GameRules::Tafl(rules) => encode_all(&tafl_check_positions(rules)),
+    };
     let reference = NnEvaluator::new(&net, Device::Cpu, Precision::F32)?;
-    let script = TorchScriptEvaluator::load(&model_path, Device::Cpu)?;
+    let script = TorchScriptEvaluator::load_for(&model_path, Device::Cpu, encoding.shape)?;
     let (mut lp, mut lw) = (0.0f64, 0.0f64);
-    let batch_sizes = check_batch_sizes(games.len());
+    let batch_sizes = check_batch_sizes(inputs.len());
+    let positions = inputs.len();
+    let plane_len = encoding.shape.planes_len();
     for &size in &batch_sizes {
-        for chunk in games.chunks(size) {
-            let inputs = encode_all(chunk);
-            let want = reference.infer(inputs.planes_slice(), inputs.len())?;
-            let got = script.infer(inputs.planes_slice(), inputs.len())?;
+        for chunk in inputs.planes_slice().chunks(size * plane_len) {
+            let n = chunk.len() / plane_len;
+            let want = reference.infer(chunk, n)?;
+            let got = script.infer(chunk, n)?;
             let (p, w) = max_diffs(&got, &want);
             lp = lp.max(p);
             lw = lw.max(w);
         }
     }
     let check = ExportCheck {
-        positions: games.len(),
+        positions,
         batch_sizes,
         libtorch_max_policy_logit_diff: lp,
         libtorch_max_wdl_diff: lw,
@@ -140,17 +151,23 @@ pub fn export(opts: &ExportOptions) -> Result<ExportReport, Error> {
             )],
         });
     }
-    for (name, text) in PYTHON_FILES {
-        write_atomic(&out.join(name), text.as_bytes())?;
+    // dama_py encodes draughts positions only: a Tafl bundle is used from
+    // Python through `model.ts` directly (its README says how).
+    if game == GameName::Draughts {
+        for (name, text) in PYTHON_FILES {
+            write_atomic(&out.join(name), text.as_bytes())?;
+        }
     }
 
     let generation = generation_of(&opts.checkpoint);
     let meta = BundleMeta {
         format: BUNDLE_FORMAT,
-        encoding_version: ENCODING_VERSION,
-        input_planes: NUM_PLANES,
-        policy_size: POLICY_SIZE,
+        game,
+        encoding_version: encoding.version,
+        input_planes: encoding.shape.planes,
+        policy_size: encoding.shape.policy_size(),
         rules: ckpt.rules,
+        tafl_rules: game_rules.tafl(),
         model: ckpt.model.clone(),
         search: default_search(opts.sims),
         step: ckpt.step,
@@ -168,7 +185,11 @@ pub fn export(opts: &ExportOptions) -> Result<ExportReport, Error> {
         &out.join("bundle.json"),
         format!("{}\n", serde_json::to_string_pretty(&meta)?).as_bytes(),
     )?;
-    write_atomic(&out.join("README.md"), readme(&meta).as_bytes())?;
+    let text = match game {
+        GameName::Draughts => readme(&meta),
+        GameName::Tafl => tafl_readme(&meta),
+    };
+    write_atomic(&out.join("README.md"), text.as_bytes())?;
     // Read back through the loader, so a bundle that would not load is
     // never reported as written.
     let bundle = Bundle::load(out)?;
@@ -187,12 +208,40 @@ fn check_batch_sizes(n: usize) -> Vec<usize> {
 }
 
 /// The input planes of `games`, `[n, C, 8, 8]`.
-fn encode_all(games: &[Game]) -> BatchBuilder {
-    let mut inputs = BatchBuilder::new();
-    for g in games {
-        inputs.push_state(g);
+fn encode_all<S: NnInput>(states: &[S]) -> BatchBuilder {
+    let mut inputs = BatchBuilder::for_shape(S::SHAPE);
+    for s in states {
+        inputs.push_state(s);
     }
     inputs
+}
+
+/// Turkish Tafl positions for the export check: the initial one and
+/// positions along random games, some in the middle of a chain.
+fn tafl_check_positions(rules: dama_tafl::TaflRules) -> Vec<dama_tafl::Game> {
+    let mut out = vec![dama_tafl::Game::new(rules)];
+    let mut rng = ChaCha8Rng::seed_from_u64(2024);
+    for _ in 0..4 {
+        let mut g = dama_tafl::Game::new(rules);
+        for i in 0..80 {
+            if g.outcome().is_some() {
+                break;
+            }
+            let steps = g.legal_steps();
+            if steps.is_empty() {
+                break;
+            }
+            let s = steps[rng.gen_range(0..steps.len())];
+            if g.play_step(s).is_err() {
+                break;
+            }
+            if g.chain_at().is_some() || i % 20 == 19 {
+                out.push(g.clone());
+            }
+        }
+    }
+    out.truncate(24);
+    out
 }
 
 /// The search a bundle recommends: PUCT without noise, most-visited move.
@@ -297,8 +346,74 @@ fn elo_entries(checkpoint: &Path, gen: u32) -> Vec<EloEntry> {
         .collect()
 }
 
-fn readme(meta: &BundleMeta) -> String {
-    let elo = if meta.elo.is_empty() {
+/// The README of a Turkish Tafl bundle.
+fn tafl_readme(meta: &BundleMeta) -> String {
+    let elo = elo_text(meta);
+    let check = check_text(meta);
+    let shape = meta.model.shape();
+    format!(
+        r#"# dama bot bundle (Turkish Tafl)
+
+A Turkish Tafl policy/value network exported by `dama export` (dama {version}) from `{source}` (step {step}).
+
+## Files
+
+- `model.ts`: the network as TorchScript (traced from the Rust network).
+- `weights.safetensors` + `weights.json`: the same network as a dama checkpoint.
+- `bundle.json`: metadata: the game (`tafl`), encoding version {enc}, the Tafl rules, model shape, search defaults, training step, Elo.
+
+## Playing it
+
+```
+dama play --bot bundle:{dir_hint}            # in the terminal
+dama bot --bot bundle:{dir_hint}             # line protocol (docs/protocol.md, "Turkish Tafl")
+```
+
+The bundle's search defaults: {sims} simulations per move, PUCT, no noise.
+Loading checks the game and the encoding version: a draughts build or another encoding is refused by name.
+
+## Using the network from Python or C++
+
+The bundle carries no Python encoder for Turkish Tafl (`dama_py` knows draughts only); the module itself needs only PyTorch:
+
+```python
+import torch
+model = torch.jit.load("model.ts")
+out = model(planes)          # planes: float32 [B, {planes}, {h}, {w}] -> float32 [B, {width}]
+policy_logits, wdl_logits = out[:, :{policy}], out[:, {policy}:]
+```
+
+- Input: float32 `[B, {planes}, {h}, {w}]` (encoding version {enc}, `crates/nn/src/tafl.rs`): the board is never turned; plane row = column 1..8, plane column = row A..D.
+  Planes: 0 King-side men, 1 the King, 2 Defender men, 3 Defender Kings, 4 ones if the King side is to move, 5 the piece continuing a chain, 6 ones during a friendly chain, 7 squares a friendly chain has landed on, 8 pieces captured so far in the chain, 9 repetition, 10 plies / limit, 11 ones.
+- Output: columns `0..{policy}` are the policy logits, index `plane · 32 + square` (square = 4 · column + row; planes 0–3 slide Up, Down, Right, Left, 4–7 jump in those directions, 8 stop a friendly chain); softmax over the legal steps only.
+  Columns `{policy}..{width}` are the WDL logits for the side to move; the value is win − loss.
+
+{check}
+## Strength
+
+{elo}
+
+## Rules
+
+`{rules}`
+"#,
+        version = meta.dama_version,
+        source = meta.source,
+        step = meta.step,
+        enc = meta.encoding_version,
+        sims = meta.search.simulations,
+        planes = meta.input_planes,
+        h = shape.height,
+        w = shape.width,
+        policy = meta.policy_size,
+        width = meta.policy_size + 3,
+        dir_hint = "BUNDLE_DIR",
+        rules = meta.tafl_rules.unwrap_or_default(),
+    )
+}
+
+fn elo_text(meta: &BundleMeta) -> String {
+    if meta.elo.is_empty() {
         "No evaluation results were found for this checkpoint.".to_owned()
     } else {
         meta.elo
@@ -311,8 +426,11 @@ fn readme(meta: &BundleMeta) -> String {
             })
             .collect::<Vec<_>>()
             .join("\n")
-    };
-    let check = meta.check.as_ref().map_or_else(String::new, |c| {
+    }
+}
+
+fn check_text(meta: &BundleMeta) -> String {
+    meta.check.as_ref().map_or_else(String::new, |c| {
         let sizes: Vec<String> = c.batch_sizes.iter().map(ToString::to_string).collect();
         format!(
             "At export, on {} fixed positions in batches of {}, `model.ts` run by libtorch reproduced the Rust network to within {:.1e} (policy logits) and {:.1e} (WDL probabilities) (tolerance {:.0e}; libtorch {}).\n",
@@ -323,7 +441,12 @@ fn readme(meta: &BundleMeta) -> String {
             c.tolerance,
             c.torch
         )
-    });
+    })
+}
+
+fn readme(meta: &BundleMeta) -> String {
+    let elo = elo_text(meta);
+    let check = check_text(meta);
     format!(
         r#"# dama bot bundle
 

@@ -39,11 +39,18 @@ pub fn run(args: &ExportArgs) -> Result<()> {
     let m = &report.meta;
     outln!("bundle written to {}", report.dir.display());
     outln!(
-        "  model.ts (TorchScript), {} + weights.json, bundle.json, README.md, dama_py/, bundle_example.py",
-        m.weights_file
+        "  model.ts (TorchScript), {} + weights.json, bundle.json, README.md{}",
+        m.weights_file,
+        if m.game == dama_nn::GameName::Draughts {
+            ", dama_py/, bundle_example.py"
+        } else {
+            ""
+        }
     );
     outln!(
-        "  encoding version {}, model {} blocks x {} channels, step {}, {} sims by default",
+        "  {} ({}), encoding version {}, model {} blocks x {} channels, step {}, {} sims by default",
+        m.game.title(),
+        m.game_rules(),
         m.encoding_version,
         m.model.blocks,
         m.model.channels,

@@ -166,16 +166,22 @@ pub fn run(args: &TrainArgs) -> Result<()> {
         return Ok(());
     }
     if !summary.last_eval.is_empty() {
-        outln!(
+        // An asymmetric game's evaluation has the network's W/D/L per side.
+        let sides: Vec<String> = summary
+            .last_eval
+            .first()
+            .map(|e| e.by_side.iter().map(|s| s.side.clone()).collect())
+            .unwrap_or_default();
+        let mut header = format!(
             "\n{:<24} {:>6} {:>12} {:>7} {:>22}",
-            "opponent",
-            "games",
-            "W/D/L",
-            "score",
-            "Elo (95% CI)"
+            "opponent", "games", "W/D/L", "score", "Elo (95% CI)"
         );
+        for side in &sides {
+            header.push_str(&format!(" {:>14}", format!("as {side}")));
+        }
+        outln!("{header}");
         for e in &summary.last_eval {
-            outln!(
+            let mut line = format!(
                 "{:<24} {:>6} {:>12} {:>6.1}% {:>+7.0} [{:+.0}, {:+.0}]",
                 e.label,
                 e.games,
@@ -185,6 +191,13 @@ pub fn run(args: &TrainArgs) -> Result<()> {
                 e.elo_lo,
                 e.elo_hi
             );
+            for s in &e.by_side {
+                line.push_str(&format!(
+                    " {:>14}",
+                    format!("{}/{}/{}", s.wins, s.draws, s.losses)
+                ));
+            }
+            outln!("{line}");
         }
     }
     outln!(
@@ -319,13 +332,20 @@ fn generation_line(r: &GenerationReport) -> String {
     );
     for e in &r.evals {
         s.push_str(&format!(
-            ", vs {} {:.0}% (Elo {:+.0} [{:+.0}, {:+.0}])",
+            ", vs {} {:.0}% (Elo {:+.0} [{:+.0}, {:+.0}]",
             e.label,
             100.0 * e.score,
             e.elo,
             e.elo_lo,
             e.elo_hi
         ));
+        for side in &e.by_side {
+            s.push_str(&format!(
+                "; as {} {}/{}/{}",
+                side.side, side.wins, side.draws, side.losses
+            ));
+        }
+        s.push(')');
     }
     if !r.accepted {
         s.push_str(", rejected by the gate");
