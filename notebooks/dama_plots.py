@@ -580,17 +580,26 @@ def summary_markdown(run: Run, images: list[str] | None = None) -> str:
     e = run.eval
     if not e.empty and "opponent" in e:
         g = int(e["generation"].max())
+        last = e[e["generation"] == g]
+        # An asymmetric game (Turkish Tafl) reports the network's W/D/L per side.
+        sided = "by_side" in last and any(isinstance(x, list) and x for x in last["by_side"])
         lines += [
             f"## Evaluation (generation {g})",
             "",
-            "| opponent | games | W/D/L | score | Elo (95% CI) |",
-            "|---|---:|---:|---:|---:|",
+            "| opponent | games | W/D/L | score | Elo (95% CI) |" + (" per side (W/D/L) |" if sided else ""),
+            "|---|---:|---:|---:|---:|" + ("---|" if sided else ""),
         ]
-        for _, r in e[e["generation"] == g].iterrows():
-            lines.append(
+        for _, r in last.iterrows():
+            row = (
                 f"| {r['opponent']} | {int(r['games'])} | {int(r['wins'])}/{int(r['draws'])}/{int(r['losses'])} "
                 f"| {_fmt(r.get('score'), '.1%')} | {_elo_text(r)} |"
             )
+            if sided:
+                sides = r.get("by_side") if isinstance(r.get("by_side"), list) else []
+                row += " " + ", ".join(
+                    f"as {x.get('side')} {x.get('wins', 0)}/{x.get('draws', 0)}/{x.get('losses', 0)}" for x in sides
+                ) + " |"
+            lines.append(row)
         lines.append("")
     if run.ladder is not None and not run.ladder.empty:
         lines += [

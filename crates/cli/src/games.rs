@@ -45,9 +45,14 @@ pub fn run(args: &GamesArgs) -> Result<()> {
                 outln!("[Round \"{}\"]", g.generation);
                 outln!("[Game \"{}\"]", g.game_id);
                 // The game and its options, unless standard Turkish draughts.
-                let rules = g.game_rules()?;
-                if rules != dama_engine::Rules::default() {
-                    outln!("[Rules \"{rules}\"]");
+                if g.game == dama_nn::GameName::Tafl {
+                    outln!("[GameType \"Turkish Tafl\"]");
+                    outln!("[Rules \"{}\"]", g.tafl_rules()?);
+                } else {
+                    let rules = g.game_rules()?;
+                    if rules != dama_engine::Rules::default() {
+                        outln!("[Rules \"{rules}\"]");
+                    }
                 }
                 if g.start != "startpos" {
                     outln!("[FEN \"{}\"]", g.start);

@@ -207,6 +207,14 @@ impl Runs {
         }
         let games = record::read_chunk(path)
             .map_err(|e| ApiError::internal(format!("cannot read a game file: {e}")))?;
+        if let Some(g) = games.iter().find(|g| g.game != dama_nn::GameName::Draughts) {
+            // The page draws the 8 × 8 draughts board; a Tafl run's metrics
+            // and charts are served, its games are not.
+            return Err(ApiError::unprocessable(format!(
+                "this run's games are {} games, which the page does not show (use `dama games`)",
+                g.game.title()
+            )));
+        }
         let summaries: Arc<Vec<GameSummary>> = Arc::new(
             games
                 .into_iter()
