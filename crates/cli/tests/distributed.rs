@@ -419,3 +419,51 @@ fn a_distributed_run_plays_its_teacher_generations_with_the_engine() {
         "teacher {teacher}, network {network}"
     );
 }
+
+/// A distributed Turkish Tafl run: the learner and a worker of
+/// `[game] name = "tafl"` play, upload and train Tafl games, and the
+/// learner's checkpoints are Tafl networks.
+#[test]
+fn a_distributed_run_trains_turkish_tafl() {
+    use dama_selfplay::record::read_chunk;
+    let tmp = tempfile::tempdir().unwrap();
+    let config = write_config(tmp.path(), 2);
+    let text = std::fs::read_to_string(&config)
+        .unwrap()
+        .replace("steps_per_generation = 200", "steps_per_generation = 3")
+        + "\n[game]\nname = \"tafl\"\n";
+    std::fs::write(&config, text).unwrap();
+    let run = tmp.path().join("run");
+    let mut learner = spawn(
+        {
+            let mut c = dama(&["learner", "--quiet", "--config"]);
+            c.arg(&config).arg("--store").arg(&run);
+            c
+        },
+        &tmp.path().join("learner.log"),
+    );
+    let until = Instant::now() + Duration::from_secs(60);
+    while !run.join("config.toml").exists() {
+        assert!(Instant::now() < until, "the learner wrote no config");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let mut w = spawn(worker(&run, "w"), &tmp.path().join("w.log"));
+    let log = |name: &str| std::fs::read_to_string(tmp.path().join(name)).unwrap_or_default();
+    assert!(
+        wait_with_timeout(&mut learner, 300).success(),
+        "{}",
+        log("learner.log")
+    );
+    assert!(wait_with_timeout(&mut w, 60).success(), "{}", log("w.log"));
+    let mut games = 0;
+    for entry in std::fs::read_dir(run.join("games")).unwrap() {
+        for g in read_chunk(&entry.unwrap().path()).unwrap() {
+            assert_eq!(g.game, dama_nn::GameName::Tafl);
+            g.tafl_rules().unwrap();
+            games += 1;
+        }
+    }
+    assert!(games >= 2, "{games} games");
+    let meta = dama_nn::read_meta(&run.join("models/gen-0002.safetensors")).unwrap();
+    assert_eq!(meta.game, dama_nn::GameName::Tafl);
+}
