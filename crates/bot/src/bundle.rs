@@ -394,7 +394,7 @@ mod tests {
         assert!(check.batch_sizes.is_empty());
         v["format"] = (BUNDLE_FORMAT + 1).into();
         let problems = BundleMeta::parse(&v.to_string()).unwrap_err().join("; ");
-        assert!(problems.contains("reads formats 1 to 2"), "{problems}");
+        assert!(problems.contains("reads formats 1 to 3"), "{problems}");
         v["format"] = 0.into();
         assert!(BundleMeta::parse(&v.to_string()).is_err());
     }

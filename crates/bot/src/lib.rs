@@ -12,6 +12,8 @@
 //!   time [`Limit`], and reports a [`Thought`]: best move, evaluation,
 //!   principal variation and the top moves with their visit shares.
 //! * [`Session`]: the line protocol of `dama bot` (`docs/protocol.md`).
+//! * [`tafl`]: the same for Turkish Tafl: [`tafl::TaflBot`] (a Tafl
+//!   network with search, or a baseline) and [`tafl::TaflSession`].
 //! * [`draw_board`]: shared by the terminal front ends (rules parse and
 //!   print with `dama_engine::Rules`' `FromStr` and `Display`).
 //!
@@ -38,6 +40,7 @@ mod protocol;
 mod python;
 mod report;
 mod spec;
+pub mod tafl;
 mod think;
 
 pub use board::draw_board;

@@ -22,7 +22,7 @@ const MAX_TIME_MS: u64 = dama_eval::MAX_MOVE_TIME_MS;
 /// game is a few kilobytes).
 pub const MAX_LINE: usize = 64 * 1024;
 
-const COMMANDS: &str =
+pub(crate) const COMMANDS: &str =
     "hello, isready, rules, position, moves, undo, go, eval, show, legal, newgame, quit";
 
 /// The answer to one line.
@@ -35,7 +35,7 @@ pub struct Reply {
 }
 
 impl Reply {
-    fn one(line: impl Into<String>) -> Reply {
+    pub(crate) fn one(line: impl Into<String>) -> Reply {
         Reply {
             lines: vec![line.into()],
             quit: false,
@@ -71,18 +71,12 @@ impl Session {
     /// Handles one line as read from the wire: bytes that are not UTF-8
     /// are answered with an `error` line, and the session goes on.
     pub fn handle_bytes(&mut self, line: &[u8]) -> Reply {
-        match std::str::from_utf8(line) {
-            Ok(text) => self.handle(text),
-            Err(e) => Reply::one(format!(
-                "error the line is not valid UTF-8 (byte {} of the line)",
-                e.valid_up_to() + 1
-            )),
-        }
+        handle_utf8(line, |text| self.handle(text))
     }
 
     /// Serves the protocol: reads lines from `input` until `quit` or the
     /// end of input, writing each reply to `output` and flushing it. A line
-    /// that is not UTF-8 or longer than [`MAX_LINE`] bytes is answered with
+    /// that is not UTF-8 or longer than 64 KiB (`MAX_LINE`) is answered with
     /// an `error` line and skipped.
     ///
     /// # Errors
@@ -93,53 +87,14 @@ impl Session {
         input: &mut impl std::io::BufRead,
         output: &mut impl std::io::Write,
     ) -> std::io::Result<()> {
-        use std::io::{BufRead, Read};
-        let mut line = Vec::new();
-        loop {
-            line.clear();
-            let n = input
-                .by_ref()
-                .take(MAX_LINE as u64 + 1)
-                .read_until(b'\n', &mut line)?;
-            if n == 0 {
-                return Ok(());
-            }
-            let reply = if line.len() > MAX_LINE && line.last() != Some(&b'\n') {
-                // Skip the rest of the long line.
-                let mut rest = Vec::new();
-                loop {
-                    rest.clear();
-                    let m = input
-                        .by_ref()
-                        .take(MAX_LINE as u64)
-                        .read_until(b'\n', &mut rest)?;
-                    if m == 0 || rest.last() == Some(&b'\n') {
-                        break;
-                    }
-                }
-                Reply::one(format!("error line longer than {MAX_LINE} bytes"))
-            } else {
-                self.handle_bytes(&line)
-            };
-            for l in &reply.lines {
-                writeln!(output, "{l}")?;
-            }
-            output.flush()?;
-            if reply.quit {
-                return Ok(());
-            }
-        }
+        serve_lines(input, output, |line| self.handle_bytes(line))
     }
 
     /// Handles one line.
     pub fn handle(&mut self, line: &str) -> Reply {
-        let line = line.trim();
-        if line.is_empty() || line.starts_with('#') {
+        let Some((cmd, rest)) = split_command(line) else {
             return Reply::default();
-        }
-        let (cmd, rest) = line
-            .split_once(char::is_whitespace)
-            .map_or((line, ""), |(c, r)| (c, r.trim()));
+        };
         let result = match cmd {
             "hello" | "dama" => Ok(self.hello()),
             "isready" => Ok(Reply::one("readyok")),
@@ -168,8 +123,7 @@ impl Session {
                 "unknown command `{cmd}` (commands: {COMMANDS})"
             ))),
         };
-        result
-            .unwrap_or_else(|e| Reply::one(format!("error {}", one_line(&crate::error::chain(&e)))))
+        result.unwrap_or_else(|e| error_reply(&e))
     }
 
     fn hello(&self) -> Reply {
@@ -177,6 +131,7 @@ impl Session {
             "id dama-bot {} protocol {PROTOCOL_VERSION}",
             env!("CARGO_PKG_VERSION")
         )];
+        lines.push("id game draughts".into());
         lines.push(format!("id bot {}", self.bot.name()));
         if let Some(m) = self.bot.bundle() {
             lines.push(format!(
@@ -245,15 +200,7 @@ impl Session {
     }
 
     fn set_position(&mut self, rest: &str) -> Result<Reply, Error> {
-        let (pos_text, moves) = match rest.find(" moves") {
-            Some(i) => (&rest[..i], rest[i + " moves".len()..].trim()),
-            None => match rest.strip_prefix("moves") {
-                Some(m) => ("", m.trim()),
-                None => (rest, ""),
-            },
-        };
-        let pos_text = pos_text.trim();
-        let pos_text = pos_text.strip_prefix("fen ").unwrap_or(pos_text).trim();
+        let (pos_text, moves) = split_position(rest);
         if pos_text.is_empty() {
             return Err(Error::Input(
                 "position needs `startpos` or a position like W:Wa2,b2:Ba7,Kh8".into(),
@@ -311,39 +258,7 @@ impl Session {
     }
 
     fn go(&mut self, rest: &str) -> Result<Reply, Error> {
-        let mut limit = None;
-        let mut words = rest.split_whitespace();
-        while let Some(w) = words.next() {
-            let mut value = |name: &str| -> Result<u64, Error> {
-                let v = words
-                    .next()
-                    .ok_or_else(|| Error::Input(format!("go: `{name}` needs a number")))?;
-                v.parse::<u64>().ok().filter(|&n| n > 0).ok_or_else(|| {
-                    Error::Input(format!("go: `{name} {v}` is not a positive number"))
-                })
-            };
-            limit = Some(match w {
-                "sims" | "nodes" => {
-                    let n = value(w)?;
-                    if n > MAX_SIMS {
-                        return Err(Error::Input(format!("go: at most {MAX_SIMS} sims")));
-                    }
-                    Limit::Sims(n as u32)
-                }
-                "time" | "movetime" => {
-                    let ms = value(w)?;
-                    if ms > MAX_TIME_MS {
-                        return Err(Error::Input(format!("go: at most {MAX_TIME_MS} ms")));
-                    }
-                    Limit::Time(Duration::from_millis(ms))
-                }
-                _ => {
-                    return Err(Error::Input(format!(
-                        "go: unknown option `{w}` (go [sims N | time MS])"
-                    )))
-                }
-            });
-        }
+        let limit = parse_go(rest)?;
         let t = self.bot.think(&self.game, limit)?;
         Ok(Reply {
             lines: vec![info_line(&t), format!("bestmove {}", t.best)],
@@ -413,7 +328,7 @@ fn legal_list(game: &Game) -> String {
         .join(" ")
 }
 
-fn limit_text(l: Limit) -> String {
+pub(crate) fn limit_text(l: Limit) -> String {
     match l {
         Limit::Sims(n) => format!("sims {n}"),
         Limit::Time(d) => format!("time {}", d.as_millis()),
@@ -422,6 +337,140 @@ fn limit_text(l: Limit) -> String {
 
 fn one_line(s: &str) -> String {
     s.lines().collect::<Vec<_>>().join(" ")
+}
+
+/// The framing shared by the sessions of every game: reads lines from
+/// `input` until a reply says quit or the input ends, writes each reply to
+/// `output` and flushes it. A line longer than [`MAX_LINE`] bytes is
+/// answered with an `error` line and skipped; every other line goes to
+/// `handle` (as bytes: see [`handle_utf8`]).
+pub(crate) fn serve_lines(
+    input: &mut impl std::io::BufRead,
+    output: &mut impl std::io::Write,
+    mut handle: impl FnMut(&[u8]) -> Reply,
+) -> std::io::Result<()> {
+    use std::io::{BufRead, Read};
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        let n = input
+            .by_ref()
+            .take(MAX_LINE as u64 + 1)
+            .read_until(b'\n', &mut line)?;
+        if n == 0 {
+            return Ok(());
+        }
+        let reply = if line.len() > MAX_LINE && line.last() != Some(&b'\n') {
+            // Skip the rest of the long line.
+            let mut rest = Vec::new();
+            loop {
+                rest.clear();
+                let m = input
+                    .by_ref()
+                    .take(MAX_LINE as u64)
+                    .read_until(b'\n', &mut rest)?;
+                if m == 0 || rest.last() == Some(&b'\n') {
+                    break;
+                }
+            }
+            Reply::one(format!("error line longer than {MAX_LINE} bytes"))
+        } else {
+            handle(&line)
+        };
+        for l in &reply.lines {
+            writeln!(output, "{l}")?;
+        }
+        output.flush()?;
+        if reply.quit {
+            return Ok(());
+        }
+    }
+}
+
+/// `handle` on the line if it is UTF-8, else an `error` reply.
+pub(crate) fn handle_utf8(line: &[u8], handle: impl FnOnce(&str) -> Reply) -> Reply {
+    match std::str::from_utf8(line) {
+        Ok(text) => handle(text),
+        Err(e) => Reply::one(format!(
+            "error the line is not valid UTF-8 (byte {} of the line)",
+            e.valid_up_to() + 1
+        )),
+    }
+}
+
+/// The command word and the rest of a line, both trimmed; `None` for an
+/// empty or comment line (no answer).
+pub(crate) fn split_command(line: &str) -> Option<(&str, &str)> {
+    let line = line.trim();
+    if line.is_empty() || line.starts_with('#') {
+        return None;
+    }
+    Some(
+        line.split_once(char::is_whitespace)
+            .map_or((line, ""), |(c, r)| (c, r.trim())),
+    )
+}
+
+/// The one `error …` line answering `e`.
+pub(crate) fn error_reply(e: &Error) -> Reply {
+    Reply::one(format!("error {}", one_line(&crate::error::chain(e))))
+}
+
+/// The arguments of `position`: the position text (without a `fen `
+/// prefix; empty if missing) and the text of the moves after `moves`.
+pub(crate) fn split_position(rest: &str) -> (&str, &str) {
+    let (pos_text, moves) = match rest.find(" moves") {
+        Some(i) => (&rest[..i], rest[i + " moves".len()..].trim()),
+        None => match rest.strip_prefix("moves") {
+            Some(m) => ("", m.trim()),
+            None => (rest, ""),
+        },
+    };
+    let pos_text = pos_text.trim();
+    (
+        pos_text.strip_prefix("fen ").unwrap_or(pos_text).trim(),
+        moves,
+    )
+}
+
+/// The limit of `go [sims N | time MS]` (`None`: the bot's default),
+/// bounded by [`dama_mcts::MAX_SIMULATIONS`] and an hour.
+pub(crate) fn parse_go(rest: &str) -> Result<Option<Limit>, Error> {
+    let mut limit = None;
+    let mut words = rest.split_whitespace();
+    while let Some(w) = words.next() {
+        let mut value = |name: &str| -> Result<u64, Error> {
+            let v = words
+                .next()
+                .ok_or_else(|| Error::Input(format!("go: `{name}` needs a number")))?;
+            v.parse::<u64>()
+                .ok()
+                .filter(|&n| n > 0)
+                .ok_or_else(|| Error::Input(format!("go: `{name} {v}` is not a positive number")))
+        };
+        limit = Some(match w {
+            "sims" | "nodes" => {
+                let n = value(w)?;
+                if n > MAX_SIMS {
+                    return Err(Error::Input(format!("go: at most {MAX_SIMS} sims")));
+                }
+                Limit::Sims(n as u32)
+            }
+            "time" | "movetime" => {
+                let ms = value(w)?;
+                if ms > MAX_TIME_MS {
+                    return Err(Error::Input(format!("go: at most {MAX_TIME_MS} ms")));
+                }
+                Limit::Time(Duration::from_millis(ms))
+            }
+            _ => {
+                return Err(Error::Input(format!(
+                    "go: unknown option `{w}` (go [sims N | time MS])"
+                )))
+            }
+        });
+    }
+    Ok(limit)
 }
 
 /// `info …` for a thought: `time_ms`, `nodes`, `value`, `wdl`, `score_cm`,
@@ -517,7 +566,9 @@ mod tests {
     fn a_short_session() {
         let mut s = session();
         assert_eq!(last(&s.handle("isready")), "readyok");
-        assert_eq!(last(&s.handle("hello")), "ok");
+        let r = s.handle("hello");
+        assert_eq!(last(&r), "ok");
+        assert!(r.lines.iter().any(|l| l == "id game draughts"), "{r:?}");
         assert!(s.handle("").lines.is_empty());
         assert_eq!(last(&s.handle("position startpos moves d3-d4 d6-d5")), "ok");
         assert_eq!(s.game().moves().len(), 2);

@@ -69,6 +69,27 @@ impl BotSpec {
     }
 }
 
+impl BotSpec {
+    /// The game of the bot's network, read from the checkpoint's sidecar or
+    /// the bundle's `bundle.json` without loading the network; `None` for
+    /// bots without a network (baselines exist for both games, though not
+    /// every one: see [`dama_eval::tafl::baseline_of`]).
+    ///
+    /// # Errors
+    ///
+    /// A sidecar or `bundle.json` that cannot be read or is not this
+    /// build's format.
+    pub fn game(&self) -> Result<Option<dama_nn::GameName>, Error> {
+        match self {
+            BotSpec::Bundle(dir) => Ok(Some(crate::Bundle::load(dir)?.meta.game)),
+            BotSpec::Checkpoint { path, .. } | BotSpec::Player(PlayerSpec::Policy { path }) => {
+                Ok(Some(dama_nn::read_meta(path)?.game))
+            }
+            _ => Ok(None),
+        }
+    }
+}
+
 impl FromStr for BotSpec {
     type Err = Error;
 

@@ -1,17 +1,20 @@
 //! `dama analyse`: the bot's evaluation of a position and its top moves
-//! with their visit shares.
+//! with their visit shares, Turkish draughts or Turkish Tafl (a Tafl
+//! network, or `--game tafl`).
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use dama_engine::{Color, Game, Position};
 use serde_json::json;
 
-use crate::bot::{rules_for, BotArgs};
+use crate::bot::{rules_for, tafl_position, tafl_rules_for, BotArgs};
 
 /// Arguments of `dama analyse`.
 #[derive(Args, Debug)]
 pub struct AnalyseArgs {
-    /// The position: `startpos` or `W:Wa2,b2,Kd4:Ba7,Kh8`.
+    /// The position: `startpos` or `W:Wa2,b2,Kd4:Ba7,Kh8` (Turkish Tafl:
+    /// `W:Wb5,c5,Kd1:Ba1,Kb3`, side to move then the Defenders' and the
+    /// King side's squares).
     #[arg(long, default_value = "startpos")]
     position: String,
     /// Moves to play from the position first, separated by spaces.
@@ -37,6 +40,9 @@ fn pct(x: f32) -> String {
 
 /// Runs `dama analyse`.
 pub fn run(args: &AnalyseArgs) -> Result<()> {
+    if args.bot.game()? == dama_nn::GameName::Tafl {
+        return run_tafl(args);
+    }
     let mut bot = args.bot.build()?;
     let rules = rules_for(args.rules.as_deref(), &bot)?;
     let pos = Position::from_str_with_rules(&args.position, rules)
@@ -120,6 +126,105 @@ pub fn run(args: &AnalyseArgs) -> Result<()> {
             outln!(
                 "  {:<14} {:>7} {:>7} {:>7} {:>7}",
                 t.mv.to_string(),
+                t.visits,
+                pct(t.share),
+                pct(t.prior),
+                t.value.map_or("-".to_owned(), |v| format!("{v:+.3}"))
+            );
+        }
+    }
+    Ok(())
+}
+
+/// `dama analyse` for Turkish Tafl: the search's value and WDL for the
+/// side to move, the network's own, and the root moves (each completed
+/// along the most visited line) with the visits of their first step.
+fn run_tafl(args: &AnalyseArgs) -> Result<()> {
+    use dama_bot::tafl::{draw_board, side_name};
+    let mut bot = args.bot.build_tafl()?;
+    let rules = tafl_rules_for(args.rules.as_deref(), &bot)?;
+    let pos = tafl_position(&args.position, &rules)
+        .with_context(|| format!("bad position `{}`", args.position))?;
+    let mut game = dama_tafl::Game::from_position(pos, rules);
+    for m in args.moves.as_deref().unwrap_or("").split_whitespace() {
+        let mv = game.parse_move(m).map_err(|e| {
+            let legal: Vec<String> = game.legal_moves().iter().map(ToString::to_string).collect();
+            anyhow::anyhow!("move `{m}`: {e} (legal: {})", legal.join(" "))
+        })?;
+        game.play(&mv).with_context(|| format!("move `{m}`"))?;
+    }
+    if let Some(o) = game.outcome() {
+        bail!(
+            "the game is over in this position: {}",
+            dama_bot::tafl::describe_outcome(&o)
+        );
+    }
+    let raw = bot.network_eval(&game)?;
+    let thought = bot.think(&game, None)?;
+    let turn = side_name(game.turn());
+    if args.json {
+        let mut top = thought.to_json();
+        if let Some(list) = top.get_mut("top").and_then(|t| t.as_array_mut()) {
+            list.truncate(args.top);
+        }
+        let out = json!({
+            "game": "tafl",
+            "position": game.position().to_string(),
+            "turn": turn,
+            "rules": rules.to_string(),
+            "bot": bot.name(),
+            "analysis": top,
+            "network": raw.as_ref().map(|r| json!({
+                "wdl": r.wdl,
+                "value": r.wdl[0] - r.wdl[2],
+                "priors": r.priors.iter().map(|(s, i, p)| json!({
+                    "step": s.to_string(), "index": i, "prior": p,
+                })).collect::<Vec<_>>(),
+            })),
+        });
+        outln!("{}", serde_json::to_string_pretty(&out)?);
+        return Ok(());
+    }
+    outln!("{}", draw_board(game.position()).trim_end());
+    outln!("position  {}  ({turn} to move)", game.position());
+    outln!("rules     {rules}");
+    outln!(
+        "bot       {}  ({} nodes, {:.0} ms)",
+        bot.name(),
+        thought.nodes,
+        thought.elapsed.as_secs_f64() * 1e3
+    );
+    let wdl = |w: [f32; 3]| format!("W {} D {} L {}", pct(w[0]), pct(w[1]), pct(w[2]));
+    if let Some(e) = &thought.eval {
+        outln!("eval      {:+.3} for {turn}  ({})", e.value, wdl(e.wdl));
+    }
+    if let Some(e) = &thought.network {
+        outln!("network   {:+.3} for {turn}  ({})", e.value, wdl(e.wdl));
+    }
+    if let Some((s, d)) = thought.score {
+        outln!(
+            "score     {:+.2} men for {turn} (depth {d} moves)",
+            f64::from(s) / 100.0
+        );
+    }
+    outln!("best      {}", thought.best);
+    let pv: Vec<String> = thought.pv.iter().map(ToString::to_string).collect();
+    outln!("pv        {}", pv.join(" "));
+    if !thought.top.is_empty() {
+        outln!(
+            "\n  {:<18} {:<8} {:>7} {:>7} {:>7} {:>7}",
+            "move",
+            "step",
+            "visits",
+            "share",
+            "prior",
+            "value"
+        );
+        for t in thought.top.iter().take(args.top) {
+            outln!(
+                "  {:<18} {:<8} {:>7} {:>7} {:>7} {:>7}",
+                t.mv.to_string(),
+                t.step.to_string(),
                 t.visits,
                 pct(t.share),
                 pct(t.prior),

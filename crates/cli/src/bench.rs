@@ -10,7 +10,6 @@ use std::time::Instant;
 use anyhow::{Context, Result};
 use clap::{Args, Subcommand};
 use dama_engine::Game;
-use dama_nn::encode::PLANES_LEN;
 use dama_nn::{BatchBuilder, Network, NnEvaluator, Precision};
 use dama_selfplay::selfplay::{play_games, EvalCache, SelfplayJob};
 use dama_selfplay::RunConfig;
@@ -104,22 +103,44 @@ fn selfplay(args: &SelfplayBenchArgs) -> Result<()> {
             .context("cannot build the thread pool")?;
         dama_nn::device::set_torch_threads(torch_threads.max(1));
         let mut evaluator = NnEvaluator::new(&net, device, Precision::F32)?;
-        let job: SelfplayJob<'_, dama_selfplay::selfplay::State> = SelfplayJob {
-            selfplay: &cfg.selfplay,
-            search: &cfg.search,
-            setup: dama_selfplay::selfplay::DamaSetup {
-                rules: cfg.rules,
-                tablebase: None,
-            },
-            generation: 1,
-            seed: cfg.run.seed,
-        };
         // The cache is off: a hit is not a network evaluation, and the ratio
         // compares network evaluations.
         let mut cache = EvalCache::new(0);
-        let (_, stats) =
-            pool.install(|| play_games(&job, &mut evaluator, &mut cache, |_, _| Ok(()), || false))?;
-        let pure = pure_inference(&evaluator, &stats.batch_histogram, cfg.run.seed)?;
+        let (_, stats) = match cfg.game.name {
+            dama_nn::GameName::Draughts => {
+                let job: SelfplayJob<'_, dama_selfplay::selfplay::State> = SelfplayJob {
+                    selfplay: &cfg.selfplay,
+                    search: &cfg.search,
+                    setup: dama_selfplay::selfplay::DamaSetup {
+                        rules: cfg.rules,
+                        tablebase: None,
+                    },
+                    generation: 1,
+                    seed: cfg.run.seed,
+                };
+                pool.install(|| {
+                    play_games(&job, &mut evaluator, &mut cache, |_, _| Ok(()), || false)
+                })?
+            }
+            dama_nn::GameName::Tafl => {
+                let job: SelfplayJob<'_, dama_mcts::tafl::TaflState> = SelfplayJob {
+                    selfplay: &cfg.selfplay,
+                    search: &cfg.search,
+                    setup: cfg.tafl,
+                    generation: 1,
+                    seed: cfg.run.seed,
+                };
+                pool.install(|| {
+                    play_games(&job, &mut evaluator, &mut cache, |_, _| Ok(()), || false)
+                })?
+            }
+        };
+        let pure = pure_inference(
+            &evaluator,
+            &stats.batch_histogram,
+            cfg.run.seed,
+            &cfg.game_rules(),
+        )?;
         outln!(
             "{:>6} {:>6} {:>10.0} {:>12.0} {:>10.1} {:>14.0} {:>7.3} {:>10.3}",
             pool.current_num_threads(),
@@ -139,29 +160,55 @@ fn selfplay(args: &SelfplayBenchArgs) -> Result<()> {
 /// sizes as self-play had (`histogram[b]` calls of `b` positions), on
 /// positions from random games: each size is timed on its own, and the rate
 /// is Σ calls·b / Σ calls·time(b).
-fn pure_inference(evaluator: &NnEvaluator, histogram: &[u64], seed: u64) -> Result<f64> {
+fn pure_inference(
+    evaluator: &NnEvaluator,
+    histogram: &[u64],
+    seed: u64,
+    rules: &dama_nn::GameRules,
+) -> Result<f64> {
     let max = histogram.len().saturating_sub(1).max(1);
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
-    let mut inputs = BatchBuilder::new();
+    let shape = rules.name().encoding().shape;
+    let mut inputs = BatchBuilder::for_shape(shape);
     for _ in 0..max {
-        let mut game = Game::new();
-        for _ in 0..20 {
-            if game.is_game_over() {
-                break;
+        match rules {
+            dama_nn::GameRules::Draughts(r) => {
+                let mut game = Game::with_rules(*r);
+                for _ in 0..20 {
+                    if game.is_game_over() {
+                        break;
+                    }
+                    let moves = game.legal_moves();
+                    if let Some(m) = moves.as_slice().choose(&mut rng).copied() {
+                        game.play_unchecked(&m);
+                    }
+                }
+                inputs.push_state(&game);
             }
-            let moves = game.legal_moves();
-            if let Some(m) = moves.as_slice().choose(&mut rng).copied() {
-                game.play_unchecked(&m);
+            dama_nn::GameRules::Tafl(r) => {
+                let mut game = dama_tafl::Game::new(*r);
+                for _ in 0..20 {
+                    if game.outcome().is_some() {
+                        break;
+                    }
+                    let moves = game.legal_moves();
+                    let Some(m) = moves.choose(&mut rng) else {
+                        break;
+                    };
+                    if game.play(m).is_err() {
+                        break;
+                    }
+                }
+                inputs.push_state(&game);
             }
         }
-        inputs.push_state(&game);
     }
     let (mut positions, mut seconds) = (0.0f64, 0.0f64);
     for (b, &calls) in histogram.iter().enumerate() {
         if b == 0 || calls == 0 {
             continue;
         }
-        let input = &inputs.planes_slice()[..b * PLANES_LEN];
+        let input = &inputs.planes_slice()[..b * shape.planes_len()];
         evaluator.infer(input, b)?; // warm-up
         let reps = calls.clamp(3, 30);
         let start = Instant::now();

@@ -1,14 +1,19 @@
 //! `dama bot`: the line protocol on stdin/stdout (`docs/protocol.md`), and
-//! the bot options shared by `dama play` and `dama analyse`.
+//! the bot options shared by `dama play` and `dama analyse`, for either
+//! game: a Turkish Tafl network (its checkpoint's sidecar says so) or
+//! `--game tafl` runs the Turkish Tafl bot ([`dama_bot::tafl`]).
 
 use std::path::PathBuf;
 use std::time::Duration;
 
-use anyhow::{bail, Context, Result};
+use anyhow::{anyhow, bail, Context, Result};
 use clap::Args;
+use dama_bot::tafl::{TaflBot, TaflSession};
 use dama_bot::{Bot, BotOptions, BotSpec, Limit, Session};
 use dama_engine::Rules;
 use dama_mcts::Algorithm;
+use dama_nn::GameName;
+use dama_tafl::{Position as TaflPosition, TaflRules};
 
 /// Which bot, and how strong.
 #[derive(Args, Debug, Clone)]
@@ -17,8 +22,15 @@ pub struct BotArgs {
     /// checkpoint, or a player spec (`ckpt:PATH[,sims=N]`, `mcts:sims=N`,
     /// `alphabeta:depth=N|time=MS`, `greedy`, `random`, `policy:PATH`).
     /// Default: `alphabeta:depth=4`, or the --checkpoint/--bundle given.
+    /// Turkish Tafl bots: a Tafl checkpoint, `random`, `greedy` or
+    /// `alphabeta:depth=N` (whole moves, 1 to 8).
     #[arg(long, conflicts_with_all = ["checkpoint", "bundle"])]
     pub bot: Option<String>,
+    /// The game: `draughts` or `tafl` (default: the game of the bot's
+    /// network, from its checkpoint's sidecar or its bundle; draughts for
+    /// a bot without a network). A network of the other game is refused.
+    #[arg(long)]
+    pub game: Option<GameName>,
     /// A checkpoint (`.safetensors`) to play with search.
     #[arg(long, conflicts_with = "bundle")]
     pub checkpoint: Option<PathBuf>,
@@ -127,6 +139,74 @@ impl BotArgs {
     }
 }
 
+impl BotArgs {
+    /// The game the bot plays: --game, else its network's game, else
+    /// Turkish draughts. A network of another game than --game is refused
+    /// by name.
+    pub fn game(&self) -> Result<GameName> {
+        let spec = self.spec()?;
+        let network = spec
+            .game()
+            .with_context(|| format!("cannot read bot `{spec}`"))?;
+        match (self.game, network) {
+            (Some(asked), Some(net)) if asked != net => bail!(
+                "`{spec}` is a {} network, not a {} one (--game {asked})",
+                net.title(),
+                asked.title()
+            ),
+            (Some(g), _) | (None, Some(g)) => Ok(g),
+            (None, None) => Ok(GameName::Draughts),
+        }
+    }
+
+    /// Builds the Turkish Tafl bot, its default limit set from
+    /// --sims/--time (the endgame tables are Turkish draughts'; an explicit
+    /// --tablebase gets a note).
+    pub fn build_tafl(&self) -> Result<TaflBot> {
+        let spec = self.spec()?;
+        dama_nn::device::set_torch_threads(self.threads);
+        if !self.tablebase.is_empty() && self.tablebase != "tablebases" {
+            eprintln!("note: --tablebase: the endgame tables are for Turkish draughts; ignored");
+        }
+        let options = BotOptions {
+            device: self.device,
+            seed: self.seed,
+            algorithm: self.search,
+            tablebase: None,
+        };
+        let mut bot = TaflBot::new(&spec, &options)
+            .with_context(|| format!("cannot load Turkish Tafl bot `{spec}`"))?;
+        if let Some(l) = self.limit()? {
+            bot.set_default_limit(l);
+        }
+        Ok(bot)
+    }
+}
+
+/// Parses `--rules` for Turkish Tafl, defaulting to the rules the bot was
+/// trained under; Turkish draughts rules are refused by name.
+pub fn tafl_rules_for(text: Option<&str>, bot: &TaflBot) -> Result<TaflRules> {
+    let Some(t) = text else {
+        return Ok(bot.trained_rules().unwrap_or_default());
+    };
+    t.parse::<TaflRules>().map_err(|e| {
+        if t.parse::<Rules>().is_ok() {
+            anyhow!("--rules `{t}` are Turkish draughts rules; the bot plays Turkish Tafl ({e})")
+        } else {
+            anyhow!("--rules: bad Turkish Tafl rules: {e}")
+        }
+    })
+}
+
+/// A Turkish Tafl position: `startpos` (the initial position with the
+/// rules' first side to move) or position text.
+pub fn tafl_position(text: &str, rules: &TaflRules) -> Result<TaflPosition> {
+    if text.trim() == "startpos" {
+        return Ok(TaflPosition::startpos(rules.first));
+    }
+    Ok(text.parse::<TaflPosition>()?)
+}
+
 /// Parses `--rules`, defaulting to the rules the bot was trained under.
 pub fn rules_for(text: Option<&str>, bot: &Bot) -> Result<Rules> {
     match text {
@@ -140,16 +220,36 @@ pub fn rules_for(text: Option<&str>, bot: &Bot) -> Result<Rules> {
 pub struct BotCmdArgs {
     #[command(flatten)]
     bot: BotArgs,
-    /// Rules (`default` or key=value pairs, e.g. `no_capture_limit=off`);
-    /// default: the network's training rules.
+    /// Rules (`default` or key=value pairs, e.g. `no_capture_limit=off`;
+    /// Turkish Tafl's, e.g. `ply_limit=300`); default: the network's
+    /// training rules.
     #[arg(long)]
     rules: Option<String>,
 }
 
 /// Runs `dama bot`: reads commands from stdin until `quit` or end of input.
 pub fn run(args: &BotCmdArgs) -> Result<()> {
+    if args.bot.game()? == GameName::Tafl {
+        return run_tafl(args);
+    }
     let bot = args.bot.build()?;
     let mut session = Session::new(bot);
+    if let Some(r) = &args.rules {
+        let reply = session.handle(&format!("rules {r}"));
+        if let Some(err) = reply.lines.iter().find(|l| l.starts_with("error")) {
+            bail!("--rules: {}", err.trim_start_matches("error "));
+        }
+    }
+    session.serve(&mut std::io::stdin().lock(), &mut std::io::stdout().lock())?;
+    Ok(())
+}
+
+/// `dama bot` for Turkish Tafl.
+fn run_tafl(args: &BotCmdArgs) -> Result<()> {
+    let bot = args.bot.build_tafl()?;
+    // Refuses draughts rules by name before the session starts.
+    tafl_rules_for(args.rules.as_deref(), &bot)?;
+    let mut session = TaflSession::new(bot);
     if let Some(r) = &args.rules {
         let reply = session.handle(&format!("rules {r}"));
         if let Some(err) = reply.lines.iter().find(|l| l.starts_with("error")) {

@@ -82,7 +82,7 @@ fn checkpoint(root: &Path) -> PathBuf {
     };
     let net = Network::new(&config, Device::Cpu).unwrap();
     let path = models.join("gen-0001.safetensors");
-    dama_nn::save_network(&net, &Rules::default(), 42, &path).unwrap();
+    dama_nn::save_network(&net, Rules::default(), 42, &path).unwrap();
     std::fs::write(
         root.join("run/metrics.jsonl"),
         "{\"kind\":\"eval\",\"generation\":1,\"step\":42,\"opponent\":\"random\",\"games\":20,\

@@ -80,7 +80,7 @@ fn tafl_run(root: &Path) -> Vec<PathBuf> {
 fn draughts_checkpoint(root: &Path) -> PathBuf {
     let net = Network::new(&small(), Device::Cpu).unwrap();
     let path = root.join("draughts.safetensors");
-    dama_nn::save_network(&net, &dama_engine::Rules::default(), 1, &path).unwrap();
+    dama_nn::save_network(&net, dama_engine::Rules::default(), 1, &path).unwrap();
     path
 }
 
@@ -194,6 +194,34 @@ fn a_tafl_bundle_names_its_game_and_is_refused_by_draughts_loaders() {
     .unwrap()
     .to_string();
     assert!(e.contains("Turkish Tafl"), "{e}");
+    // `dama bot` plays the bundle as a Tafl bot, on the protocol.
+    let bundle_arg = format!("bundle:{}", out_dir.display());
+    let mut bot = dama(&["bot", "--bot", &bundle_arg, "--device", "cpu"]);
+    bot.stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    let mut child = bot.spawn().unwrap();
+    {
+        use std::io::Write;
+        let mut stdin = child.stdin.take().unwrap();
+        stdin
+            .write_all(b"hello\nposition startpos\ngo sims 8\nquit\n")
+            .unwrap();
+    }
+    let out = child.wait_with_output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{text}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(text.contains("id game tafl"), "{text}");
+    let best = text
+        .lines()
+        .find_map(|l| l.strip_prefix("bestmove "))
+        .unwrap_or_else(|| panic!("no bestmove: {text}"));
+    let game = dama_tafl::Game::new(dama_tafl::TaflRules::default());
+    game.parse_move(best.trim()).unwrap();
     // A bundle.json that claims draughts for this network is refused.
     let mut bad = meta.clone();
     bad["game"] = "draughts".into();
