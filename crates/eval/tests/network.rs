@@ -12,7 +12,7 @@ fn checkpoint_players_play_legal_games() {
     let path = dir.join("tiny.safetensors");
     let device = dama_nn::device::parse_device("cpu").expect("cpu");
     let net = Network::new(&ModelConfig::quick(), device).expect("network");
-    dama_nn::save_network(&net, &dama_engine::Rules::default(), 0, &path).expect("save");
+    dama_nn::save_network(&net, dama_engine::Rules::default(), 0, &path).expect("save");
 
     let options = BuildOptions {
         device: Some(dama_run::DeviceSpec::Cpu),
@@ -47,7 +47,7 @@ fn tiny_checkpoint(dir: &std::path::Path, name: &str, seed: u64) -> std::path::P
     let device = dama_nn::device::parse_device("cpu").expect("cpu");
     dama_nn::device::manual_seed(seed);
     let net = Network::new(&ModelConfig::quick(), device).expect("network");
-    dama_nn::save_network(&net, &dama_engine::Rules::default(), 0, &path).expect("save");
+    dama_nn::save_network(&net, dama_engine::Rules::default(), 0, &path).expect("save");
     path
 }
 

@@ -138,6 +138,28 @@ pub const TARGETS: &[Target] = &[
         run: bot_protocol,
     },
     Target {
+        name: "tafl_bot_protocol",
+        tokens: &[
+            "hello",
+            "rules ",
+            "position ",
+            "moves ",
+            "undo ",
+            "go ",
+            "sims ",
+            "eval",
+            "show",
+            "legal",
+            "newgame",
+            "startpos",
+            "-off",
+            "x",
+            "\n",
+            "\u{ff}",
+        ],
+        run: tafl_bot_protocol,
+    },
+    Target {
         name: "game_chunk",
         tokens: &["DAMAGAME", "\u{0}", "\u{1}", "\u{fb}", "\u{fc}", "\u{fd}"],
         run: game_chunk,
@@ -387,6 +409,17 @@ fn bot_protocol(data: &[u8]) -> bool {
     out.lines().any(|l| !l.starts_with("error"))
 }
 
+fn tafl_bot_protocol(data: &[u8]) -> bool {
+    let bot = dama_bot::tafl::TaflBot::baseline(dama_tafl::players::Baseline::Random, 0);
+    let mut session = dama_bot::tafl::TaflSession::new(bot);
+    let mut out = Vec::new();
+    session
+        .serve(&mut std::io::Cursor::new(data), &mut out)
+        .expect("writing to memory does not fail");
+    let out = String::from_utf8(out).expect("the protocol writes UTF-8");
+    out.lines().any(|l| !l.starts_with("error"))
+}
+
 fn with_header(payload: &[u8]) -> Vec<u8> {
     let mut bytes = Vec::with_capacity(28 + payload.len());
     bytes.extend_from_slice(b"DAMAGAME");
@@ -454,6 +487,7 @@ fn sample_chunk_game(id: u64) -> ChunkGame {
     let mut plane = vec![0.0f32; 64];
     plane[3] = 1.0;
     ChunkGame {
+        game: dama_nn::GameName::Draughts,
         game_id: id,
         generation: 1,
         rules: "no_capture_limit = 50\n".into(),
@@ -523,6 +557,11 @@ pub fn builtin_seeds(name: &str) -> Vec<Vec<u8>> {
                 .into(),
             "position W:Wa2,b2,Kd4:Ba7,Kh8\ngo time 1\n".into(),
         ],
+        "tafl_bot_protocol" => vec![
+            "hello\nisready\nposition startpos moves b5-b4\ngo\nlegal\nshow\nquit\n".into(),
+            "rules ply_limit=20\nnewgame\nundo 1\ngo sims 1\neval\n".into(),
+            "position W:Wb5,c5,Kd1:Ba1,Kb3\nlegal\n".into(),
+        ],
         "game_chunk" => {
             let mut bytes = Vec::new();
             let dir = std::env::temp_dir().join(format!("dama-fuzz-seed-{}", std::process::id()));
@@ -535,8 +574,10 @@ pub fn builtin_seeds(name: &str) -> Vec<Vec<u8>> {
             return vec![bytes];
         }
         "sidecar" => {
-            let meta = dama_nn::CheckpointMeta {
+            let mut meta = dama_nn::CheckpointMeta {
                 format: dama_nn::checkpoint::CHECKPOINT_FORMAT,
+                game: dama_nn::GameName::Draughts,
+                tafl_rules: None,
                 encoding_version: dama_nn::encode::ENCODING_VERSION,
                 model: dama_nn::ModelConfig::quick(),
                 rules: Rules::default(),
@@ -549,11 +590,23 @@ pub fn builtin_seeds(name: &str) -> Vec<Vec<u8>> {
                 },
                 optimizer: None,
             };
-            vec![serde_json::to_string_pretty(&meta).unwrap_or_default()]
+            let draughts = serde_json::to_string_pretty(&meta).unwrap_or_default();
+            // A Turkish Tafl sidecar: the game, its encoding and rules.
+            let tafl = dama_nn::GameName::Tafl.encoding();
+            meta.game = dama_nn::GameName::Tafl;
+            meta.encoding_version = tafl.version;
+            meta.model = meta.model.clone().with_shape(tafl.shape);
+            meta.tafl_rules = Some(dama_tafl::TaflRules::default());
+            vec![
+                draughts,
+                serde_json::to_string_pretty(&meta).unwrap_or_default(),
+            ]
         }
         "bundle" => {
             let meta = dama_bot::BundleMeta {
                 format: dama_bot::BUNDLE_FORMAT,
+                game: dama_nn::GameName::Draughts,
+                tafl_rules: None,
                 encoding_version: dama_nn::encode::ENCODING_VERSION,
                 input_planes: dama_nn::encode::NUM_PLANES,
                 policy_size: dama_nn::encode::POLICY_SIZE,

@@ -102,7 +102,7 @@ fn save_load_gives_identical_outputs() {
     }
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("net.safetensors");
-    checkpoint::save_network(t.network(), &Rules::default(), t.step(), &path).unwrap();
+    checkpoint::save_network(t.network(), Rules::default(), t.step(), &path).unwrap();
     let (net, meta) =
         checkpoint::load_network(&path, Device::Cpu, Some(&Rules::default())).unwrap();
     assert_eq!(meta.step, 3);
@@ -130,7 +130,7 @@ fn resume_is_exact() {
         }
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("run.safetensors");
-        checkpoint::save_trainer(&a, &Rules::default(), &path).unwrap();
+        checkpoint::save_trainer(&a, Rules::default(), &path).unwrap();
         let mut b = checkpoint::load_trainer(&path, Device::Cpu, None).unwrap();
         assert_eq!(b.step(), a.step());
         assert_eq!(b.next_lr(), a.next_lr());
@@ -154,7 +154,7 @@ fn truncated_and_mismatched_checkpoints_are_named() {
     let path = dir.path().join("net.safetensors");
     tch::manual_seed(5);
     let net = Network::new(&ModelConfig::quick(), Device::Cpu).unwrap();
-    checkpoint::save_network(&net, &Rules::default(), 0, &path).unwrap();
+    checkpoint::save_network(&net, Rules::default(), 0, &path).unwrap();
 
     // Truncated weights.
     let bytes = std::fs::read(&path).unwrap();
@@ -192,7 +192,7 @@ fn truncated_and_mismatched_checkpoints_are_named() {
     // A weights file of another shape under a consistent sidecar: missing
     // and misshapen tensors are listed by name.
     let big = dir.path().join("big.safetensors");
-    checkpoint::save_network(&other, &Rules::default(), 0, &big).unwrap();
+    checkpoint::save_network(&other, Rules::default(), 0, &big).unwrap();
     let mut meta = checkpoint::read_meta(&path).unwrap();
     meta.weights = checkpoint::read_meta(&big).unwrap().weights;
     meta.weights.file = "big.safetensors".into();
