@@ -312,15 +312,28 @@ pub fn run_eval(args: &EvalArgs) -> Result<()> {
 
 /// A Turkish Tafl player from a spec: a baseline, or a checkpoint trained
 /// under `rules`.
-pub(crate) fn tafl_player(
+fn tafl_player(
     spec: &dama_eval::PlayerSpec,
     device: dama_run::DeviceSpec,
     rules: &dama_tafl::TaflRules,
 ) -> Result<dama_eval::tafl::TaflPlayer> {
-    Ok(match dama_eval::tafl::baseline_of(spec)? {
-        Some(b) => dama_eval::tafl::TaflPlayer::Baseline(b),
-        None => dama_eval::tafl_network_player(spec, &options(device), rules)?,
-    })
+    Ok(dama_eval::tafl_player(spec, &options(device), rules)?)
+}
+
+/// A ladder's checkpoint player at `sims` simulations, with its label (the
+/// file stem: `gen-0002`).
+fn ladder_checkpoint(path: &std::path::Path, sims: u32) -> (String, dama_eval::PlayerSpec) {
+    let spec = dama_eval::PlayerSpec::Checkpoint {
+        path: path.to_path_buf(),
+        budget: dama_eval::SearchBudget::Sims(sims),
+        search: dama_eval::DEFAULT_CKPT_SEARCH,
+        draw_score: 0.0,
+    };
+    let label = path
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| spec.to_string());
+    (label, spec)
 }
 
 /// `dama eval` for Turkish Tafl.
@@ -348,17 +361,8 @@ fn run_eval_tafl(args: &EvalArgs, rules: dama_tafl::TaflRules) -> Result<()> {
     one_torch_thread();
     let (bar, on_progress) = dama_eval::progress_bar(args.games);
     let (a_name, b_name) = (a.name(), b.name());
-    let on_game = |p: &dama_eval::tafl::TaflProgress| {
-        on_progress(&dama_eval::MatchProgress {
-            a: a_name.clone(),
-            b: b_name.clone(),
-            done: p.done,
-            total: p.total,
-            wdl: p.wdl,
-            elo: p.wdl.elo(),
-            llr: None,
-        });
-    };
+    let on_game =
+        |p: &dama_eval::tafl::TaflProgress| on_progress(&p.as_match_progress(&a_name, &b_name));
     let start = std::time::Instant::now();
     let result = match args.threads {
         Some(n) => rayon::ThreadPoolBuilder::new()
@@ -464,16 +468,7 @@ pub fn run_ladder(args: &LadderArgs) -> Result<()> {
         players.push(parse_player(b, &opts).with_context(|| format!("baseline `{b}`"))?);
     }
     for c in &ckpts {
-        let spec = dama_eval::PlayerSpec::Checkpoint {
-            path: c.clone(),
-            budget: dama_eval::SearchBudget::Sims(args.sims),
-            search: dama_eval::DEFAULT_CKPT_SEARCH,
-            draw_score: 0.0,
-        };
-        let label = c
-            .file_stem()
-            .map(|s| s.to_string_lossy().into_owned())
-            .unwrap_or_else(|| spec.to_string());
+        let (label, spec) = ladder_checkpoint(c, args.sims);
         let player =
             dama_eval::factory(&spec, &opts).with_context(|| format!("checkpoint `{spec}`"))?;
         players.push(dama_eval::named(player, &label));
@@ -570,17 +565,7 @@ fn run_ladder_tafl(
         players.push((b.clone(), spec));
     }
     for c in ckpts {
-        let spec = dama_eval::PlayerSpec::Checkpoint {
-            path: c.clone(),
-            budget: dama_eval::SearchBudget::Sims(args.sims),
-            search: dama_eval::DEFAULT_CKPT_SEARCH,
-            draw_score: 0.0,
-        };
-        let label = c
-            .file_stem()
-            .map(|s| s.to_string_lossy().into_owned())
-            .unwrap_or_else(|| spec.to_string());
-        players.push((label, spec));
+        players.push(ladder_checkpoint(c, args.sims));
     }
     let pairs = pairing(&args.pairing, baselines.len(), players.len())?.pairs(players.len());
     eprintln!(

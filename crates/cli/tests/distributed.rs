@@ -84,6 +84,34 @@ fn failed(out: Output) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()
 }
 
+/// Runs a learner with `config` on the store `dir/run` and one worker
+/// until the learner finishes; the run directory.
+fn learner_and_worker(dir: &Path, config: &Path) -> PathBuf {
+    let run = dir.join("run");
+    let mut learner = spawn(
+        {
+            let mut c = dama(&["learner", "--quiet", "--config"]);
+            c.arg(&config).arg("--store").arg(&run);
+            c
+        },
+        &dir.join("learner.log"),
+    );
+    let until = Instant::now() + Duration::from_secs(60);
+    while !run.join("config.toml").exists() {
+        assert!(Instant::now() < until, "the learner wrote no config");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let mut w = spawn(worker(&run, "w"), &dir.join("w.log"));
+    let log = |name: &str| std::fs::read_to_string(dir.join(name)).unwrap_or_default();
+    assert!(
+        wait_with_timeout(&mut learner, 300).success(),
+        "{}",
+        log("learner.log")
+    );
+    assert!(wait_with_timeout(&mut w, 60).success(), "{}", log("w.log"));
+    run
+}
+
 /// A learner and workers: one aborted just before publishing its second
 /// chunk (a kill -9 mid-upload), one killed with SIGKILL while it plays,
 /// a malformed chunk among theirs, and the learner killed with SIGKILL in
@@ -364,28 +392,7 @@ fn a_distributed_run_plays_its_teacher_generations_with_the_engine() {
         .replace("steps_per_generation = 200", "steps_per_generation = 3")
         + "\n[teacher]\ngenerations = 1\ngames = 4\ndepth = 2\n";
     std::fs::write(&config, text).unwrap();
-    let run = tmp.path().join("run");
-    let mut learner = spawn(
-        {
-            let mut c = dama(&["learner", "--quiet", "--config"]);
-            c.arg(&config).arg("--store").arg(&run);
-            c
-        },
-        &tmp.path().join("learner.log"),
-    );
-    let until = Instant::now() + Duration::from_secs(60);
-    while !run.join("config.toml").exists() {
-        assert!(Instant::now() < until, "the learner wrote no config");
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    let mut w = spawn(worker(&run, "w"), &tmp.path().join("w.log"));
-    let log = |name: &str| std::fs::read_to_string(tmp.path().join(name)).unwrap_or_default();
-    assert!(
-        wait_with_timeout(&mut learner, 300).success(),
-        "{}",
-        log("learner.log")
-    );
-    assert!(wait_with_timeout(&mut w, 60).success(), "{}", log("w.log"));
+    let run = learner_and_worker(tmp.path(), &config);
 
     let (mut teacher, mut network) = (0, 0);
     for entry in std::fs::read_dir(run.join("games")).unwrap() {
@@ -433,28 +440,7 @@ fn a_distributed_run_trains_turkish_tafl() {
         .replace("steps_per_generation = 200", "steps_per_generation = 3")
         + "\n[game]\nname = \"tafl\"\n";
     std::fs::write(&config, text).unwrap();
-    let run = tmp.path().join("run");
-    let mut learner = spawn(
-        {
-            let mut c = dama(&["learner", "--quiet", "--config"]);
-            c.arg(&config).arg("--store").arg(&run);
-            c
-        },
-        &tmp.path().join("learner.log"),
-    );
-    let until = Instant::now() + Duration::from_secs(60);
-    while !run.join("config.toml").exists() {
-        assert!(Instant::now() < until, "the learner wrote no config");
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    let mut w = spawn(worker(&run, "w"), &tmp.path().join("w.log"));
-    let log = |name: &str| std::fs::read_to_string(tmp.path().join(name)).unwrap_or_default();
-    assert!(
-        wait_with_timeout(&mut learner, 300).success(),
-        "{}",
-        log("learner.log")
-    );
-    assert!(wait_with_timeout(&mut w, 60).success(), "{}", log("w.log"));
+    let run = learner_and_worker(tmp.path(), &config);
     let mut games = 0;
     for entry in std::fs::read_dir(run.join("games")).unwrap() {
         for g in read_chunk(&entry.unwrap().path()).unwrap() {

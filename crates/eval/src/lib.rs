@@ -70,7 +70,9 @@ pub use ladder::{run_checkpoints, run_ladder, LadderConfig, LadderResult, Pairin
 pub use mcts_player::MctsPlayer;
 pub use mcts_player::MAX_TIMED_SIMS;
 #[cfg(feature = "network")]
-pub use network::{checkpoint_game, checkpoint_rules, tafl_network_player, NetworkPlayer};
+pub use network::{
+    checkpoint_game, checkpoint_rules, tafl_network_player, tafl_player, NetworkPlayer,
+};
 pub use openings::{load_openings, openings_for, random_openings, Opening, OpeningSource};
 pub use player::{BuildOptions, GreedyPlayer, Player, PlayerFactory, RandomPlayer};
 pub use rating::{fit_elo, FitConfig, PairResult, Rating, RatingTable};

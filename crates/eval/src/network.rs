@@ -350,6 +350,24 @@ pub fn checkpoint_game(paths: &[PathBuf]) -> Result<Option<dama_nn::GameRules>, 
     Ok(found.map(|(r, _)| r))
 }
 
+/// The Turkish Tafl player a spec names: a baseline
+/// ([`crate::tafl::baseline_of`]) or a checkpoint trained under `rules`
+/// ([`tafl_network_player`]).
+///
+/// # Errors
+///
+/// As [`crate::tafl::baseline_of`] and [`tafl_network_player`].
+pub fn tafl_player(
+    spec: &PlayerSpec,
+    options: &BuildOptions,
+    rules: &dama_tafl::TaflRules,
+) -> Result<crate::tafl::TaflPlayer, Error> {
+    match crate::tafl::baseline_of(spec)? {
+        Some(b) => Ok(crate::tafl::TaflPlayer::Baseline(b)),
+        None => tafl_network_player(spec, options, rules),
+    }
+}
+
 /// A Turkish Tafl checkpoint player for [`crate::tafl::play_tafl_match`]:
 /// `ckpt:PATH[,sims=N][,search=…][,draw=D]` with a simulation budget, whose
 /// checkpoint was trained under exactly `rules` (another game's, or other

@@ -372,6 +372,22 @@ pub struct TaflProgress {
     pub wdl: Wdl,
 }
 
+impl TaflProgress {
+    /// The same progress as the draughts arena reports it (for its
+    /// progress bars), with A's and B's names.
+    pub fn as_match_progress(&self, a: &str, b: &str) -> crate::MatchProgress {
+        crate::MatchProgress {
+            a: a.to_owned(),
+            b: b.to_owned(),
+            done: self.done,
+            total: self.total,
+            wdl: self.wdl,
+            elo: self.wdl.elo(),
+            llr: None,
+        }
+    }
+}
+
 /// What the games need of a player (shared by the parallel advance; the
 /// evaluators stay outside).
 enum Role {

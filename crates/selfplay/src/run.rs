@@ -1094,16 +1094,11 @@ fn eval_match(
     let config = dama_eval::MatchConfig {
         games: cfg.eval.games as u32,
         threads: Some(or_cores(cfg.run.eval_threads)),
-        seed: cfg.run.seed ^ (u64::from(gen) << 16) ^ k,
+        seed: eval_seed(cfg, gen, k),
         rules: cfg.rules,
         ..dama_eval::MatchConfig::default()
     };
-    progress.event(ProgressEvent::StageStarted {
-        generation: gen,
-        stage: Stage::Eval,
-        total: u64::from(config.games),
-        opponent: Some(&opponent.label),
-    });
+    eval_started(progress, gen, config.games, &opponent.label);
     let on_progress = |p: &dama_eval::MatchProgress| {
         progress.event(ProgressEvent::EvalGame { progress: p });
     };
@@ -1135,42 +1130,23 @@ fn eval_match_tafl(
     k: u64,
     progress: &dyn Progress,
 ) -> Result<EvalLine, Error> {
-    use dama_eval::tafl::{self, TaflPlayer};
+    use dama_eval::tafl;
     let options = dama_eval::BuildOptions {
         device: Some(cfg.run.device),
         ..dama_eval::BuildOptions::default()
     };
-    let player = |spec: &PlayerSpec| -> Result<TaflPlayer, Error> {
-        match tafl::baseline_of(spec).map_err(Error::Eval)? {
-            Some(b) => Ok(TaflPlayer::Baseline(b)),
-            None => dama_eval::tafl_network_player(spec, &options, &cfg.tafl).map_err(Error::Eval),
-        }
-    };
-    let mut a = player(me)?;
-    let mut b = player(&opponent.spec)?;
+    let mut a = dama_eval::tafl_player(me, &options, &cfg.tafl).map_err(Error::Eval)?;
+    let mut b = dama_eval::tafl_player(&opponent.spec, &options, &cfg.tafl).map_err(Error::Eval)?;
     let config = tafl::TaflMatchConfig {
         games: cfg.eval.games as u32,
-        seed: cfg.run.seed ^ (u64::from(gen) << 16) ^ k,
+        seed: eval_seed(cfg, gen, k),
         rules: cfg.tafl,
         ..tafl::TaflMatchConfig::default()
     };
-    progress.event(ProgressEvent::StageStarted {
-        generation: gen,
-        stage: Stage::Eval,
-        total: u64::from(config.games),
-        opponent: Some(&opponent.label),
-    });
+    eval_started(progress, gen, config.games, &opponent.label);
     let (a_name, b_name) = (a.name(), b.name());
     let on_game = |p: &tafl::TaflProgress| {
-        let shown = dama_eval::MatchProgress {
-            a: a_name.clone(),
-            b: b_name.clone(),
-            done: p.done,
-            total: p.total,
-            wdl: p.wdl,
-            elo: p.wdl.elo(),
-            llr: None,
-        };
+        let shown = p.as_match_progress(&a_name, &b_name);
         progress.event(ProgressEvent::EvalGame { progress: &shown });
     };
     let r = tafl::play_tafl_match(&mut a, &mut b, &config, &on_game).map_err(Error::Eval);
@@ -1198,6 +1174,21 @@ fn eval_match_tafl(
             side("king_side", r.a_as_king_side),
         ],
     })
+}
+
+/// The seed of generation `gen`'s `k`th evaluation match.
+fn eval_seed(cfg: &RunConfig, gen: u32, k: u64) -> u64 {
+    cfg.run.seed ^ (u64::from(gen) << 16) ^ k
+}
+
+/// Reports the start of an evaluation match of `games` games.
+fn eval_started(progress: &dyn Progress, gen: u32, games: u32, label: &str) {
+    progress.event(ProgressEvent::StageStarted {
+        generation: gen,
+        stage: Stage::Eval,
+        total: u64::from(games),
+        opponent: Some(label),
+    });
 }
 
 /// `n`, or the number of cores when `n` is 0.
