@@ -115,6 +115,27 @@ fn baseline(id: &str, label: &str, strength: StrengthKind, default: Strength) ->
 /// The rules text a bot's network was trained under (`None` for a bot
 /// without a network, or one whose files cannot be read: choosing it says
 /// why).
+/// Whether the bot plays draughts, the page's game (a Turkish Tafl network
+/// is left out of the list, and refused by name if asked for).
+fn plays_draughts(spec: &BotSpec) -> bool {
+    spec.game()
+        .ok()
+        .flatten()
+        .is_none_or(|g| g == dama_nn::GameName::Draughts)
+}
+
+/// A 400 for a network of another game than the page's.
+fn refuse_other_games(id: &str, spec: &BotSpec) -> Result<(), ApiError> {
+    match spec.game() {
+        Ok(Some(g)) if g != dama_nn::GameName::Draughts => Err(ApiError::bad_request(format!(
+            "bot `{}` plays {}; the page plays Turkish draughts and its variants (use `dama play`)",
+            id.escape_default(),
+            g.title()
+        ))),
+        _ => Ok(()),
+    }
+}
+
 fn trained_rules_text(spec: &BotSpec) -> Option<String> {
     spec.trained_rules().ok().flatten().map(|r| r.to_string())
 }
@@ -198,13 +219,17 @@ impl Catalogue {
         ));
         for run in self.runs.list() {
             // Every checkpoint of a run is trained under the run's rules.
-            let rules = run.checkpoints.last().and_then(|&g| {
-                trained_rules_text(&BotSpec::Checkpoint {
+            let last = run.checkpoints.last().and_then(|&g| {
+                Some(BotSpec::Checkpoint {
                     path: self.runs.run(&run.name).ok()?.model(g),
                     limit: Limit::Sims(dama_eval::DEFAULT_CKPT_SIMS),
                     algorithm: dama_eval::DEFAULT_CKPT_SEARCH,
                 })
             });
+            if last.as_ref().is_some_and(|spec| !plays_draughts(spec)) {
+                continue;
+            }
+            let rules = last.as_ref().and_then(trained_rules_text);
             for generation in run.checkpoints.iter().rev() {
                 out.push(BotEntry {
                     id: format!("run:{}/{generation}", run.name),
@@ -220,6 +245,9 @@ impl Catalogue {
             }
         }
         for (name, dir) in self.runs.bundles() {
+            if !plays_draughts(&BotSpec::Bundle(dir.clone())) {
+                continue;
+            }
             out.push(BotEntry {
                 id: format!("bundle:{name}"),
                 label: format!("bundle {name}"),
@@ -369,14 +397,13 @@ impl Catalogue {
                     }
                     let limit = self.limit(id, StrengthKind::Sims, strength)?;
                     let limit = limit.or(Some(Limit::Sims(dama_eval::DEFAULT_CKPT_SIMS)));
-                    return Ok(with(
-                        BotSpec::Checkpoint {
-                            path: run.model(generation),
-                            limit: Limit::Sims(dama_eval::DEFAULT_CKPT_SIMS),
-                            algorithm: dama_eval::DEFAULT_CKPT_SEARCH,
-                        },
-                        limit,
-                    ));
+                    let spec = BotSpec::Checkpoint {
+                        path: run.model(generation),
+                        limit: Limit::Sims(dama_eval::DEFAULT_CKPT_SIMS),
+                        algorithm: dama_eval::DEFAULT_CKPT_SEARCH,
+                    };
+                    refuse_other_games(id, &spec)?;
+                    return Ok(with(spec, limit));
                 }
                 if let Some(name) = id.strip_prefix("bundle:") {
                     if !name.split('/').all(valid_name) {
@@ -390,7 +417,9 @@ impl Catalogue {
                         return Err(ApiError::not_found(format!("no bundle `{name}`")));
                     };
                     let limit = self.limit(id, StrengthKind::Sims, strength)?;
-                    return Ok(with(BotSpec::Bundle(dir), limit));
+                    let spec = BotSpec::Bundle(dir);
+                    refuse_other_games(id, &spec)?;
+                    return Ok(with(spec, limit));
                 }
                 Err(ApiError::bad_request(format!(
                     "unknown bot `{}` (GET /api/bots lists them)",

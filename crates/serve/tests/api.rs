@@ -9,7 +9,7 @@ mod common;
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
-use common::{board, follow, pieces, start, train, train_rules, Http};
+use common::{board, follow, pieces, start, train, train_rules, train_tafl, Http};
 use dama_engine::{Game, GameRecord, Position, Rules, Variant};
 use dama_serve::{Limits, ServeOptions};
 use rand::{Rng, SeedableRng};
@@ -939,4 +939,41 @@ async fn a_network_bot_plays_the_variant_it_was_trained_for() {
         )
         .await;
     assert_eq!(greedy.status, 201, "{}", greedy.error());
+}
+
+/// A Turkish Tafl run beside a draughts one: its training is shown, its
+/// networks are not offered as bots and are refused by name, and its games
+/// (which the draughts board cannot show) are refused by name.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_tafl_run_is_watched_but_not_played() {
+    let runs = tempfile::tempdir().unwrap();
+    let dir = runs.path().to_path_buf();
+    tokio::task::spawn_blocking(move || train_tafl(&dir, "tafl", 1))
+        .await
+        .unwrap();
+    let http = Http::new(start(options(runs.path())).await);
+    let listed = http.get("/api/runs").await;
+    assert_eq!(listed.status, 200);
+    let text = |a: &common::Answer| String::from_utf8_lossy(&a.body).into_owned();
+    assert!(text(&listed).contains("\"tafl\""), "{}", text(&listed));
+    let metrics = http.get("/api/runs/tafl/metrics").await;
+    assert_eq!(metrics.status, 200);
+    assert!(text(&metrics).contains("by_side"), "{}", text(&metrics));
+    let bots = http.get("/api/bots").await;
+    assert!(!text(&bots).contains("run:tafl/"), "{}", text(&bots));
+    let refused = http
+        .post(
+            "/api/games",
+            &json!({"bot": "run:tafl/1", "human": "black"}),
+        )
+        .await;
+    assert_eq!(refused.status, 400);
+    assert!(
+        refused.error().contains("Turkish Tafl"),
+        "{}",
+        refused.error()
+    );
+    let games = http.get("/api/runs/tafl/games/1").await;
+    assert_eq!(games.status, 422);
+    assert!(games.error().contains("Turkish Tafl"), "{}", games.error());
 }

@@ -94,6 +94,21 @@ pub fn train_rules(
     runs.join(name)
 }
 
+/// [`train`] for Turkish Tafl (`[game] name = "tafl"`).
+pub fn train_tafl(runs: &Path, name: &str, generations: u32) -> PathBuf {
+    let text = format!("{TINY}\n[game]\nname = \"tafl\"\n");
+    let mut config = dama_selfplay::RunConfig::parse(&text).expect("tiny Tafl config parses");
+    config.run.generations = generations;
+    let options = dama_selfplay::TrainOptions {
+        config,
+        run_dir: runs.join(name),
+        resume: false,
+    };
+    let stop = AtomicBool::new(false);
+    dama_selfplay::train(&options, &stop, &dama_selfplay::NoProgress).expect("tiny run trains");
+    runs.join(name)
+}
+
 /// Starts a server on a free loopback port; it runs until the test's
 /// runtime ends.
 pub async fn start(options: ServeOptions) -> SocketAddr {
