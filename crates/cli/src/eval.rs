@@ -548,7 +548,7 @@ fn run_ladder_tafl(
     ckpts: &[PathBuf],
     rules: dama_tafl::TaflRules,
 ) -> Result<()> {
-    use dama_eval::tafl::{play_tafl_match, TaflMatchConfig};
+    use dama_eval::tafl::TaflMatchConfig;
     let mut baselines = args.baselines.clone();
     if !baselines.iter().any(|b| b == "random") {
         baselines.insert(0, "random".into());
@@ -577,29 +577,22 @@ fn run_ladder_tafl(
         args.games
     );
     one_torch_thread();
-    let mut results = Vec::with_capacity(pairs.len());
-    let mut matches = Vec::with_capacity(pairs.len());
-    for (k, &(i, j)) in pairs.iter().enumerate() {
-        let mut a = tafl_player(&players[i].1, args.device, &rules)
-            .with_context(|| format!("player `{}`", players[i].0))?;
-        let mut b = tafl_player(&players[j].1, args.device, &rules)
-            .with_context(|| format!("player `{}`", players[j].0))?;
-        let config = TaflMatchConfig {
-            games: args.games,
-            seed: args
-                .seed
-                .wrapping_add((k as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)),
-            rules,
-            ..TaflMatchConfig::default()
-        };
-        let r = play_tafl_match(&mut a, &mut b, &config, &|_| {})?;
+    let config = TaflMatchConfig {
+        games: args.games,
+        seed: args.seed,
+        rules,
+        ..TaflMatchConfig::default()
+    };
+    let (bar, on_progress) = dama_eval::progress_bar(args.games);
+    let on_game = |p: &dama_eval::tafl::TaflProgress| on_progress(&p.as_match_progress("A", "B"));
+    let mut on_match = |k: usize, n: usize, r: &dama_eval::tafl::TaflMatchResult| {
         let t = r.total();
-        outln!(
+        let line = format!(
             "[{}/{}] {} vs {}: +{} ={} -{} (as Defenders +{} ={} -{}, as King side +{} ={} -{})",
             k + 1,
-            pairs.len(),
-            players[i].0,
-            players[j].0,
+            n,
+            players[pairs[k].0].0,
+            players[pairs[k].1].0,
             t.wins,
             t.draws,
             t.losses,
@@ -610,14 +603,23 @@ fn run_ladder_tafl(
             r.a_as_king_side.draws,
             r.a_as_king_side.losses
         );
-        results.push(dama_eval::PairResult::new(
-            players[i].0.clone(),
-            players[j].0.clone(),
-            t,
-        ));
-        matches.push(r);
-    }
-    let table = dama_eval::fit_elo(&results, &dama_eval::FitConfig::default())?;
+        // A closed stdout ends nothing here: the table is printed after.
+        let _ = bar.suspend(|| {
+            use std::io::Write;
+            writeln!(std::io::stdout().lock(), "{line}")
+        });
+        bar.reset();
+    };
+    let (matches, table) = dama_eval::run_tafl_ladder(
+        &players,
+        &pairs,
+        &config,
+        &options(args.device),
+        &dama_eval::FitConfig::default(),
+        &on_game,
+        &mut on_match,
+    )?;
+    bar.finish_and_clear();
     outln!("{table}");
     let stem = run_dir.join("eval").join("ladder");
     table.save(&stem)?;

@@ -91,7 +91,7 @@ fn learner_and_worker(dir: &Path, config: &Path) -> PathBuf {
     let mut learner = spawn(
         {
             let mut c = dama(&["learner", "--quiet", "--config"]);
-            c.arg(&config).arg("--store").arg(&run);
+            c.arg(config).arg("--store").arg(&run);
             c
         },
         &dir.join("learner.log"),

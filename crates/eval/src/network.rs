@@ -420,3 +420,48 @@ pub fn tafl_network_player(
         sims,
     })
 }
+
+/// A Turkish Tafl ladder: one match per pair of `pairs` between the players
+/// (labels and specs; baselines or Tafl checkpoints trained under
+/// `config.rules`), each with `config` (its seed varied per match, as
+/// [`crate::run_ladder`] does), then one Elo fit over the labels.
+/// `on_game` sees each match's progress, `on_match` each finished match
+/// (index, count, result).
+///
+/// # Errors
+///
+/// A player that cannot be built, the matches, the fit.
+pub fn run_tafl_ladder(
+    players: &[(String, PlayerSpec)],
+    pairs: &[(usize, usize)],
+    config: &crate::tafl::TaflMatchConfig,
+    options: &BuildOptions,
+    fit: &crate::FitConfig,
+    on_game: &(dyn Fn(&crate::tafl::TaflProgress) + Sync),
+    on_match: &mut dyn FnMut(usize, usize, &crate::tafl::TaflMatchResult),
+) -> Result<(Vec<crate::tafl::TaflMatchResult>, crate::RatingTable), Error> {
+    let mut results = Vec::with_capacity(pairs.len());
+    let mut matches = Vec::with_capacity(pairs.len());
+    for (k, &(i, j)) in pairs.iter().enumerate() {
+        let (Some((la, sa)), Some((lb, sb))) = (players.get(i), players.get(j)) else {
+            return Err(Error::Spec(format!(
+                "pairing ({i}, {j}) names a player out of {}",
+                players.len()
+            )));
+        };
+        let mut a = tafl_player(sa, options, &config.rules)?;
+        let mut b = tafl_player(sb, options, &config.rules)?;
+        let mc = crate::tafl::TaflMatchConfig {
+            seed: config
+                .seed
+                .wrapping_add((k as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)),
+            ..config.clone()
+        };
+        let r = crate::tafl::play_tafl_match(&mut a, &mut b, &mc, on_game)?;
+        on_match(k, pairs.len(), &r);
+        results.push(crate::PairResult::new(la.clone(), lb.clone(), r.total()));
+        matches.push(r);
+    }
+    let table = crate::fit_elo(&results, fit)?;
+    Ok((matches, table))
+}

@@ -247,7 +247,13 @@ pub fn run_curve(
     }
 
     // The run's game: the rules its checkpoints were trained under.
-    let rules = dama_eval::checkpoint_rules(std::slice::from_ref(&ckpts[ckpts.len() - 1].1))
+    let last_ckpt = std::slice::from_ref(&ckpts[ckpts.len() - 1].1);
+    if let Some(dama_nn::GameRules::Tafl(rules)) =
+        dama_eval::checkpoint_game(last_ckpt).map_err(eval_err)?
+    {
+        return tafl_curve(run_dir, config, &ckpts, &axes, rules, on_progress);
+    }
+    let rules = dama_eval::checkpoint_rules(last_ckpt)
         .map_err(eval_err)?
         .unwrap_or_default();
     let options = dama_eval::BuildOptions {
@@ -290,7 +296,103 @@ pub fn run_curve(
     };
     let result =
         dama_eval::run_ladder(&players, &ladder, on_progress, on_match).map_err(eval_err)?;
-    let table = result.table;
+    Ok(curve_of(run_dir, config, &ckpts, &axes, result.table))
+}
+
+/// The anchors of a Turkish Tafl curve when the config asks for the
+/// default ones (draughts' timed alpha-beta has no Tafl counterpart).
+pub const DEFAULT_TAFL_ANCHORS: [&str; 4] =
+    ["random", "greedy", "alphabeta:depth=2", "alphabeta:depth=4"];
+
+/// [`run_curve`] for a Turkish Tafl run: the same pairings in the Tafl
+/// arena (each opening from both sides), the checkpoints at a simulation
+/// budget.
+fn tafl_curve(
+    run_dir: &Path,
+    config: &CurveConfig,
+    ckpts: &[(u32, PathBuf)],
+    axes: &BTreeMap<u32, Axes>,
+    rules: dama_tafl::TaflRules,
+    on_progress: &(dyn Fn(&MatchProgress) + Sync),
+) -> Result<Curve, Error> {
+    let anchors: Vec<String> = if config.anchors == CurveConfig::default().anchors {
+        DEFAULT_TAFL_ANCHORS
+            .iter()
+            .map(|s| (*s).to_owned())
+            .collect()
+    } else {
+        config.anchors.clone()
+    };
+    let mut players: Vec<(String, PlayerSpec)> = Vec::new();
+    for a in &anchors {
+        let spec: PlayerSpec = a
+            .parse()
+            .map_err(|e| Error::Config(format!("anchor `{a}`: {e}")))?;
+        players.push((a.clone(), spec));
+    }
+    let na = players.len();
+    for (g, path) in ckpts {
+        players.push((
+            format!("gen-{g:04}"),
+            PlayerSpec::Checkpoint {
+                path: path.clone(),
+                budget: config.budget,
+                search: config.search,
+                draw_score: 0.0,
+            },
+        ));
+    }
+    let mut pairs: Vec<(usize, usize)> = (1..na).map(|i| (i - 1, i)).collect();
+    for c in na..players.len() {
+        pairs.extend((0..na).map(|a| (c, a)));
+    }
+    let match_config = dama_eval::tafl::TaflMatchConfig {
+        games: config.games,
+        seed: config.seed,
+        rules,
+        ..dama_eval::tafl::TaflMatchConfig::default()
+    };
+    let options = dama_eval::BuildOptions {
+        device: Some(config.device),
+        ..dama_eval::BuildOptions::default()
+    };
+    let on_game = |p: &dama_eval::tafl::TaflProgress| on_progress(&p.as_match_progress("A", "B"));
+    let run = || {
+        dama_eval::run_tafl_ladder(
+            &players,
+            &pairs,
+            &match_config,
+            &options,
+            &dama_eval::FitConfig::default(),
+            &on_game,
+            &mut |_, _, _| {},
+        )
+    };
+    let (_, table) = match config.threads {
+        Some(n) => rayon::ThreadPoolBuilder::new()
+            .num_threads(n)
+            .build()
+            .map_err(|e| Error::Config(format!("cannot start {n} threads: {e}")))?
+            .install(run),
+        None => run(),
+    }
+    .map_err(eval_err)?;
+    let config = CurveConfig {
+        anchors,
+        ..config.clone()
+    };
+    Ok(curve_of(run_dir, &config, ckpts, axes, table))
+}
+
+/// The curve from the fitted table: the anchors' ratings and each
+/// checkpoint's, placed on the run's axes.
+fn curve_of(
+    run_dir: &Path,
+    config: &CurveConfig,
+    ckpts: &[(u32, PathBuf)],
+    axes: &BTreeMap<u32, Axes>,
+    table: dama_eval::RatingTable,
+) -> Curve {
     let rating = |name: &str| table.ratings.iter().find(|r| r.name == name).cloned();
     let anchors = config.anchors.iter().filter_map(|a| rating(a)).collect();
     let points = ckpts
@@ -312,14 +414,14 @@ pub fn run_curve(
             })
         })
         .collect();
-    Ok(Curve {
+    Curve {
         run: run_dir.to_path_buf(),
         checkpoint_settings: checkpoint_settings(config.budget, config.search),
         config: config.clone(),
         anchors,
         points,
         table,
-    })
+    }
 }
 
 impl Curve {

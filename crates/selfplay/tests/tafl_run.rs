@@ -130,7 +130,7 @@ fn a_tafl_run_trains_evaluates_per_side_and_resumes() {
     let summary = train(
         &TrainOptions {
             config,
-            run_dir: run,
+            run_dir: run.clone(),
             resume: true,
         },
         &stop,
@@ -138,6 +138,21 @@ fn a_tafl_run_trains_evaluates_per_side_and_resumes() {
     )
     .unwrap();
     assert_eq!(summary.generation, 2);
+
+    // The learning curve of a Tafl run: its checkpoints against the Tafl
+    // anchors (the default draughts anchors are replaced by Tafl's).
+    let curve_config = dama_selfplay::curve::CurveConfig {
+        games: 2,
+        budget: dama_eval::SearchBudget::Sims(2),
+        device: dama_run::DeviceSpec::Cpu,
+        ..dama_selfplay::curve::CurveConfig::default()
+    };
+    let curve =
+        dama_selfplay::curve::run_curve(&run, &curve_config, &|_| {}, &mut |_, _, _| {}).unwrap();
+    let anchors: Vec<&str> = curve.anchors.iter().map(|r| r.name.as_str()).collect();
+    assert_eq!(anchors, dama_selfplay::curve::DEFAULT_TAFL_ANCHORS);
+    let generations: Vec<u32> = curve.points.iter().map(|p| p.generation).collect();
+    assert_eq!(generations, [0, 1, 2]);
 }
 
 #[test]
