@@ -92,38 +92,7 @@ impl Session {
 
     /// Handles one line.
     pub fn handle(&mut self, line: &str) -> Reply {
-        let Some((cmd, rest)) = split_command(line) else {
-            return Reply::default();
-        };
-        let result = match cmd {
-            "hello" | "dama" => Ok(self.hello()),
-            "isready" => Ok(Reply::one("readyok")),
-            "quit" | "exit" => Ok(Reply {
-                lines: vec!["bye".into()],
-                quit: true,
-            }),
-            "rules" => self.set_rules(rest),
-            "position" => self.set_position(rest),
-            "newgame" => {
-                self.game = Game::with_rules(self.rules);
-                Ok(Reply::one("ok"))
-            }
-            "moves" | "play" => self
-                .play_moves(rest.split_whitespace())
-                .map(|()| Reply::one("ok")),
-            "undo" => self.undo(rest),
-            "go" => self.go(rest),
-            "eval" => self.eval(),
-            "show" | "d" => Ok(self.show()),
-            "legal" => Ok(Reply {
-                lines: vec![format!("legal {}", self.legal_list()), "ok".into()],
-                quit: false,
-            }),
-            _ => Err(Error::Input(format!(
-                "unknown command `{cmd}` (commands: {COMMANDS})"
-            ))),
-        };
-        result.unwrap_or_else(|e| error_reply(&e))
+        dispatch(self, line)
     }
 
     fn hello(&self) -> Reply {
@@ -317,6 +286,106 @@ impl Session {
 
     fn legal_list(&self) -> String {
         legal_list(&self.game)
+    }
+}
+
+/// A game's answers to the protocol's commands: [`dispatch`] reads a
+/// command and calls these, so that every game's session answers the same
+/// commands, with the same errors, in the same way.
+pub(crate) trait Commands {
+    /// `hello`.
+    fn hello(&self) -> Reply;
+    /// `rules [text]`.
+    fn set_rules(&mut self, rest: &str) -> Result<Reply, Error>;
+    /// `position startpos|POS [moves ...]`.
+    fn set_position(&mut self, rest: &str) -> Result<Reply, Error>;
+    /// `newgame`: the initial position under the current rules.
+    fn new_game(&mut self);
+    /// `moves m1 m2 ...`: all or none.
+    fn play(&mut self, moves: &str) -> Result<(), Error>;
+    /// `undo [N]`.
+    fn undo(&mut self, rest: &str) -> Result<Reply, Error>;
+    /// `go [sims N | time MS]`.
+    fn go(&mut self, rest: &str) -> Result<Reply, Error>;
+    /// `eval`.
+    fn eval(&mut self) -> Result<Reply, Error>;
+    /// `show`.
+    fn show(&self) -> Reply;
+    /// The legal moves, space-separated.
+    fn legal(&self) -> String;
+}
+
+/// Answers one protocol line with `session`: the command is the first
+/// word; an error becomes one `error` line and changes nothing.
+pub(crate) fn dispatch(session: &mut impl Commands, line: &str) -> Reply {
+    let Some((cmd, rest)) = split_command(line) else {
+        return Reply::default();
+    };
+    let result = match cmd {
+        "hello" | "dama" => Ok(session.hello()),
+        "isready" => Ok(Reply::one("readyok")),
+        "quit" | "exit" => Ok(Reply {
+            lines: vec!["bye".into()],
+            quit: true,
+        }),
+        "rules" => session.set_rules(rest),
+        "position" => session.set_position(rest),
+        "newgame" => {
+            session.new_game();
+            Ok(Reply::one("ok"))
+        }
+        "moves" | "play" => session.play(rest).map(|()| Reply::one("ok")),
+        "undo" => session.undo(rest),
+        "go" => session.go(rest),
+        "eval" => session.eval(),
+        "show" | "d" => Ok(session.show()),
+        "legal" => Ok(Reply {
+            lines: vec![format!("legal {}", session.legal()), "ok".into()],
+            quit: false,
+        }),
+        _ => Err(Error::Input(format!(
+            "unknown command `{}` (commands: {COMMANDS})",
+            clip(cmd)
+        ))),
+    };
+    result.unwrap_or_else(|e| error_reply(&e))
+}
+
+/// At most 80 characters of `text`, for echoing a stranger's input.
+pub(crate) fn clip(text: &str) -> String {
+    text.chars().take(80).collect()
+}
+
+impl Commands for Session {
+    fn hello(&self) -> Reply {
+        Session::hello(self)
+    }
+    fn set_rules(&mut self, rest: &str) -> Result<Reply, Error> {
+        Session::set_rules(self, rest)
+    }
+    fn set_position(&mut self, rest: &str) -> Result<Reply, Error> {
+        Session::set_position(self, rest)
+    }
+    fn new_game(&mut self) {
+        self.game = Game::with_rules(self.rules);
+    }
+    fn play(&mut self, moves: &str) -> Result<(), Error> {
+        self.play_moves(moves.split_whitespace())
+    }
+    fn undo(&mut self, rest: &str) -> Result<Reply, Error> {
+        Session::undo(self, rest)
+    }
+    fn go(&mut self, rest: &str) -> Result<Reply, Error> {
+        Session::go(self, rest)
+    }
+    fn eval(&mut self) -> Result<Reply, Error> {
+        Session::eval(self)
+    }
+    fn show(&self) -> Reply {
+        Session::show(self)
+    }
+    fn legal(&self) -> String {
+        self.legal_list()
     }
 }
 

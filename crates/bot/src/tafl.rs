@@ -40,8 +40,8 @@ use serde_json::json;
 
 use crate::export::default_search;
 use crate::protocol::{
-    error_reply, handle_utf8, limit_text, parse_go, serve_lines, split_command, split_position,
-    Reply, COMMANDS, PROTOCOL_VERSION,
+    clip, dispatch, handle_utf8, limit_text, parse_go, serve_lines, split_position, Commands,
+    Reply, PROTOCOL_VERSION,
 };
 use crate::report::Eval;
 use crate::spec::{BotOptions, BotSpec, Limit, DEFAULT_SIMS};
@@ -697,10 +697,6 @@ pub struct TaflSession {
 }
 
 /// Text from a user, at most 80 characters of it, for an error message.
-fn clip(text: &str) -> String {
-    text.chars().take(80).collect()
-}
-
 /// Replays `moves` (in notation) on a new game from `start` under `rules`.
 fn replay<'a>(
     start: Position,
@@ -742,6 +738,39 @@ fn legal_list(game: &Game) -> String {
         .map(ToString::to_string)
         .collect::<Vec<_>>()
         .join(" ")
+}
+
+impl Commands for TaflSession {
+    fn hello(&self) -> Reply {
+        TaflSession::hello(self)
+    }
+    fn set_rules(&mut self, rest: &str) -> Result<Reply, Error> {
+        TaflSession::set_rules(self, rest)
+    }
+    fn set_position(&mut self, rest: &str) -> Result<Reply, Error> {
+        TaflSession::set_position(self, rest)
+    }
+    fn new_game(&mut self) {
+        self.game = Game::new(self.rules);
+    }
+    fn play(&mut self, moves: &str) -> Result<(), Error> {
+        self.play_moves(moves.split_whitespace())
+    }
+    fn undo(&mut self, rest: &str) -> Result<Reply, Error> {
+        TaflSession::undo(self, rest)
+    }
+    fn go(&mut self, rest: &str) -> Result<Reply, Error> {
+        TaflSession::go(self, rest)
+    }
+    fn eval(&mut self) -> Result<Reply, Error> {
+        TaflSession::eval(self)
+    }
+    fn show(&self) -> Reply {
+        TaflSession::show(self)
+    }
+    fn legal(&self) -> String {
+        legal_list(&self.game)
+    }
 }
 
 impl TaflSession {
@@ -794,39 +823,7 @@ impl TaflSession {
 
     /// Handles one line.
     pub fn handle(&mut self, line: &str) -> Reply {
-        let Some((cmd, rest)) = split_command(line) else {
-            return Reply::default();
-        };
-        let result = match cmd {
-            "hello" | "dama" => Ok(self.hello()),
-            "isready" => Ok(Reply::one("readyok")),
-            "quit" | "exit" => Ok(Reply {
-                lines: vec!["bye".into()],
-                quit: true,
-            }),
-            "rules" => self.set_rules(rest),
-            "position" => self.set_position(rest),
-            "newgame" => {
-                self.game = Game::new(self.rules);
-                Ok(Reply::one("ok"))
-            }
-            "moves" | "play" => self
-                .play_moves(rest.split_whitespace())
-                .map(|()| Reply::one("ok")),
-            "undo" => self.undo(rest),
-            "go" => self.go(rest),
-            "eval" => self.eval(),
-            "show" | "d" => Ok(self.show()),
-            "legal" => Ok(Reply {
-                lines: vec![format!("legal {}", legal_list(&self.game)), "ok".into()],
-                quit: false,
-            }),
-            _ => Err(Error::Input(format!(
-                "unknown command `{}` (commands: {COMMANDS})",
-                clip(cmd)
-            ))),
-        };
-        result.unwrap_or_else(|e| error_reply(&e))
+        dispatch(self, line)
     }
 
     fn hello(&self) -> Reply {
