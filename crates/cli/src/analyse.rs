@@ -94,25 +94,16 @@ pub fn run(args: &AnalyseArgs) -> Result<()> {
         thought.nodes,
         thought.elapsed.as_secs_f64() * 1e3
     );
-    let wdl = |w: [f32; 3]| format!("W {} D {} L {}", pct(w[0]), pct(w[1]), pct(w[2]));
     if let Some(p) = &thought.tablebase {
         outln!("tables    {} for {turn}", dama_bot::describe_tablebase(p));
     }
-    if let Some(e) = &thought.eval {
-        outln!("eval      {:+.3} for {turn}  ({})", e.value, wdl(e.wdl));
-    }
-    if let Some(e) = &thought.network {
-        outln!("network   {:+.3} for {turn}  ({})", e.value, wdl(e.wdl));
-    }
-    if let Some((s, d)) = thought.score_cm {
-        outln!(
-            "score     {:+.2} men for {turn} (depth {d})",
-            f64::from(s) / 100.0
-        );
-    }
-    outln!("best      {}", thought.best);
-    let pv: Vec<String> = thought.pv.iter().map(ToString::to_string).collect();
-    outln!("pv        {}", pv.join(" "));
+    print_values(
+        &turn.to_string(),
+        thought.eval.as_ref(),
+        thought.network.as_ref(),
+        thought.score_cm.map(|(s, d)| (s, format!("depth {d}"))),
+    )?;
+    print_line(&thought.best, &thought.pv)?;
     if !thought.top.is_empty() {
         outln!(
             "\n  {:<14} {:>7} {:>7} {:>7} {:>7}",
@@ -194,22 +185,13 @@ fn run_tafl(args: &AnalyseArgs) -> Result<()> {
         thought.nodes,
         thought.elapsed.as_secs_f64() * 1e3
     );
-    let wdl = |w: [f32; 3]| format!("W {} D {} L {}", pct(w[0]), pct(w[1]), pct(w[2]));
-    if let Some(e) = &thought.eval {
-        outln!("eval      {:+.3} for {turn}  ({})", e.value, wdl(e.wdl));
-    }
-    if let Some(e) = &thought.network {
-        outln!("network   {:+.3} for {turn}  ({})", e.value, wdl(e.wdl));
-    }
-    if let Some((s, d)) = thought.score {
-        outln!(
-            "score     {:+.2} men for {turn} (depth {d} moves)",
-            f64::from(s) / 100.0
-        );
-    }
-    outln!("best      {}", thought.best);
-    let pv: Vec<String> = thought.pv.iter().map(ToString::to_string).collect();
-    outln!("pv        {}", pv.join(" "));
+    print_values(
+        turn,
+        thought.eval.as_ref(),
+        thought.network.as_ref(),
+        thought.score.map(|(s, d)| (s, format!("depth {d} moves"))),
+    )?;
+    print_line(&thought.best, &thought.pv)?;
     if !thought.top.is_empty() {
         outln!(
             "\n  {:<18} {:<8} {:>7} {:>7} {:>7} {:>7}",
@@ -232,5 +214,37 @@ fn run_tafl(args: &AnalyseArgs) -> Result<()> {
             );
         }
     }
+    Ok(())
+}
+
+/// The search's value, the network's own and alpha-beta's score, each for
+/// the side to move (`turn`), as both games print them.
+fn print_values(
+    turn: &str,
+    eval: Option<&dama_bot::Eval>,
+    network: Option<&dama_bot::Eval>,
+    score: Option<(i32, String)>,
+) -> Result<()> {
+    let wdl = |w: [f32; 3]| format!("W {} D {} L {}", pct(w[0]), pct(w[1]), pct(w[2]));
+    if let Some(e) = eval {
+        outln!("eval      {:+.3} for {turn}  ({})", e.value, wdl(e.wdl));
+    }
+    if let Some(e) = network {
+        outln!("network   {:+.3} for {turn}  ({})", e.value, wdl(e.wdl));
+    }
+    if let Some((s, depth)) = score {
+        outln!(
+            "score     {:+.2} men for {turn} ({depth})",
+            f64::from(s) / 100.0
+        );
+    }
+    Ok(())
+}
+
+/// The best move and the principal variation.
+fn print_line<M: std::fmt::Display>(best: &M, pv: &[M]) -> Result<()> {
+    outln!("best      {best}");
+    let pv: Vec<String> = pv.iter().map(ToString::to_string).collect();
+    outln!("pv        {}", pv.join(" "));
     Ok(())
 }

@@ -126,31 +126,19 @@ pub fn run(args: &PlayArgs) -> Result<()> {
                     break;
                 }
             };
-            let mut line = format!("plays {}", t.best);
-            if let Some(p) = &t.tablebase {
-                line.push_str(&format!("  ({})", dama_bot::describe_tablebase(p)));
-            }
-            if let Some(e) = &t.eval {
-                line.push_str(&format!(
-                    "  eval {:+.2} for the bot (W {:.0}% D {:.0}% L {:.0}%)",
-                    e.value,
-                    e.wdl[0] * 100.0,
-                    e.wdl[1] * 100.0,
-                    e.wdl[2] * 100.0
-                ));
-            }
-            if let Some((s, d)) = t.score_cm {
-                line.push_str(&format!("  score {:+.2} (depth {d})", f64::from(s) / 100.0));
-            }
-            line.push_str(&format!("  {:.2} s", t.elapsed.as_secs_f64()));
-            if t.nodes > 0 {
-                line.push_str(&format!(", {} nodes", t.nodes));
-            }
-            outln!("{line}");
-            if t.pv.len() > 1 {
-                let pv: Vec<String> = t.pv.iter().map(ToString::to_string).collect();
-                outln!("  expects {}", pv.join(" "));
-            }
+            let note = t
+                .tablebase
+                .as_ref()
+                .map(|p| format!("  ({})", dama_bot::describe_tablebase(p)));
+            print_thought(&BotMove {
+                best: &t.best,
+                note,
+                eval: t.eval.as_ref(),
+                score: t.score_cm,
+                elapsed: t.elapsed,
+                nodes: t.nodes,
+                pv: &t.pv,
+            })?;
             game.play(&t.best)
                 .with_context(|| format!("the bot played an illegal move {}", t.best))?;
             show_board = true;
@@ -225,11 +213,55 @@ fn verdict(o: Outcome, human: Color) -> &'static str {
 }
 
 fn legal(game: &Game) -> String {
-    game.legal_moves()
-        .iter()
-        .map(ToString::to_string)
-        .collect::<Vec<_>>()
-        .join(" ")
+    joined(game.legal_moves().iter())
+}
+
+/// Moves as text, space-separated.
+fn joined<T: std::fmt::Display>(moves: impl Iterator<Item = T>) -> String {
+    moves.map(|m| m.to_string()).collect::<Vec<_>>().join(" ")
+}
+
+/// What the bot played and thought, for [`print_thought`].
+struct BotMove<'a, M> {
+    best: &'a M,
+    /// Said after the move (the endgame tables' verdict).
+    note: Option<String>,
+    eval: Option<&'a dama_bot::Eval>,
+    /// Alpha-beta's score in hundredths and its depth.
+    score: Option<(i32, u32)>,
+    elapsed: std::time::Duration,
+    nodes: u64,
+    pv: &'a [M],
+}
+
+/// Prints the bot's move, its evaluation, cost and expected line (both
+/// games).
+fn print_thought<M: std::fmt::Display>(t: &BotMove<'_, M>) -> Result<()> {
+    let mut line = format!("plays {}", t.best);
+    if let Some(n) = &t.note {
+        line.push_str(n);
+    }
+    if let Some(e) = t.eval {
+        line.push_str(&format!(
+            "  eval {:+.2} for the bot (W {:.0}% D {:.0}% L {:.0}%)",
+            e.value,
+            e.wdl[0] * 100.0,
+            e.wdl[1] * 100.0,
+            e.wdl[2] * 100.0
+        ));
+    }
+    if let Some((s, d)) = t.score {
+        line.push_str(&format!("  score {:+.2} (depth {d})", f64::from(s) / 100.0));
+    }
+    line.push_str(&format!("  {:.2} s", t.elapsed.as_secs_f64()));
+    if t.nodes > 0 {
+        line.push_str(&format!(", {} nodes", t.nodes));
+    }
+    outln!("{line}");
+    if t.pv.len() > 1 {
+        outln!("  expects {}", joined(t.pv.iter()));
+    }
+    Ok(())
 }
 
 fn save(
@@ -352,28 +384,15 @@ fn run_tafl(args: &PlayArgs) -> Result<()> {
                     break;
                 }
             };
-            let mut line = format!("plays {}", t.best);
-            if let Some(e) = &t.eval {
-                line.push_str(&format!(
-                    "  eval {:+.2} for the bot (W {:.0}% D {:.0}% L {:.0}%)",
-                    e.value,
-                    e.wdl[0] * 100.0,
-                    e.wdl[1] * 100.0,
-                    e.wdl[2] * 100.0
-                ));
-            }
-            if let Some((s, d)) = t.score {
-                line.push_str(&format!("  score {:+.2} (depth {d})", f64::from(s) / 100.0));
-            }
-            line.push_str(&format!("  {:.2} s", t.elapsed.as_secs_f64()));
-            if t.nodes > 0 {
-                line.push_str(&format!(", {} nodes", t.nodes));
-            }
-            outln!("{line}");
-            if t.pv.len() > 1 {
-                let pv: Vec<String> = t.pv.iter().map(ToString::to_string).collect();
-                outln!("  expects {}", pv.join(" "));
-            }
+            print_thought(&BotMove {
+                best: &t.best,
+                note: None,
+                eval: t.eval.as_ref(),
+                score: t.score,
+                elapsed: t.elapsed,
+                nodes: t.nodes,
+                pv: &t.pv,
+            })?;
             game.play(&t.best)
                 .with_context(|| format!("the bot played an illegal move {}", t.best))?;
             show_board = true;
@@ -444,11 +463,7 @@ fn tafl_replay(game: &dama_tafl::Game, n: usize) -> Option<dama_tafl::Game> {
 }
 
 fn tafl_legal(game: &dama_tafl::Game) -> String {
-    game.legal_moves()
-        .iter()
-        .map(ToString::to_string)
-        .collect::<Vec<_>>()
-        .join(" ")
+    joined(game.legal_moves().iter())
 }
 
 /// Saves the game as a PDN-like text record: tags for the game, players
