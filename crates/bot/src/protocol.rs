@@ -3,11 +3,18 @@
 //! One command per line; every command is answered, and the answer ends
 //! with a line that starts with `ok`, `bestmove`, `readyok`, `bye` or
 //! `error`. Bad input is answered with `error …` and the session goes on.
+//!
+//! The framing, the command words and the replies are the same for every
+//! game: [`handle`] reads a line and answers it through a game's
+//! [`Commands`] ([`Session`] for Turkish draughts,
+//! [`crate::tafl::TaflSession`] for Turkish Tafl).
 
+use std::fmt::Display;
 use std::time::Duration;
 
 use dama_engine::{Game, Position, Rules};
 
+use crate::report::{Eval, RawEval};
 use crate::Error;
 use crate::{Bot, Limit, Thought};
 
@@ -22,7 +29,7 @@ const MAX_TIME_MS: u64 = dama_eval::MAX_MOVE_TIME_MS;
 /// game is a few kilobytes).
 pub const MAX_LINE: usize = 64 * 1024;
 
-pub(crate) const COMMANDS: &str =
+const COMMANDS: &str =
     "hello, isready, rules, position, moves, undo, go, eval, show, legal, newgame, quit";
 
 /// The answer to one line.
@@ -41,6 +48,279 @@ impl Reply {
             quit: false,
         }
     }
+
+    fn with_lines(lines: Vec<String>) -> Reply {
+        Reply { lines, quit: false }
+    }
+}
+
+/// What a game's session does for the commands of the protocol; the
+/// command words, the parsing of their common arguments and the replies
+/// are [`handle`]'s.
+pub(crate) trait Commands {
+    /// The game of `id game`.
+    const GAME: &'static str;
+    /// An example position, for the error of a `position` without one.
+    const POSITION_EXAMPLE: &'static str;
+    /// How many priors `eval` lists, most likely first.
+    const PRIORS_SHOWN: usize;
+    /// One decision of a move, as the network's priors list them.
+    type Step: Display;
+
+    /// The bot's name (`id bot`).
+    fn bot_name(&self) -> &str;
+    /// `id …` lines of some bots, between `id bot` and `id limit`.
+    fn bot_ids(&self) -> Vec<String> {
+        Vec::new()
+    }
+    /// The bot's limit when `go` names none.
+    fn default_limit(&self) -> Limit;
+    /// The rules in force, as `rules` writes them.
+    fn rules_text(&self) -> String;
+    /// The rules the bot's network was trained under, if they are not
+    /// the rules in force.
+    fn other_trained_rules(&self) -> Option<String>;
+    /// `rules TEXT`: new rules, the current game replayed under them.
+    fn set_rules(&mut self, text: &str) -> Result<(), Error>;
+    /// `position`: a new game from `position` (not empty, without `fen `)
+    /// with `moves` played; all or nothing.
+    fn set_position(&mut self, position: &str, moves: &str) -> Result<(), Error>;
+    /// `newgame`: the initial position under the rules in force.
+    fn new_game(&mut self);
+    /// `moves …`: plays the moves in order; all or none.
+    fn play_moves(&mut self, moves: &str) -> Result<(), Error>;
+    /// Moves played in the game.
+    fn played(&self) -> usize;
+    /// Takes back the last `n` moves (at most [`Commands::played`]).
+    fn undo(&mut self, n: usize) -> Result<(), Error>;
+    /// `go`: the bot thinks; its `info …` line and its move.
+    fn think(&mut self, limit: Option<Limit>) -> Result<(String, String), Error>;
+    /// The network's output for the position (`None`: no network).
+    fn network_eval(&mut self) -> Result<Option<RawEval<Self::Step>>, Error>;
+    /// `show`: the board and the game.
+    fn show(&self) -> Reply;
+    /// The legal moves, separated by spaces.
+    fn legal_list(&self) -> String;
+}
+
+/// `handle`, `handle_bytes` and `serve` of a session (a type that
+/// implements [`Commands`]), in an `impl` block of it.
+macro_rules! session_methods {
+    () => {
+        /// Handles one line.
+        pub fn handle(&mut self, line: &str) -> $crate::Reply {
+            $crate::protocol::handle(self, line)
+        }
+
+        /// Handles one line as read from the wire: bytes that are not UTF-8
+        /// are answered with an `error` line, and the session goes on.
+        pub fn handle_bytes(&mut self, line: &[u8]) -> $crate::Reply {
+            $crate::protocol::handle_utf8(line, |text| self.handle(text))
+        }
+
+        /// Serves the protocol: reads lines from `input` until `quit` or the
+        /// end of input, writing each reply to `output` and flushing it. A
+        /// line that is not UTF-8 or longer than 64 KiB (`MAX_LINE`) is
+        /// answered with an `error` line and skipped.
+        ///
+        /// # Errors
+        ///
+        /// Only I/O errors of `input` or `output` (a closed pipe included).
+        pub fn serve(
+            &mut self,
+            input: &mut impl std::io::BufRead,
+            output: &mut impl std::io::Write,
+        ) -> std::io::Result<()> {
+            $crate::protocol::serve_lines(input, output, |line| self.handle_bytes(line))
+        }
+    };
+}
+pub(crate) use session_methods;
+
+/// Answers one line of a session of any game.
+pub(crate) fn handle<S: Commands>(s: &mut S, line: &str) -> Reply {
+    let Some((cmd, rest)) = split_command(line) else {
+        return Reply::default();
+    };
+    let result = match cmd {
+        "hello" | "dama" => Ok(hello(s)),
+        "isready" => Ok(Reply::one("readyok")),
+        "quit" | "exit" => Ok(Reply {
+            lines: vec!["bye".into()],
+            quit: true,
+        }),
+        "rules" => set_rules(s, rest),
+        "position" => set_position(s, rest),
+        "newgame" => {
+            s.new_game();
+            Ok(Reply::one("ok"))
+        }
+        "moves" | "play" => s.play_moves(rest).map(|()| Reply::one("ok")),
+        "undo" => undo(s, rest),
+        "go" => parse_go(rest)
+            .and_then(|limit| s.think(limit))
+            .map(|(info, best)| Reply::with_lines(vec![info, format!("bestmove {best}")])),
+        "eval" => eval(s),
+        "show" | "d" => Ok(s.show()),
+        "legal" => Ok(Reply::with_lines(vec![
+            format!("legal {}", s.legal_list()),
+            "ok".into(),
+        ])),
+        _ => Err(Error::Input(format!(
+            "unknown command `{}` (commands: {COMMANDS})",
+            clip(cmd)
+        ))),
+    };
+    result.unwrap_or_else(|e| error_reply(&e))
+}
+
+fn hello<S: Commands>(s: &S) -> Reply {
+    let mut lines = vec![
+        format!(
+            "id dama-bot {} protocol {PROTOCOL_VERSION}",
+            env!("CARGO_PKG_VERSION")
+        ),
+        format!("id game {}", S::GAME),
+        format!("id bot {}", s.bot_name()),
+    ];
+    lines.extend(s.bot_ids());
+    lines.push(format!("id limit {}", limit_text(s.default_limit())));
+    lines.push(format!("rules {}", s.rules_text()));
+    lines.push("ok".into());
+    Reply::with_lines(lines)
+}
+
+fn set_rules(s: &mut impl Commands, rest: &str) -> Result<Reply, Error> {
+    if rest.is_empty() {
+        return Ok(Reply::with_lines(vec![
+            format!("rules {}", s.rules_text()),
+            "ok".into(),
+        ]));
+    }
+    s.set_rules(rest)?;
+    let mut r = Reply::default();
+    if let Some(trained) = s.other_trained_rules() {
+        r.lines.push(format!(
+            "info warning the network was trained under rules {trained}"
+        ));
+    }
+    r.lines.push("ok".into());
+    Ok(r)
+}
+
+fn set_position<S: Commands>(s: &mut S, rest: &str) -> Result<Reply, Error> {
+    let (position, moves) = split_position(rest);
+    if position.is_empty() {
+        return Err(Error::Input(format!(
+            "position needs `startpos` or a position like {}",
+            S::POSITION_EXAMPLE
+        )));
+    }
+    s.set_position(position, moves)?;
+    Ok(Reply::one("ok"))
+}
+
+fn undo<S: Commands>(s: &mut S, rest: &str) -> Result<Reply, Error> {
+    let n: usize = if rest.is_empty() {
+        1
+    } else {
+        rest.parse().map_err(|_| {
+            Error::Input(format!(
+                "undo takes a number of moves, got `{}`",
+                clip(rest)
+            ))
+        })?
+    };
+    let played = s.played();
+    if n > played {
+        return Err(Error::Input(format!(
+            "cannot undo {n} moves: the game has {played}"
+        )));
+    }
+    s.undo(n)?;
+    Ok(Reply::one("ok"))
+}
+
+fn eval<S: Commands>(s: &mut S) -> Result<Reply, Error> {
+    let raw = s.network_eval()?.ok_or_else(|| {
+        Error::Input(format!(
+            "`{}` has no network to evaluate with",
+            s.bot_name()
+        ))
+    })?;
+    let mut priors: Vec<_> = raw.priors.iter().collect();
+    priors.sort_by(|a, b| b.2.total_cmp(&a.2));
+    let top: Vec<String> = priors
+        .iter()
+        .take(S::PRIORS_SHOWN)
+        .map(|(s, _, p)| format!("{s} {p:.4}"))
+        .collect();
+    Ok(Reply::with_lines(vec![
+        format!(
+            "info value {:.4} wdl {:.4} {:.4} {:.4} priors {}",
+            raw.wdl[0] - raw.wdl[2],
+            raw.wdl[0],
+            raw.wdl[1],
+            raw.wdl[2],
+            top.join(" ")
+        ),
+        "ok".into(),
+    ]))
+}
+
+/// The reply of `show`: `board` lines, the position, the side to move,
+/// the moves played, the status (`over …` if the game is over) and the
+/// legal moves.
+pub(crate) fn show_reply(
+    board: &str,
+    position: &impl Display,
+    turn: &impl Display,
+    moves: &[impl Display],
+    over: Option<String>,
+    legal: String,
+) -> Reply {
+    let mut lines: Vec<String> = board.lines().map(|l| format!("board {l}")).collect();
+    lines.push(format!("position {position}"));
+    lines.push(format!("turn {turn}"));
+    lines.push(format!("moves {}", join(moves)).trim_end().to_owned());
+    lines.push(match over {
+        Some(over) => format!("status over {over}"),
+        None => "status playing".into(),
+    });
+    lines.push(format!("legal {legal}"));
+    lines.push("ok".into());
+    Reply::with_lines(lines)
+}
+
+/// Moves (or anything) in notation, separated by spaces.
+pub(crate) fn join(items: &[impl Display]) -> String {
+    items
+        .iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// The start of an `info …` line of `go`: `time_ms`, `nodes`, then
+/// `value` and `wdl` (searching bots), `score_cm` and `depth`
+/// (alpha-beta).
+pub(crate) fn info_start(
+    elapsed: Duration,
+    nodes: u64,
+    eval: Option<&Eval>,
+    score: Option<(i32, u32)>,
+) -> String {
+    let mut s = format!("info time_ms {} nodes {nodes}", elapsed.as_millis());
+    if let Some(e) = eval {
+        s.push_str(&format!(
+            " value {:.4} wdl {:.4} {:.4} {:.4}",
+            e.value, e.wdl[0], e.wdl[1], e.wdl[2]
+        ));
+    }
+    if let Some((score, depth)) = score {
+        s.push_str(&format!(" score_cm {score} depth {depth}"));
+    }
+    s
 }
 
 /// A protocol session: rules, a game, a bot.
@@ -68,62 +348,46 @@ impl Session {
         &self.game
     }
 
-    /// Handles one line as read from the wire: bytes that are not UTF-8
-    /// are answered with an `error` line, and the session goes on.
-    pub fn handle_bytes(&mut self, line: &[u8]) -> Reply {
-        handle_utf8(line, |text| self.handle(text))
+    session_methods!();
+}
+
+impl Commands for Session {
+    const GAME: &'static str = "draughts";
+    const POSITION_EXAMPLE: &'static str = "W:Wa2,b2:Ba7,Kh8";
+    const PRIORS_SHOWN: usize = 8;
+    type Step = dama_engine::Step;
+
+    fn bot_name(&self) -> &str {
+        self.bot.name()
     }
 
-    /// Serves the protocol: reads lines from `input` until `quit` or the
-    /// end of input, writing each reply to `output` and flushing it. A line
-    /// that is not UTF-8 or longer than 64 KiB (`MAX_LINE`) is answered with
-    /// an `error` line and skipped.
-    ///
-    /// # Errors
-    ///
-    /// Only I/O errors of `input` or `output` (a closed pipe included).
-    pub fn serve(
-        &mut self,
-        input: &mut impl std::io::BufRead,
-        output: &mut impl std::io::Write,
-    ) -> std::io::Result<()> {
-        serve_lines(input, output, |line| self.handle_bytes(line))
+    fn bot_ids(&self) -> Vec<String> {
+        self.bot
+            .bundle()
+            .map(|m| format!("id encoding {} step {}", m.encoding_version, m.step))
+            .into_iter()
+            .collect()
     }
 
-    /// Handles one line.
-    pub fn handle(&mut self, line: &str) -> Reply {
-        dispatch(self, line)
+    fn default_limit(&self) -> Limit {
+        self.bot.default_limit()
     }
 
-    fn hello(&self) -> Reply {
-        let mut lines = vec![format!(
-            "id dama-bot {} protocol {PROTOCOL_VERSION}",
-            env!("CARGO_PKG_VERSION")
-        )];
-        lines.push("id game draughts".into());
-        lines.push(format!("id bot {}", self.bot.name()));
-        if let Some(m) = self.bot.bundle() {
-            lines.push(format!(
-                "id encoding {} step {}",
-                m.encoding_version, m.step
-            ));
-        }
-        lines.push(format!("id limit {}", limit_text(self.bot.default_limit())));
-        lines.push(format!("rules {}", self.rules));
-        lines.push("ok".into());
-        Reply { lines, quit: false }
+    fn rules_text(&self) -> String {
+        self.rules.to_string()
     }
 
-    fn set_rules(&mut self, rest: &str) -> Result<Reply, Error> {
-        if rest.is_empty() {
-            return Ok(Reply {
-                lines: vec![format!("rules {}", self.rules), "ok".into()],
-                quit: false,
-            });
-        }
-        let rules = rest.parse::<Rules>()?;
+    fn other_trained_rules(&self) -> Option<String> {
+        self.bot
+            .trained_rules()
+            .filter(|t| *t != self.rules)
+            .map(|t| t.to_string())
+    }
+
+    fn set_rules(&mut self, text: &str) -> Result<(), Error> {
+        let rules = text.parse::<Rules>()?;
         // A network plays the game it was trained for: other rule options
-        // get a warning below, another variant is refused.
+        // get a warning, another variant is refused.
         if let Some(trained) = self
             .bot
             .trained_rules()
@@ -157,38 +421,27 @@ impl Session {
         }
         self.rules = rules;
         self.game = game;
-        let mut r = Reply::default();
-        if let Some(trained) = self.bot.trained_rules().filter(|t| *t != rules) {
-            r.lines.push(format!(
-                "info warning the network was trained under rules {}",
-                trained
-            ));
-        }
-        r.lines.push("ok".into());
-        Ok(r)
+        Ok(())
     }
 
-    fn set_position(&mut self, rest: &str) -> Result<Reply, Error> {
-        let (pos_text, moves) = split_position(rest);
-        if pos_text.is_empty() {
-            return Err(Error::Input(
-                "position needs `startpos` or a position like W:Wa2,b2:Ba7,Kh8".into(),
-            ));
-        }
-        let pos = Position::from_str_with_rules(pos_text, self.rules)
-            .map_err(|e| Error::Input(format!("bad position `{pos_text}`: {e}")))?;
+    fn set_position(&mut self, position: &str, moves: &str) -> Result<(), Error> {
+        let pos = Position::from_str_with_rules(position, self.rules)
+            .map_err(|e| Error::Input(format!("bad position `{position}`: {e}")))?;
         let previous = std::mem::replace(&mut self.game, Game::from_position(pos));
-        if let Err(e) = self.play_moves(moves.split_whitespace()) {
+        if let Err(e) = self.play_moves(moves) {
             self.game = previous;
             return Err(e);
         }
-        Ok(Reply::one("ok"))
+        Ok(())
     }
 
-    /// Plays moves in order; all or none.
-    fn play_moves<'a>(&mut self, moves: impl Iterator<Item = &'a str>) -> Result<(), Error> {
+    fn new_game(&mut self) {
+        self.game = Game::with_rules(self.rules);
+    }
+
+    fn play_moves(&mut self, moves: &str) -> Result<(), Error> {
         let mut game = self.game.clone();
-        for text in moves {
+        for text in moves.split_whitespace() {
             if let Some((o, t)) = game.termination() {
                 return Err(Error::GameOver(format!(
                     "cannot play {text}: the game is over ({o}, {t:?})"
@@ -197,7 +450,7 @@ impl Session {
             let mv = game.position().parse_move(text).map_err(|e| {
                 Error::Input(format!(
                     "illegal move `{text}`: {e}; legal: {}",
-                    legal_list(&game)
+                    join(&game.legal_moves())
                 ))
             })?;
             game.play(&mv)
@@ -207,194 +460,41 @@ impl Session {
         Ok(())
     }
 
-    fn undo(&mut self, rest: &str) -> Result<Reply, Error> {
-        let n: usize = if rest.is_empty() {
-            1
-        } else {
-            rest.parse()
-                .map_err(|_| Error::Input(format!("undo takes a number of moves, got `{rest}`")))?
-        };
-        if n > self.game.moves().len() {
-            return Err(Error::Input(format!(
-                "cannot undo {n} moves: the game has {}",
-                self.game.moves().len()
-            )));
-        }
+    fn played(&self) -> usize {
+        self.game.moves().len()
+    }
+
+    fn undo(&mut self, n: usize) -> Result<(), Error> {
         for _ in 0..n {
             self.game.undo();
         }
-        Ok(Reply::one("ok"))
+        Ok(())
     }
 
-    fn go(&mut self, rest: &str) -> Result<Reply, Error> {
-        let limit = parse_go(rest)?;
+    fn think(&mut self, limit: Option<Limit>) -> Result<(String, String), Error> {
         let t = self.bot.think(&self.game, limit)?;
-        Ok(Reply {
-            lines: vec![info_line(&t), format!("bestmove {}", t.best)],
-            quit: false,
-        })
+        Ok((info_line(&t), t.best.to_string()))
     }
 
-    fn eval(&mut self) -> Result<Reply, Error> {
-        let raw = self.bot.network_eval(&self.game)?.ok_or_else(|| {
-            Error::Input(format!(
-                "`{}` has no network to evaluate with",
-                self.bot.name()
-            ))
-        })?;
-        let mut priors = raw.priors.clone();
-        priors.sort_by(|a, b| b.2.total_cmp(&a.2));
-        let top: Vec<String> = priors
-            .iter()
-            .take(8)
-            .map(|(s, _, p)| format!("{s} {p:.4}"))
-            .collect();
-        Ok(Reply {
-            lines: vec![
-                format!(
-                    "info value {:.4} wdl {:.4} {:.4} {:.4} priors {}",
-                    raw.wdl[0] - raw.wdl[2],
-                    raw.wdl[0],
-                    raw.wdl[1],
-                    raw.wdl[2],
-                    top.join(" ")
-                ),
-                "ok".into(),
-            ],
-            quit: false,
-        })
+    fn network_eval(&mut self) -> Result<Option<RawEval>, Error> {
+        self.bot.network_eval(&self.game)
     }
 
     fn show(&self) -> Reply {
         let pos = self.game.position();
-        let mut lines: Vec<String> = crate::draw_board(pos, dama_engine::Color::White)
-            .lines()
-            .map(|l| format!("board {l}"))
-            .collect();
-        lines.push(format!("position {pos}"));
-        lines.push(format!("turn {}", pos.turn()));
-        let moves: Vec<String> = self.game.moves().iter().map(ToString::to_string).collect();
-        lines.push(format!("moves {}", moves.join(" ")).trim_end().to_owned());
-        lines.push(match self.game.termination() {
-            Some((o, t)) => format!("status over {o} {t:?}"),
-            None => "status playing".into(),
-        });
-        lines.push(format!("legal {}", self.legal_list()));
-        lines.push("ok".into());
-        Reply { lines, quit: false }
+        show_reply(
+            &crate::draw_board(pos, dama_engine::Color::White),
+            pos,
+            &pos.turn(),
+            self.game.moves(),
+            self.game.termination().map(|(o, t)| format!("{o} {t:?}")),
+            self.legal_list(),
+        )
     }
 
     fn legal_list(&self) -> String {
-        legal_list(&self.game)
+        join(&self.game.legal_moves())
     }
-}
-
-/// A game's answers to the protocol's commands: [`dispatch`] reads a
-/// command and calls these, so that every game's session answers the same
-/// commands, with the same errors, in the same way.
-pub(crate) trait Commands {
-    /// `hello`.
-    fn hello(&self) -> Reply;
-    /// `rules [text]`.
-    fn set_rules(&mut self, rest: &str) -> Result<Reply, Error>;
-    /// `position startpos|POS [moves ...]`.
-    fn set_position(&mut self, rest: &str) -> Result<Reply, Error>;
-    /// `newgame`: the initial position under the current rules.
-    fn new_game(&mut self);
-    /// `moves m1 m2 ...`: all or none.
-    fn play(&mut self, moves: &str) -> Result<(), Error>;
-    /// `undo [N]`.
-    fn undo(&mut self, rest: &str) -> Result<Reply, Error>;
-    /// `go [sims N | time MS]`.
-    fn go(&mut self, rest: &str) -> Result<Reply, Error>;
-    /// `eval`.
-    fn eval(&mut self) -> Result<Reply, Error>;
-    /// `show`.
-    fn show(&self) -> Reply;
-    /// The legal moves, space-separated.
-    fn legal(&self) -> String;
-}
-
-/// Answers one protocol line with `session`: the command is the first
-/// word; an error becomes one `error` line and changes nothing.
-pub(crate) fn dispatch(session: &mut impl Commands, line: &str) -> Reply {
-    let Some((cmd, rest)) = split_command(line) else {
-        return Reply::default();
-    };
-    let result = match cmd {
-        "hello" | "dama" => Ok(session.hello()),
-        "isready" => Ok(Reply::one("readyok")),
-        "quit" | "exit" => Ok(Reply {
-            lines: vec!["bye".into()],
-            quit: true,
-        }),
-        "rules" => session.set_rules(rest),
-        "position" => session.set_position(rest),
-        "newgame" => {
-            session.new_game();
-            Ok(Reply::one("ok"))
-        }
-        "moves" | "play" => session.play(rest).map(|()| Reply::one("ok")),
-        "undo" => session.undo(rest),
-        "go" => session.go(rest),
-        "eval" => session.eval(),
-        "show" | "d" => Ok(session.show()),
-        "legal" => Ok(Reply {
-            lines: vec![format!("legal {}", session.legal()), "ok".into()],
-            quit: false,
-        }),
-        _ => Err(Error::Input(format!(
-            "unknown command `{}` (commands: {COMMANDS})",
-            clip(cmd)
-        ))),
-    };
-    result.unwrap_or_else(|e| error_reply(&e))
-}
-
-/// At most 80 characters of `text`, for echoing a stranger's input.
-pub(crate) fn clip(text: &str) -> String {
-    text.chars().take(80).collect()
-}
-
-impl Commands for Session {
-    fn hello(&self) -> Reply {
-        Session::hello(self)
-    }
-    fn set_rules(&mut self, rest: &str) -> Result<Reply, Error> {
-        Session::set_rules(self, rest)
-    }
-    fn set_position(&mut self, rest: &str) -> Result<Reply, Error> {
-        Session::set_position(self, rest)
-    }
-    fn new_game(&mut self) {
-        self.game = Game::with_rules(self.rules);
-    }
-    fn play(&mut self, moves: &str) -> Result<(), Error> {
-        self.play_moves(moves.split_whitespace())
-    }
-    fn undo(&mut self, rest: &str) -> Result<Reply, Error> {
-        Session::undo(self, rest)
-    }
-    fn go(&mut self, rest: &str) -> Result<Reply, Error> {
-        Session::go(self, rest)
-    }
-    fn eval(&mut self) -> Result<Reply, Error> {
-        Session::eval(self)
-    }
-    fn show(&self) -> Reply {
-        Session::show(self)
-    }
-    fn legal(&self) -> String {
-        self.legal_list()
-    }
-}
-
-fn legal_list(game: &Game) -> String {
-    game.legal_moves()
-        .iter()
-        .map(ToString::to_string)
-        .collect::<Vec<_>>()
-        .join(" ")
 }
 
 pub(crate) fn limit_text(l: Limit) -> String {
@@ -404,10 +504,14 @@ pub(crate) fn limit_text(l: Limit) -> String {
     }
 }
 
+/// At most 80 characters of `text`, for echoing a stranger's input.
+pub(crate) fn clip(text: &str) -> String {
+    text.chars().take(80).collect()
+}
+
 fn one_line(s: &str) -> String {
     s.lines().collect::<Vec<_>>().join(" ")
 }
-
 /// The framing shared by the sessions of every game: reads lines from
 /// `input` until a reply says quit or the input ends, writes each reply to
 /// `output` and flushes it. A line longer than [`MAX_LINE`] bytes is
@@ -546,16 +650,7 @@ pub(crate) fn parse_go(rest: &str) -> Result<Option<Limit>, Error> {
 /// `depth`, `tablebase <win|cursed-win|draw|blessed-loss|loss> [dtz N]`,
 /// then `pv` last (it runs to the end of the line).
 fn info_line(t: &Thought) -> String {
-    let mut s = format!("info time_ms {} nodes {}", t.elapsed.as_millis(), t.nodes);
-    if let Some(e) = &t.eval {
-        s.push_str(&format!(
-            " value {:.4} wdl {:.4} {:.4} {:.4}",
-            e.value, e.wdl[0], e.wdl[1], e.wdl[2]
-        ));
-    }
-    if let Some((score, depth)) = t.score_cm {
-        s.push_str(&format!(" score_cm {score} depth {depth}"));
-    }
+    let mut s = info_start(t.elapsed, t.nodes, t.eval.as_ref(), t.score_cm);
     if let Some(p) = &t.tablebase {
         s.push_str(&format!(
             " tablebase {}",
@@ -565,8 +660,7 @@ fn info_line(t: &Thought) -> String {
             s.push_str(&format!(" dtz {d}"));
         }
     }
-    let pv: Vec<String> = t.pv.iter().map(ToString::to_string).collect();
-    s.push_str(&format!(" pv {}", pv.join(" ")));
+    s.push_str(&format!(" pv {}", join(&t.pv)));
     s
 }
 

@@ -1,12 +1,14 @@
 //! What a bot reports: [`Thought`] (the move, evaluations, principal
-//! variation, top moves) and how it is read off a search tree.
+//! variation, top moves) and how it is read off a search tree, for the
+//! whole moves of any game whose search decides one step at a time
+//! ([`StepGame`]).
 
+use std::fmt::Display;
 use std::time::Duration;
 
 use dama_engine::{Game, Move, Step, StepResult};
-use dama_mcts::dama::DamaState;
-use dama_mcts::{NodeId, Tree};
-use serde_json::json;
+use dama_mcts::{NodeId, Player, Tree};
+use serde_json::{json, Value};
 
 /// An evaluation for the side to move.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -17,11 +19,28 @@ pub struct Eval {
     pub wdl: [f32; 3],
 }
 
-/// One root move of a search.
+impl Eval {
+    /// The evaluation of win, draw, loss probabilities.
+    pub(crate) fn of_wdl(wdl: [f32; 3]) -> Eval {
+        Eval {
+            value: wdl[0] - wdl[2],
+            wdl,
+        }
+    }
+
+    fn to_json(self) -> Value {
+        json!({"value": self.value, "wdl": self.wdl})
+    }
+}
+
+/// One root move of a search (`M` a whole move, `S` one step of it).
 #[derive(Clone, Debug, PartialEq)]
-pub struct TopMove {
-    /// The whole move (a capture completed along the most visited line).
-    pub mv: Move,
+pub struct TopMove<M = Move, S = Step> {
+    /// The whole move (a capture or chain completed along the most visited
+    /// line).
+    pub mv: M,
+    /// Its first step (the root decision).
+    pub step: S,
     /// Visits of its first step.
     pub visits: u32,
     /// Share of the root visits.
@@ -34,12 +53,12 @@ pub struct TopMove {
 
 /// The raw network output for one position (no search).
 #[derive(Clone, Debug, PartialEq)]
-pub struct RawEval {
+pub struct RawEval<S = Step> {
     /// Win, draw, loss for the side to move.
     pub wdl: [f32; 3],
     /// Each legal step with its policy index and prior (softmax over the
-    /// legal steps).
-    pub priors: Vec<(Step, usize, f32)>,
+    /// legal steps), in legal-step order.
+    pub priors: Vec<(S, usize, f32)>,
 }
 
 /// What the bot found.
@@ -68,24 +87,50 @@ pub struct Thought {
 
 impl Thought {
     /// The thought as JSON (moves in notation).
-    pub fn to_json(&self) -> serde_json::Value {
-        let eval = |e: &Eval| json!({"value": e.value, "wdl": e.wdl});
-        json!({
-            "best": self.best.to_string(),
-            "eval": self.eval.as_ref().map(eval),
-            "network": self.network.as_ref().map(eval),
-            "score_cm": self.score_cm.map(|s| s.0),
-            "depth": self.score_cm.map(|s| s.1),
-            "pv": self.pv.iter().map(ToString::to_string).collect::<Vec<_>>(),
-            "top": self.top.iter().map(|t| json!({
-                "move": t.mv.to_string(), "visits": t.visits, "share": t.share,
-                "prior": t.prior, "value": t.value,
-            })).collect::<Vec<_>>(),
-            "nodes": self.nodes,
-            "time_ms": self.elapsed.as_secs_f64() * 1000.0,
-            "tablebase": self.tablebase.map(|p| json!({"wdl": p.wdl.to_string(), "dtz": p.dtz})),
-        })
+    pub fn to_json(&self) -> Value {
+        thought_json(
+            &self.best,
+            self.eval,
+            self.network,
+            &self.pv,
+            self.nodes,
+            self.elapsed,
+            json!({
+                "score_cm": self.score_cm.map(|s| s.0),
+                "depth": self.score_cm.map(|s| s.1),
+                "top": self.top.iter().map(|t| json!({
+                    "move": t.mv.to_string(), "visits": t.visits, "share": t.share,
+                    "prior": t.prior, "value": t.value,
+                })).collect::<Vec<_>>(),
+                "tablebase": self.tablebase.map(|p| json!({"wdl": p.wdl.to_string(), "dtz": p.dtz})),
+            }),
+        )
     }
+}
+
+/// A thought of any game as JSON: `best`, `eval`, `network`, `pv`,
+/// `nodes` and `time_ms`, with the fields of the object `more`.
+pub(crate) fn thought_json<M: Display>(
+    best: &M,
+    eval: Option<Eval>,
+    network: Option<Eval>,
+    pv: &[M],
+    nodes: u64,
+    elapsed: Duration,
+    more: Value,
+) -> Value {
+    let mut out = json!({
+        "best": best.to_string(),
+        "eval": eval.map(Eval::to_json),
+        "network": network.map(Eval::to_json),
+        "pv": pv.iter().map(ToString::to_string).collect::<Vec<_>>(),
+        "nodes": nodes,
+        "time_ms": elapsed.as_secs_f64() * 1000.0,
+    });
+    if let (Some(out), Value::Object(more)) = (out.as_object_mut(), more) {
+        out.extend(more);
+    }
+    out
 }
 
 /// The tables' verdict in words: "tablebase win in 17 plies" (plies to the
@@ -100,8 +145,44 @@ pub fn describe_tablebase(probe: &dama_tablebase::Probe) -> String {
     }
 }
 
+/// A game that the search plays one step at a time (a capture or a chain
+/// is several steps of one move): what reading whole moves off a search
+/// tree needs.
+pub(crate) trait StepGame: Clone {
+    /// One step (the search's action).
+    type Step: Copy;
+    /// A whole move.
+    type Move;
+    /// The most steps one move may take.
+    const MAX_STEPS: usize;
+
+    /// Plays `step`: `Some(Some(m))` if it completed the move `m`,
+    /// `Some(None)` mid-move, `None` if it is not legal.
+    fn advance(&mut self, step: Self::Step) -> Option<Option<Self::Move>>;
+
+    /// The first legal step.
+    fn first_step(&self) -> Option<Self::Step>;
+}
+
+impl StepGame for Game {
+    type Step = Step;
+    type Move = Move;
+    const MAX_STEPS: usize = 64;
+
+    fn advance(&mut self, step: Step) -> Option<Option<Move>> {
+        match self.play_step(step).ok()? {
+            StepResult::Completed(m) => Some(Some(m)),
+            StepResult::InProgress => Some(None),
+        }
+    }
+
+    fn first_step(&self) -> Option<Step> {
+        self.legal_steps().first().copied()
+    }
+}
+
 /// The child of `node` with the most visits, ties broken by prior.
-fn best_child(tree: &Tree<DamaState>, node: NodeId) -> Option<NodeId> {
+fn best_child<G: dama_mcts::Game>(tree: &Tree<G>, node: NodeId) -> Option<NodeId> {
     tree.children(node).max_by(|&a, &b| {
         (tree.visits(a), tree.prior(a))
             .partial_cmp(&(tree.visits(b), tree.prior(b)))
@@ -111,33 +192,49 @@ fn best_child(tree: &Tree<DamaState>, node: NodeId) -> Option<NodeId> {
 
 /// The whole move that starts with the step into `child`, completed along
 /// the most visited line (or the first legal step where the tree ends).
-fn complete_move(tree: &Tree<DamaState>, game: &Game, child: NodeId) -> Option<Move> {
+fn complete_move<G, S>(tree: &Tree<G>, game: &S, child: NodeId) -> Option<S::Move>
+where
+    G: dama_mcts::Game,
+    S: StepGame<Step = G::Action>,
+{
     let mut g = game.clone();
-    let mut node = child;
+    let mut node = Some(child);
     let mut step = tree.action(child)?;
-    for _ in 0..64 {
-        match g.play_step(step).ok()? {
-            StepResult::Completed(m) => return Some(m),
-            StepResult::InProgress => match best_child(tree, node) {
-                Some(c) => {
-                    node = c;
-                    step = tree.action(c)?;
-                }
-                None => step = *g.legal_steps().first()?,
-            },
+    for _ in 0..S::MAX_STEPS {
+        if let Some(m) = g.advance(step)? {
+            return Some(m);
+        }
+        match node.and_then(|n| best_child(tree, n)) {
+            Some(c) => {
+                node = Some(c);
+                step = tree.action(c)?;
+            }
+            None => {
+                node = None;
+                step = g.first_step()?;
+            }
         }
     }
     None
 }
 
-pub(crate) fn top_moves(tree: &Tree<DamaState>, game: &Game) -> Vec<TopMove> {
+/// The root moves of a search of `game` by `me`, most visited first.
+pub(crate) fn top_moves<G, S>(
+    tree: &Tree<G>,
+    game: &S,
+    me: Player,
+) -> Vec<TopMove<S::Move, S::Step>>
+where
+    G: dama_mcts::Game,
+    S: StepGame<Step = G::Action>,
+{
     let total: u32 = tree.children(NodeId::ROOT).map(|c| tree.visits(c)).sum();
-    let me = dama_mcts::dama::player(game.turn());
-    let mut out: Vec<TopMove> = tree
+    let mut out: Vec<TopMove<S::Move, S::Step>> = tree
         .children(NodeId::ROOT)
         .filter_map(|c| {
             Some(TopMove {
                 mv: complete_move(tree, game, c)?,
+                step: tree.action(c)?,
                 visits: tree.visits(c),
                 share: if total > 0 {
                     tree.visits(c) as f32 / total as f32
@@ -157,7 +254,13 @@ pub(crate) fn top_moves(tree: &Tree<DamaState>, game: &Game) -> Vec<TopMove> {
     out
 }
 
-pub(crate) fn principal_variation(tree: &Tree<DamaState>, game: &Game) -> Vec<Move> {
+/// The whole moves along the most visited line of a search of `game` (32
+/// at the most).
+pub(crate) fn principal_variation<G, S>(tree: &Tree<G>, game: &S) -> Vec<S::Move>
+where
+    G: dama_mcts::Game,
+    S: StepGame<Step = G::Action>,
+{
     let mut g = game.clone();
     let mut node = NodeId::ROOT;
     let mut pv = Vec::new();
@@ -169,10 +272,10 @@ pub(crate) fn principal_variation(tree: &Tree<DamaState>, game: &Game) -> Vec<Mo
             break;
         }
         let Some(step) = tree.action(c) else { break };
-        match g.play_step(step) {
-            Ok(StepResult::Completed(m)) => pv.push(m),
-            Ok(StepResult::InProgress) => {}
-            Err(_) => break,
+        match g.advance(step) {
+            Some(Some(m)) => pv.push(m),
+            Some(None) => {}
+            None => break,
         }
         node = c;
     }

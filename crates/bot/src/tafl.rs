@@ -27,10 +27,7 @@ use std::time::{Duration, Instant};
 
 use dama_eval::PlayerSpec;
 use dama_mcts::tafl::TaflState;
-use dama_mcts::{
-    search_turn, Algorithm, Budget, Evaluator, Leaf, NodeId, Search, SearchConfig, SearchResult,
-    Tree, TurnPolicy,
-};
+use dama_mcts::{search_turn, Algorithm, Evaluator, Leaf, SearchConfig};
 use dama_nn::{GameName, NnEvaluator, Precision};
 use dama_tafl::players::{best_move, Baseline};
 use dama_tafl::{Game, Move, Outcome, Position, Side, Square, Step, TaflRules};
@@ -39,12 +36,10 @@ use rand_chacha::ChaCha8Rng;
 use serde_json::json;
 
 use crate::export::default_search;
-use crate::protocol::{
-    clip, dispatch, handle_utf8, limit_text, parse_go, serve_lines, split_position, Commands,
-    Reply, PROTOCOL_VERSION,
-};
-use crate::report::Eval;
+use crate::protocol::{clip, info_start, join, session_methods, show_reply, Commands, Reply};
+use crate::report::{thought_json, Eval, RawEval, StepGame, TopMove};
 use crate::spec::{BotOptions, BotSpec, Limit, DEFAULT_SIMS};
+use crate::think::Thinking;
 use crate::Error;
 
 /// A Turkish Tafl network behind the search's evaluator trait, type-erased:
@@ -78,32 +73,13 @@ impl fmt::Debug for TaflBot {
     }
 }
 
-/// One root move of a search.
-#[derive(Clone, Debug, PartialEq)]
-pub struct TaflTopMove {
-    /// The whole move (a chain completed along the most visited line).
-    pub mv: Move,
-    /// Its first step (the root decision).
-    pub step: Step,
-    /// Visits of its first step.
-    pub visits: u32,
-    /// Share of the root visits.
-    pub share: f32,
-    /// The network's prior of its first step.
-    pub prior: f32,
-    /// Its search value for the side to move, if visited.
-    pub value: Option<f32>,
-}
+/// One root move of a search: the whole move (a chain completed along
+/// the most visited line) and its first step (the root decision).
+pub type TaflTopMove = TopMove<Move, Step>;
 
-/// The raw network output for one position (no search).
-#[derive(Clone, Debug, PartialEq)]
-pub struct TaflRawEval {
-    /// Win, draw, loss for the side to move.
-    pub wdl: [f32; 3],
-    /// Each legal step with its policy index ([`dama_nn::tafl::policy_index`])
-    /// and prior (softmax over the legal steps), in legal-step order.
-    pub priors: Vec<(Step, usize, f32)>,
-}
+/// The raw network output for one position (no search): the policy
+/// indices are [`dama_nn::tafl::policy_index`]'s.
+pub type TaflRawEval = RawEval<Step>;
 
 /// What a [`TaflBot`] found.
 #[derive(Clone, Debug, PartialEq)]
@@ -132,21 +108,22 @@ pub struct TaflThought {
 impl TaflThought {
     /// The thought as JSON (moves and steps in notation).
     pub fn to_json(&self) -> serde_json::Value {
-        let eval = |e: &Eval| json!({"value": e.value, "wdl": e.wdl});
-        json!({
-            "best": self.best.to_string(),
-            "eval": self.eval.as_ref().map(eval),
-            "network": self.network.as_ref().map(eval),
-            "score": self.score.map(|s| s.0),
-            "depth": self.score.map(|s| s.1),
-            "pv": self.pv.iter().map(ToString::to_string).collect::<Vec<_>>(),
-            "top": self.top.iter().map(|t| json!({
-                "move": t.mv.to_string(), "step": t.step.to_string(), "visits": t.visits,
-                "share": t.share, "prior": t.prior, "value": t.value,
-            })).collect::<Vec<_>>(),
-            "nodes": self.nodes,
-            "time_ms": self.elapsed.as_secs_f64() * 1000.0,
-        })
+        thought_json(
+            &self.best,
+            self.eval,
+            self.network,
+            &self.pv,
+            self.nodes,
+            self.elapsed,
+            json!({
+                "score": self.score.map(|s| s.0),
+                "depth": self.score.map(|s| s.1),
+                "top": self.top.iter().map(|t| json!({
+                    "move": t.mv.to_string(), "step": t.step.to_string(), "visits": t.visits,
+                    "share": t.share, "prior": t.prior, "value": t.value,
+                })).collect::<Vec<_>>(),
+            }),
+        )
     }
 }
 
@@ -436,10 +413,7 @@ impl TaflBot {
         }
         let limit = limit.unwrap_or(self.default_limit);
         let start = Instant::now();
-        let network = self.network_eval(game)?.map(|raw| Eval {
-            value: raw.wdl[0] - raw.wdl[2],
-            wdl: raw.wdl,
-        });
+        let network = self.network_eval(game)?.map(|raw| Eval::of_wdl(raw.wdl));
         let mut thought = match &mut self.brain {
             Brain::Search(eval) => think_search(
                 eval.as_mut(),
@@ -449,33 +423,21 @@ impl TaflBot {
                 limit,
                 start,
             )?,
-            Brain::Baseline(Baseline::AlphaBeta(depth)) => {
-                let depth = *depth;
-                let (best, score, nodes) = best_move(game, depth, Some(&mut self.rng))
-                    .ok_or_else(|| Error::GameOver("no legal move".into()))?;
+            Brain::Baseline(b) => {
+                let (best, score, nodes) = match *b {
+                    Baseline::AlphaBeta(depth) => best_move(game, depth, Some(&mut self.rng))
+                        .map(|(best, score, nodes)| (best, Some((score, depth)), nodes)),
+                    b => b.choose(game, &mut self.rng).map(|best| (best, None, 0)),
+                }
+                .ok_or_else(|| Error::GameOver("no legal move".into()))?;
                 TaflThought {
                     pv: vec![best.clone()],
                     best,
                     eval: None,
                     network: None,
-                    score: Some((score, depth)),
+                    score,
                     top: Vec::new(),
                     nodes,
-                    elapsed: Duration::ZERO,
-                }
-            }
-            Brain::Baseline(b) => {
-                let best = b
-                    .choose(game, &mut self.rng)
-                    .ok_or_else(|| Error::GameOver("no legal move".into()))?;
-                TaflThought {
-                    pv: vec![best.clone()],
-                    best,
-                    eval: None,
-                    network: None,
-                    score: None,
-                    top: Vec::new(),
-                    nodes: 0,
                     elapsed: Duration::ZERO,
                 }
             }
@@ -497,41 +459,8 @@ fn baseline(spec: &PlayerSpec, options: &BotOptions) -> Result<TaflBot, Error> {
     }
 }
 
-/// The bot's turn policy: every decision within one budget (the first one
-/// searched even when forced, so that there is something to report), and
-/// the report of the first search kept.
-struct Thinking {
-    budget: Budget,
-    first: Option<(Eval, Vec<TaflTopMove>, Vec<Move>)>,
-    nodes: u64,
-}
-
-impl TurnPolicy<TaflState> for Thinking {
-    fn plan(&mut self, _: &TaflState, actions: &[Step], decision: u32) -> Option<Budget> {
-        (decision == 0 || actions.len() > 1).then_some(self.budget)
-    }
-
-    fn searched(&mut self, search: &Search<TaflState>, r: &SearchResult<Step>) {
-        self.nodes += u64::from(r.simulations);
-        if self.first.is_none() {
-            let value = r.value.normalized();
-            let game = search.root_state().game();
-            self.first = Some((
-                Eval {
-                    value: value.scalar(),
-                    wdl: [value.win, value.draw, value.loss],
-                },
-                top_moves(search.tree(), game),
-                principal_variation(search.tree(), game),
-            ));
-        }
-    }
-}
-
-/// Searches the whole move of `game` within `limit` (started at `start`):
-/// a simulation limit applies to every decision of the move; a time limit
-/// is one deadline for the move (PUCT), which each search honours once it
-/// has evaluated its root and run one simulation.
+/// Searches the whole move of `game` within `limit` (started at `start`;
+/// see [`Thinking::new`]), every decision with a fresh tree.
 fn think_search(
     eval: &mut (dyn Evaluator<TaflState, Error = dama_nn::Error> + Send),
     base: &SearchConfig,
@@ -541,21 +470,7 @@ fn think_search(
     start: Instant,
 ) -> Result<TaflThought, Error> {
     let mut config = base.clone();
-    let budget = match limit {
-        Limit::Sims(n) => Budget::simulations(n.max(1)),
-        Limit::Time(d) => {
-            // Sequential halving needs its budget up front.
-            config.algorithm = Algorithm::Puct;
-            Budget::until(start + d)
-                .with_simulations(dama_mcts::MAX_SIMULATIONS)
-                .with_min_simulations(1)
-        }
-    };
-    let mut thinking = Thinking {
-        budget,
-        first: None,
-        nodes: 0,
-    };
+    let mut thinking = Thinking::new(limit, start, &mut config, TaflState::game);
     let steps = search_turn(
         &config,
         TaflState::new(game.clone()),
@@ -577,113 +492,38 @@ fn think_search(
             )))
         }
     };
-    let (eval, top, mut pv) = thinking
-        .first
-        .ok_or_else(|| Error::GameOver("no search ran".into()))?;
-    if pv.first() != Some(&best) {
-        pv = vec![best.clone()];
-    }
+    let report = thinking.report(&best)?;
     Ok(TaflThought {
         best,
-        eval: Some(eval),
+        eval: Some(report.eval),
         network: None,
         score: None,
-        pv,
-        top,
-        nodes: thinking.nodes,
+        pv: report.pv,
+        top: report.top,
+        nodes: report.nodes,
         elapsed: Duration::ZERO,
     })
 }
 
-/// The child of `node` with the most visits, ties broken by prior.
-fn best_child(tree: &Tree<TaflState>, node: NodeId) -> Option<NodeId> {
-    tree.children(node).max_by(|&a, &b| {
-        (tree.visits(a), tree.prior(a))
-            .partial_cmp(&(tree.visits(b), tree.prior(b)))
-            .unwrap_or(std::cmp::Ordering::Equal)
-    })
-}
-
-/// Plays `step` on `g`; the whole move if it completed one.
-fn play_step(g: &mut Game, step: Step) -> Option<Option<Move>> {
-    let n = g.plies();
-    g.play_step(step).ok()?;
-    Some((g.plies() > n).then(|| g.moves().last().cloned()).flatten())
-}
-
-/// The whole move that starts with the step into `child`, completed along
-/// the most visited line (or the first legal step where the tree ends).
-fn complete_move(tree: &Tree<TaflState>, game: &Game, child: NodeId) -> Option<Move> {
-    let mut g = game.clone();
-    let mut node = Some(child);
-    let mut step = tree.action(child)?;
+impl StepGame for Game {
+    type Step = Step;
+    type Move = Move;
     // A chain lands on at most every square once.
-    for _ in 0..=dama_tafl::SQUARES {
-        if let Some(m) = play_step(&mut g, step)? {
-            return Some(m);
-        }
-        match node.and_then(|n| best_child(tree, n)) {
-            Some(c) => {
-                node = Some(c);
-                step = tree.action(c)?;
-            }
-            None => {
-                node = None;
-                step = *g.legal_steps().first()?;
-            }
-        }
-    }
-    None
-}
+    const MAX_STEPS: usize = dama_tafl::SQUARES + 1;
 
-fn top_moves(tree: &Tree<TaflState>, game: &Game) -> Vec<TaflTopMove> {
-    let total: u32 = tree.children(NodeId::ROOT).map(|c| tree.visits(c)).sum();
-    let me = dama_mcts::tafl::player(game.turn());
-    let mut out: Vec<TaflTopMove> = tree
-        .children(NodeId::ROOT)
-        .filter_map(|c| {
-            Some(TaflTopMove {
-                mv: complete_move(tree, game, c)?,
-                step: tree.action(c)?,
-                visits: tree.visits(c),
-                share: if total > 0 {
-                    tree.visits(c) as f32 / total as f32
-                } else {
-                    0.0
-                },
-                prior: tree.prior(c),
-                value: tree.value(c).map(|v| v.to_pov(me).scalar()),
-            })
-        })
-        .collect();
-    out.sort_by(|a, b| {
-        (b.visits, b.prior)
-            .partial_cmp(&(a.visits, a.prior))
-            .unwrap_or(std::cmp::Ordering::Equal)
-    });
-    out
-}
-
-fn principal_variation(tree: &Tree<TaflState>, game: &Game) -> Vec<Move> {
-    let mut g = game.clone();
-    let mut node = NodeId::ROOT;
-    let mut pv = Vec::new();
-    while pv.len() < 32 {
-        let Some(c) = best_child(tree, node) else {
-            break;
-        };
-        if tree.visits(c) == 0 {
-            break;
-        }
-        let Some(step) = tree.action(c) else { break };
-        match play_step(&mut g, step) {
-            Some(Some(m)) => pv.push(m),
-            Some(None) => {}
-            None => break,
-        }
-        node = c;
+    fn advance(&mut self, step: Step) -> Option<Option<Move>> {
+        let n = self.plies();
+        self.play_step(step).ok()?;
+        Some(
+            (self.plies() > n)
+                .then(|| self.moves().last().cloned())
+                .flatten(),
+        )
     }
-    pv
+
+    fn first_step(&self) -> Option<Step> {
+        self.legal_steps().first().copied()
+    }
 }
 
 /// A protocol session for Turkish Tafl: rules, a game, a bot. The framing,
@@ -696,7 +536,6 @@ pub struct TaflSession {
     game: Game,
 }
 
-/// Text from a user, at most 80 characters of it, for an error message.
 /// Replays `moves` (in notation) on a new game from `start` under `rules`.
 fn replay<'a>(
     start: Position,
@@ -731,48 +570,6 @@ fn play_text(game: &mut Game, text: &str) -> Result<(), Error> {
         .map_err(|e| Error::Input(format!("illegal move `{}`: {e}", clip(text))))
 }
 
-/// The legal moves of `game` in notation, separated by spaces.
-fn legal_list(game: &Game) -> String {
-    game.legal_moves()
-        .iter()
-        .map(ToString::to_string)
-        .collect::<Vec<_>>()
-        .join(" ")
-}
-
-impl Commands for TaflSession {
-    fn hello(&self) -> Reply {
-        TaflSession::hello(self)
-    }
-    fn set_rules(&mut self, rest: &str) -> Result<Reply, Error> {
-        TaflSession::set_rules(self, rest)
-    }
-    fn set_position(&mut self, rest: &str) -> Result<Reply, Error> {
-        TaflSession::set_position(self, rest)
-    }
-    fn new_game(&mut self) {
-        self.game = Game::new(self.rules);
-    }
-    fn play(&mut self, moves: &str) -> Result<(), Error> {
-        self.play_moves(moves.split_whitespace())
-    }
-    fn undo(&mut self, rest: &str) -> Result<Reply, Error> {
-        TaflSession::undo(self, rest)
-    }
-    fn go(&mut self, rest: &str) -> Result<Reply, Error> {
-        TaflSession::go(self, rest)
-    }
-    fn eval(&mut self) -> Result<Reply, Error> {
-        TaflSession::eval(self)
-    }
-    fn show(&self) -> Reply {
-        TaflSession::show(self)
-    }
-    fn legal(&self) -> String {
-        legal_list(&self.game)
-    }
-}
-
 impl TaflSession {
     /// A session with `bot`, the rules the bot was trained under (else the
     /// defaults) and the initial position.
@@ -800,63 +597,42 @@ impl TaflSession {
         &self.bot
     }
 
-    /// Handles one line as read from the wire: bytes that are not UTF-8
-    /// are answered with an `error` line, and the session goes on.
-    pub fn handle_bytes(&mut self, line: &[u8]) -> Reply {
-        handle_utf8(line, |text| self.handle(text))
+    session_methods!();
+}
+
+impl Commands for TaflSession {
+    const GAME: &'static str = "tafl";
+    const POSITION_EXAMPLE: &'static str = "W:Wb5,c5,Kd1:Ba1,Kb3";
+    const PRIORS_SHOWN: usize = usize::MAX;
+    type Step = Step;
+
+    fn bot_name(&self) -> &str {
+        self.bot.name()
     }
 
-    /// Serves the protocol: reads lines from `input` until `quit` or the
-    /// end of input, writing each reply to `output` and flushing it, as
-    /// [`crate::Session::serve`] does.
-    ///
-    /// # Errors
-    ///
-    /// Only I/O errors of `input` or `output` (a closed pipe included).
-    pub fn serve(
-        &mut self,
-        input: &mut impl std::io::BufRead,
-        output: &mut impl std::io::Write,
-    ) -> std::io::Result<()> {
-        serve_lines(input, output, |line| self.handle_bytes(line))
+    fn default_limit(&self) -> Limit {
+        self.bot.default_limit()
     }
 
-    /// Handles one line.
-    pub fn handle(&mut self, line: &str) -> Reply {
-        dispatch(self, line)
+    fn rules_text(&self) -> String {
+        self.rules.to_string()
     }
 
-    fn hello(&self) -> Reply {
-        Reply {
-            lines: vec![
-                format!(
-                    "id dama-bot {} protocol {PROTOCOL_VERSION}",
-                    env!("CARGO_PKG_VERSION")
-                ),
-                "id game tafl".into(),
-                format!("id bot {}", self.bot.name()),
-                format!("id limit {}", limit_text(self.bot.default_limit())),
-                format!("rules {}", self.rules),
-                "ok".into(),
-            ],
-            quit: false,
-        }
+    fn other_trained_rules(&self) -> Option<String> {
+        self.bot
+            .trained_rules()
+            .filter(|t| *t != self.rules)
+            .map(|t| t.to_string())
     }
 
-    fn set_rules(&mut self, rest: &str) -> Result<Reply, Error> {
-        if rest.is_empty() {
-            return Ok(Reply {
-                lines: vec![format!("rules {}", self.rules), "ok".into()],
-                quit: false,
-            });
-        }
-        let rules: TaflRules = rest.parse().map_err(|e| {
-            let draughts = rest.parse::<dama_engine::Rules>().is_ok();
+    fn set_rules(&mut self, text: &str) -> Result<(), Error> {
+        let rules: TaflRules = text.parse().map_err(|e| {
+            let draughts = text.parse::<dama_engine::Rules>().is_ok();
             Error::Input(if draughts {
                 format!(
                     "`{}` are Turkish draughts rules; this session plays Turkish Tafl \
                      ({e})",
-                    clip(rest)
+                    clip(text)
                 )
             } else {
                 format!("bad Turkish Tafl rules: {e}")
@@ -877,62 +653,40 @@ impl TaflSession {
         })?;
         self.rules = rules;
         self.game = game;
-        let mut r = Reply::default();
-        if let Some(trained) = self.bot.trained_rules().filter(|t| *t != rules) {
-            r.lines.push(format!(
-                "info warning the network was trained under rules {trained}"
-            ));
-        }
-        r.lines.push("ok".into());
-        Ok(r)
+        Ok(())
     }
 
-    fn set_position(&mut self, rest: &str) -> Result<Reply, Error> {
-        let (pos_text, moves) = split_position(rest);
-        if pos_text.is_empty() {
-            return Err(Error::Input(
-                "position needs `startpos` or a position like W:Wb5,c5,Kd1:Ba1,Kb3".into(),
-            ));
-        }
-        let pos = if pos_text == "startpos" {
+    fn set_position(&mut self, position: &str, moves: &str) -> Result<(), Error> {
+        let pos = if position == "startpos" {
             Position::startpos(self.rules.first)
         } else {
-            pos_text
+            position
                 .parse::<Position>()
                 .map_err(|e| Error::Input(e.to_string()))?
         };
         self.game = replay(pos, self.rules, moves.split_whitespace())?;
-        Ok(Reply::one("ok"))
+        Ok(())
     }
 
-    /// Plays moves in order; all or none.
-    fn play_moves<'a>(&mut self, moves: impl Iterator<Item = &'a str>) -> Result<(), Error> {
+    fn new_game(&mut self) {
+        self.game = Game::new(self.rules);
+    }
+
+    fn play_moves(&mut self, moves: &str) -> Result<(), Error> {
         let mut game = self.game.clone();
-        for text in moves {
+        for text in moves.split_whitespace() {
             play_text(&mut game, text)?;
         }
         self.game = game;
         Ok(())
     }
 
-    fn undo(&mut self, rest: &str) -> Result<Reply, Error> {
-        let n: usize = if rest.is_empty() {
-            1
-        } else {
-            rest.parse().map_err(|_| {
-                Error::Input(format!(
-                    "undo takes a number of moves, got `{}`",
-                    clip(rest)
-                ))
-            })?
-        };
-        let played = self.game.moves().len();
-        if n > played {
-            return Err(Error::Input(format!(
-                "cannot undo {n} moves: the game has {played}"
-            )));
-        }
-        let moves: Vec<String> = self.game.moves()[..played - n]
+    fn played(&self) -> usize {
+        self.game.moves().len()
+    }
+
+    fn undo(&mut self, n: usize) -> Result<(), Error> {
+        let moves: Vec<String> = self.game.moves()[..self.played() - n]
             .iter()
             .map(ToString::to_string)
             .collect();
@@ -941,87 +695,50 @@ impl TaflSession {
             self.rules,
             moves.iter().map(String::as_str),
         )?;
-        Ok(Reply::one("ok"))
+        Ok(())
     }
 
-    fn go(&mut self, rest: &str) -> Result<Reply, Error> {
-        let limit = parse_go(rest)?;
+    fn think(&mut self, limit: Option<Limit>) -> Result<(String, String), Error> {
         let t = self.bot.think(&self.game, limit)?;
-        Ok(Reply {
-            lines: vec![info_line(&t), format!("bestmove {}", t.best)],
-            quit: false,
-        })
+        Ok((info_line(&t), t.best.to_string()))
     }
 
-    fn eval(&mut self) -> Result<Reply, Error> {
-        let raw = self.bot.network_eval(&self.game)?.ok_or_else(|| {
-            Error::Input(format!(
-                "`{}` has no network to evaluate with",
-                self.bot.name()
-            ))
-        })?;
-        let mut priors = raw.priors.clone();
-        priors.sort_by(|a, b| b.2.total_cmp(&a.2));
-        let priors: Vec<String> = priors
-            .iter()
-            .map(|(s, _, p)| format!("{s} {p:.4}"))
-            .collect();
-        Ok(Reply {
-            lines: vec![
-                format!(
-                    "info value {:.4} wdl {:.4} {:.4} {:.4} priors {}",
-                    raw.wdl[0] - raw.wdl[2],
-                    raw.wdl[0],
-                    raw.wdl[1],
-                    raw.wdl[2],
-                    priors.join(" ")
-                ),
-                "ok".into(),
-            ],
-            quit: false,
-        })
+    fn network_eval(&mut self) -> Result<Option<TaflRawEval>, Error> {
+        self.bot.network_eval(&self.game)
     }
 
     fn show(&self) -> Reply {
         let pos = self.game.position();
-        let mut lines: Vec<String> = draw_board(pos)
-            .lines()
-            .map(|l| format!("board {l}"))
-            .collect();
-        lines.push(format!("position {pos}"));
-        lines.push(format!("turn {}", side_name(pos.turn())));
-        let moves: Vec<String> = self.game.moves().iter().map(ToString::to_string).collect();
-        lines.push(format!("moves {}", moves.join(" ")).trim_end().to_owned());
-        lines.push(match self.game.outcome() {
-            Some(o) => format!(
-                "status over {} {:?}",
-                o.winner.map_or("draw", side_name),
-                o.termination
-            ),
-            None => "status playing".into(),
-        });
-        lines.push(format!("legal {}", legal_list(&self.game)));
-        lines.push("ok".into());
-        Reply { lines, quit: false }
+        show_reply(
+            &draw_board(pos),
+            pos,
+            &side_name(pos.turn()),
+            self.game.moves(),
+            self.game
+                .outcome()
+                .map(|o| format!("{} {:?}", o.winner.map_or("draw", side_name), o.termination)),
+            self.legal_list(),
+        )
     }
+
+    fn legal_list(&self) -> String {
+        legal_list(&self.game)
+    }
+}
+
+/// The legal moves of `game` in notation, separated by spaces.
+fn legal_list(game: &Game) -> String {
+    join(&game.legal_moves())
 }
 
 /// `info …` for a thought: `time_ms`, `nodes`, `value`, `wdl` (searching
 /// bots), `score_cm` and `depth` (alpha-beta), then `pv` last.
 fn info_line(t: &TaflThought) -> String {
-    let mut s = format!("info time_ms {} nodes {}", t.elapsed.as_millis(), t.nodes);
-    if let Some(e) = &t.eval {
-        s.push_str(&format!(
-            " value {:.4} wdl {:.4} {:.4} {:.4}",
-            e.value, e.wdl[0], e.wdl[1], e.wdl[2]
-        ));
-    }
-    if let Some((score, depth)) = t.score {
-        s.push_str(&format!(" score_cm {score} depth {depth}"));
-    }
-    let pv: Vec<String> = t.pv.iter().map(ToString::to_string).collect();
-    s.push_str(&format!(" pv {}", pv.join(" ")));
-    s
+    format!(
+        "{} pv {}",
+        info_start(t.elapsed, t.nodes, t.eval.as_ref(), t.score),
+        join(&t.pv)
+    )
 }
 
 #[cfg(test)]
@@ -1038,10 +755,9 @@ mod tests {
         TaflSession::new(TaflBot::from_spec(spec, &BotOptions::default()).unwrap())
     }
 
-    /// A tiny random Turkish Tafl network saved as a checkpoint.
-    fn tafl_checkpoint(dir: &Path) -> std::path::PathBuf {
-        dama_nn::device::manual_seed(5);
-        let config = ModelConfig {
+    /// A tiny network (of Turkish draughts' shape).
+    fn small() -> ModelConfig {
+        ModelConfig {
             blocks: 1,
             channels: 8,
             se_channels: 0,
@@ -1050,7 +766,12 @@ mod tests {
             value_hidden: 8,
             ..ModelConfig::default()
         }
-        .with_shape(dama_nn::tafl::TAFL_SHAPE);
+    }
+
+    /// A tiny random Turkish Tafl network saved as a checkpoint.
+    fn tafl_checkpoint(dir: &Path) -> std::path::PathBuf {
+        dama_nn::device::manual_seed(5);
+        let config = small().with_shape(dama_nn::tafl::TAFL_SHAPE);
         let net = Network::new(&config, Device::Cpu).unwrap();
         let path = dir.join("tafl.safetensors");
         dama_nn::save_network(&net, TaflRules::default(), 7, &path).unwrap();
@@ -1058,16 +779,7 @@ mod tests {
     }
 
     fn draughts_checkpoint(dir: &Path) -> std::path::PathBuf {
-        let config = ModelConfig {
-            blocks: 1,
-            channels: 8,
-            se_channels: 0,
-            policy_channels: 4,
-            value_channels: 2,
-            value_hidden: 8,
-            ..ModelConfig::default()
-        };
-        let net = Network::new(&config, Device::Cpu).unwrap();
+        let net = Network::new(&small(), Device::Cpu).unwrap();
         let path = dir.join("draughts.safetensors");
         dama_nn::save_network(&net, dama_engine::Rules::default(), 7, &path).unwrap();
         path

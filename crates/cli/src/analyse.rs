@@ -2,10 +2,14 @@
 //! with their visit shares, Turkish draughts or Turkish Tafl (a Tafl
 //! network, or `--game tafl`).
 
+use std::fmt::Display;
+use std::time::Duration;
+
 use anyhow::{bail, Context, Result};
 use clap::Args;
+use dama_bot::{RawEval, TopMove};
 use dama_engine::{Color, Game, Position};
-use serde_json::json;
+use serde_json::{json, Value};
 
 use crate::bot::{rules_for, tafl_position, tafl_rules_for, BotArgs};
 
@@ -62,38 +66,20 @@ pub fn run(args: &AnalyseArgs) -> Result<()> {
     let thought = bot.think(&game, None)?;
     let turn = game.turn();
     if args.json {
-        let mut top = thought.to_json();
-        if let Some(list) = top.get_mut("top").and_then(|t| t.as_array_mut()) {
-            list.truncate(args.top);
-        }
-        let out = json!({
+        let head = json!({
             "position": game.position().to_string(),
             "turn": turn.to_string(),
             "rules": rules.to_string(),
             "bot": bot.name(),
-            "analysis": top,
-            "network": raw.as_ref().map(|r| json!({
-                "wdl": r.wdl,
-                "value": r.wdl[0] - r.wdl[2],
-                "priors": r.priors.iter().map(|(s, i, p)| json!({
-                    "step": s.to_string(), "index": i, "prior": p,
-                })).collect::<Vec<_>>(),
-            })),
         });
-        outln!("{}", serde_json::to_string_pretty(&out)?);
-        return Ok(());
+        return print_json(args, head, thought.to_json(), raw.as_ref());
     }
     outln!(
         "{}",
         dama_bot::draw_board(game.position(), Color::White).trim_end()
     );
     outln!("position  {}  ({turn} to move)", game.position());
-    outln!(
-        "bot       {}  ({} nodes, {:.0} ms)",
-        bot.name(),
-        thought.nodes,
-        thought.elapsed.as_secs_f64() * 1e3
-    );
+    print_bot(bot.name(), thought.nodes, thought.elapsed)?;
     if let Some(p) = &thought.tablebase {
         outln!("tables    {} for {turn}", dama_bot::describe_tablebase(p));
     }
@@ -104,27 +90,9 @@ pub fn run(args: &AnalyseArgs) -> Result<()> {
         thought.score_cm.map(|(s, d)| (s, format!("depth {d}"))),
     )?;
     print_line(&thought.best, &thought.pv)?;
-    if !thought.top.is_empty() {
-        outln!(
-            "\n  {:<14} {:>7} {:>7} {:>7} {:>7}",
-            "move",
-            "visits",
-            "share",
-            "prior",
-            "value"
-        );
-        for t in thought.top.iter().take(args.top) {
-            outln!(
-                "  {:<14} {:>7} {:>7} {:>7} {:>7}",
-                t.mv.to_string(),
-                t.visits,
-                pct(t.share),
-                pct(t.prior),
-                t.value.map_or("-".to_owned(), |v| format!("{v:+.3}"))
-            );
-        }
-    }
-    Ok(())
+    print_top(&thought.top, args.top, &format!("{:<14}", "move"), |t| {
+        format!("{:<14}", t.mv.to_string())
+    })
 }
 
 /// `dama analyse` for Turkish Tafl: the search's value and WDL for the
@@ -154,37 +122,19 @@ fn run_tafl(args: &AnalyseArgs) -> Result<()> {
     let thought = bot.think(&game, None)?;
     let turn = side_name(game.turn());
     if args.json {
-        let mut top = thought.to_json();
-        if let Some(list) = top.get_mut("top").and_then(|t| t.as_array_mut()) {
-            list.truncate(args.top);
-        }
-        let out = json!({
+        let head = json!({
             "game": "tafl",
             "position": game.position().to_string(),
             "turn": turn,
             "rules": rules.to_string(),
             "bot": bot.name(),
-            "analysis": top,
-            "network": raw.as_ref().map(|r| json!({
-                "wdl": r.wdl,
-                "value": r.wdl[0] - r.wdl[2],
-                "priors": r.priors.iter().map(|(s, i, p)| json!({
-                    "step": s.to_string(), "index": i, "prior": p,
-                })).collect::<Vec<_>>(),
-            })),
         });
-        outln!("{}", serde_json::to_string_pretty(&out)?);
-        return Ok(());
+        return print_json(args, head, thought.to_json(), raw.as_ref());
     }
     outln!("{}", draw_board(game.position()).trim_end());
     outln!("position  {}  ({turn} to move)", game.position());
     outln!("rules     {rules}");
-    outln!(
-        "bot       {}  ({} nodes, {:.0} ms)",
-        bot.name(),
-        thought.nodes,
-        thought.elapsed.as_secs_f64() * 1e3
-    );
+    print_bot(bot.name(), thought.nodes, thought.elapsed)?;
     print_values(
         turn,
         thought.eval.as_ref(),
@@ -192,27 +142,72 @@ fn run_tafl(args: &AnalyseArgs) -> Result<()> {
         thought.score.map(|(s, d)| (s, format!("depth {d} moves"))),
     )?;
     print_line(&thought.best, &thought.pv)?;
-    if !thought.top.is_empty() {
+    let head = format!("{:<18} {:<8}", "move", "step");
+    print_top(&thought.top, args.top, &head, |t| {
+        format!("{:<18} {:<8}", t.mv.to_string(), t.step.to_string())
+    })
+}
+
+/// The analysis as JSON: the fields of `head` (the position and the bot),
+/// `analysis` (the thought, its top moves cut to `--top`) and `network`
+/// (the network's own output: WDL, value, and every legal step's prior).
+fn print_json<S: Display>(
+    args: &AnalyseArgs,
+    mut head: Value,
+    mut analysis: Value,
+    raw: Option<&RawEval<S>>,
+) -> Result<()> {
+    if let Some(list) = analysis.get_mut("top").and_then(|t| t.as_array_mut()) {
+        list.truncate(args.top);
+    }
+    head["analysis"] = analysis;
+    head["network"] = json!(raw.map(|r| json!({
+        "wdl": r.wdl,
+        "value": r.wdl[0] - r.wdl[2],
+        "priors": r.priors.iter().map(|(s, i, p)| json!({
+            "step": s.to_string(), "index": i, "prior": p,
+        })).collect::<Vec<_>>(),
+    })));
+    outln!("{}", serde_json::to_string_pretty(&head)?);
+    Ok(())
+}
+
+/// The bot and what its thinking cost.
+fn print_bot(name: &str, nodes: u64, elapsed: Duration) -> Result<()> {
+    outln!(
+        "bot       {name}  ({nodes} nodes, {:.0} ms)",
+        elapsed.as_secs_f64() * 1e3
+    );
+    Ok(())
+}
+
+/// The root moves, most visited first (`most` of them): the columns
+/// `head` of a move (`cells`), then its visits, share, prior and value.
+fn print_top<M, S>(
+    top: &[TopMove<M, S>],
+    most: usize,
+    head: &str,
+    cells: impl Fn(&TopMove<M, S>) -> String,
+) -> Result<()> {
+    if top.is_empty() {
+        return Ok(());
+    }
+    outln!(
+        "\n  {head} {:>7} {:>7} {:>7} {:>7}",
+        "visits",
+        "share",
+        "prior",
+        "value"
+    );
+    for t in top.iter().take(most) {
         outln!(
-            "\n  {:<18} {:<8} {:>7} {:>7} {:>7} {:>7}",
-            "move",
-            "step",
-            "visits",
-            "share",
-            "prior",
-            "value"
+            "  {} {:>7} {:>7} {:>7} {:>7}",
+            cells(t),
+            t.visits,
+            pct(t.share),
+            pct(t.prior),
+            t.value.map_or("-".to_owned(), |v| format!("{v:+.3}"))
         );
-        for t in thought.top.iter().take(args.top) {
-            outln!(
-                "  {:<18} {:<8} {:>7} {:>7} {:>7} {:>7}",
-                t.mv.to_string(),
-                t.step.to_string(),
-                t.visits,
-                pct(t.share),
-                pct(t.prior),
-                t.value.map_or("-".to_owned(), |v| format!("{v:+.3}"))
-            );
-        }
     }
     Ok(())
 }
@@ -242,7 +237,7 @@ fn print_values(
 }
 
 /// The best move and the principal variation.
-fn print_line<M: std::fmt::Display>(best: &M, pv: &[M]) -> Result<()> {
+fn print_line<M: Display>(best: &M, pv: &[M]) -> Result<()> {
     outln!("best      {best}");
     let pv: Vec<String> = pv.iter().map(ToString::to_string).collect();
     outln!("pv        {}", pv.join(" "));

@@ -9,7 +9,7 @@ use std::time::Duration;
 use anyhow::{anyhow, bail, Context, Result};
 use clap::Args;
 use dama_bot::tafl::{TaflBot, TaflSession};
-use dama_bot::{Bot, BotOptions, BotSpec, Limit, Session};
+use dama_bot::{Bot, BotOptions, BotSpec, Limit, Reply, Session};
 use dama_engine::Rules;
 use dama_mcts::Algorithm;
 use dama_nn::GameName;
@@ -235,13 +235,18 @@ pub fn run(args: &BotCmdArgs) -> Result<()> {
     let bot = args.bot.build()?;
     let mut session = Session::new(bot);
     if let Some(r) = &args.rules {
-        let reply = session.handle(&format!("rules {r}"));
-        if let Some(err) = reply.lines.iter().find(|l| l.starts_with("error")) {
-            bail!("--rules: {}", err.trim_start_matches("error "));
-        }
+        refused(&session.handle(&format!("rules {r}")))?;
     }
     session.serve(&mut std::io::stdin().lock(), &mut std::io::stdout().lock())?;
     Ok(())
+}
+
+/// The error of a reply to `rules` from --rules, if it is one.
+fn refused(reply: &Reply) -> Result<()> {
+    match reply.lines.iter().find(|l| l.starts_with("error")) {
+        Some(err) => bail!("--rules: {}", err.trim_start_matches("error ")),
+        None => Ok(()),
+    }
 }
 
 /// `dama bot` for Turkish Tafl.
@@ -251,10 +256,7 @@ fn run_tafl(args: &BotCmdArgs) -> Result<()> {
     tafl_rules_for(args.rules.as_deref(), &bot)?;
     let mut session = TaflSession::new(bot);
     if let Some(r) = &args.rules {
-        let reply = session.handle(&format!("rules {r}"));
-        if let Some(err) = reply.lines.iter().find(|l| l.starts_with("error")) {
-            bail!("--rules: {}", err.trim_start_matches("error "));
-        }
+        refused(&session.handle(&format!("rules {r}")))?;
     }
     session.serve(&mut std::io::stdin().lock(), &mut std::io::stdout().lock())?;
     Ok(())

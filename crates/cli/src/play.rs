@@ -1,13 +1,18 @@
 //! `dama play`: a human against the bot in the terminal, Turkish draughts
-//! or Turkish Tafl (a Tafl network, or `--game tafl`).
+//! or Turkish Tafl (a Tafl network, or `--game tafl`). One loop plays
+//! both ([`play`]); what differs between the games is a [`Table`].
 
-use std::io::{BufRead, Write};
+use std::fmt::Display;
+use std::io::BufRead;
 use std::path::PathBuf;
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use anyhow::{Context, Result};
 use clap::{Args, ValueEnum};
+use dama_bot::tafl::TaflBot;
+use dama_bot::{Bot, Eval};
 use dama_engine::{Color, Game, GameRecord, Outcome, Position};
+use dama_tafl::Side;
 
 use crate::bot::{rules_for, tafl_position, tafl_rules_for, BotArgs};
 
@@ -21,6 +26,20 @@ pub enum ColorArg {
     Black,
     /// Drawn at random.
     Random,
+}
+
+impl ColorArg {
+    /// Whether the human plays white (Turkish Tafl: the Defenders).
+    fn is_white(self) -> bool {
+        match self {
+            ColorArg::White => true,
+            ColorArg::Black => false,
+            ColorArg::Random => SystemTime::now()
+                .duration_since(UNIX_EPOCH)
+                .map_or(0, |d| d.subsec_nanos())
+                .is_multiple_of(2),
+        }
+    }
 }
 
 /// Arguments of `dama play`.
@@ -51,15 +70,12 @@ pub struct PlayArgs {
     no_save: bool,
 }
 
-const HELP: &str = "Type a move (d3-d4, b3xd3xd5; a capture may be shortened to from x to),\n\
-  or: moves (legal moves), board, undo (take back your last move), resign, quit, help.";
-
 /// Runs `dama play`.
 pub fn run(args: &PlayArgs) -> Result<()> {
     if args.bot.game()? == dama_nn::GameName::Tafl {
         return run_tafl(args);
     }
-    let mut bot = args.bot.build()?;
+    let bot = args.bot.build()?;
     let rules = rules_for(args.rules.as_deref(), &bot)?;
     if let Some(trained) = bot.trained_rules().filter(|t| t.variant != rules.variant) {
         anyhow::bail!(
@@ -77,20 +93,10 @@ pub fn run(args: &PlayArgs) -> Result<()> {
     // `startpos` is the variant's own initial position.
     let pos = Position::from_str_with_rules(&args.position, rules)
         .with_context(|| format!("bad position `{}`", args.position))?;
-    let mut game = Game::from_position(pos);
-    let human = match args.color {
-        ColorArg::White => Color::White,
-        ColorArg::Black => Color::Black,
-        ColorArg::Random => {
-            let nanos = SystemTime::now()
-                .duration_since(UNIX_EPOCH)
-                .map_or(0, |d| d.subsec_nanos());
-            if nanos.is_multiple_of(2) {
-                Color::White
-            } else {
-                Color::Black
-            }
-        }
+    let human = if args.color.is_white() {
+        Color::White
+    } else {
+        Color::Black
     };
     outln!(
         "dama play: you are {human}, the bot is {} ({}); rules: {}",
@@ -98,145 +104,181 @@ pub fn run(args: &PlayArgs) -> Result<()> {
         bot.default_limit(),
         rules.to_string()
     );
-    outln!("{HELP}");
+    let game = Game::from_position(pos);
+    play(args, Draughts { bot, game }, human)
+}
+
+/// `dama play` for Turkish Tafl: white is the Defenders, black the King
+/// side.
+fn run_tafl(args: &PlayArgs) -> Result<()> {
+    let bot = args.bot.build_tafl()?;
+    let rules = tafl_rules_for(args.rules.as_deref(), &bot)?;
+    if let Some(trained) = bot.trained_rules().filter(|t| *t != rules) {
+        outln!("note: the network was trained under rules {trained}");
+    }
+    let pos = tafl_position(&args.position, &rules)
+        .with_context(|| format!("bad position `{}`", args.position))?;
+    let human = if args.color.is_white() {
+        Side::Defender
+    } else {
+        Side::KingSide
+    };
+    outln!(
+        "dama play (Turkish Tafl): you are {}, the bot is {} ({}); rules: {rules}",
+        Tafl::side_title(human),
+        bot.name(),
+        bot.default_limit(),
+    );
+    let game = dama_tafl::Game::from_position(pos, rules);
+    play(args, Tafl { bot, game }, human)
+}
+
+/// What the bot played and thought, as [`play`] prints it.
+struct BotMove<M> {
+    best: M,
+    /// Said after the move (the endgame tables' verdict).
+    note: Option<String>,
+    eval: Option<Eval>,
+    /// Alpha-beta's score in hundredths and its depth.
+    score: Option<(i32, u32)>,
+    elapsed: Duration,
+    nodes: u64,
+    pv: Vec<M>,
+}
+
+/// A game and its bot, as the terminal loop [`play`] plays them.
+trait Table {
+    /// A side.
+    type Side: Copy + PartialEq;
+    /// A whole move.
+    type Move: Display;
+    /// What to type.
+    const HELP: &'static str;
+    /// The start of the record's default file name.
+    const RECORD: &'static str;
+
+    /// A side in sentences.
+    fn side_title(side: Self::Side) -> String;
+    /// The other side.
+    fn other(side: Self::Side) -> Self::Side;
+    /// The board, `human`'s side at the bottom where the game turns it.
+    fn board(&self, human: Self::Side) -> String;
+    /// How the game ended, for `human`, if it did.
+    fn game_over(&self, human: Self::Side) -> Option<String>;
+    /// The side to move.
+    fn turn(&self) -> Self::Side;
+    /// The prompt for the human's move.
+    fn prompt(&self) -> String;
+    /// The bot's name.
+    fn bot_name(&self) -> &str;
+    /// The bot's move and thoughts.
+    fn think(&mut self) -> Result<BotMove<Self::Move>, dama_bot::Error>;
+    /// The legal moves, separated by spaces.
+    fn legal(&self) -> String;
+    /// The human's move in `text`, or the line that says why it is none.
+    fn parse(&self, text: &str) -> Result<Self::Move, String>;
+    /// Plays a move.
+    fn play(&mut self, m: &Self::Move) -> Result<()>;
+    /// Takes back `human`'s last move and the bot's replies: how many
+    /// moves, `None` if there is none of `human`'s.
+    fn undo(&mut self, human: Self::Side) -> Option<usize>;
+    /// The game record.
+    fn record(&self, human: Self::Side, resigned: Option<Self::Side>) -> String;
+}
+
+/// The human (`human`) against the bot on `table` until the game ends,
+/// the human resigns or quits, or the input ends; then the record is
+/// saved (unless `--no-save`).
+fn play<T: Table>(args: &PlayArgs, mut table: T, human: T::Side) -> Result<()> {
+    outln!("{}", T::HELP);
     let stdin = std::io::stdin();
     let mut lines = stdin.lock().lines();
     let mut show_board = true;
-    let mut resigned: Option<Color> = None;
+    let mut resigned = None;
     loop {
         if show_board {
-            outln!(
-                "\n{}",
-                dama_bot::draw_board(game.position(), human).trim_end()
-            );
+            outln!("\n{}", table.board(human).trim_end());
             show_board = false;
         }
-        if let Some((o, t)) = game.termination() {
-            outln!("game over: {o} ({t:?}){}", verdict(o, human));
+        if let Some(over) = table.game_over(human) {
+            outln!("game over: {over}");
             break;
         }
-        let turn = game.turn();
-        if turn != human {
-            out!("{} is thinking... ", bot.name());
-            std::io::stdout().flush()?;
-            let t = match bot.think(&game, None) {
+        if table.turn() != human {
+            out!("{} is thinking... ", table.bot_name());
+            let t = match table.think() {
                 Ok(t) => t,
                 Err(e) => {
                     outln!("\nthe bot failed: {e}");
                     break;
                 }
             };
-            let note = t
-                .tablebase
-                .as_ref()
-                .map(|p| format!("  ({})", dama_bot::describe_tablebase(p)));
-            print_thought(&BotMove {
-                best: &t.best,
-                note,
-                eval: t.eval.as_ref(),
-                score: t.score_cm,
-                elapsed: t.elapsed,
-                nodes: t.nodes,
-                pv: &t.pv,
-            })?;
-            game.play(&t.best)
+            print_bot_move(&t)?;
+            table
+                .play(&t.best)
                 .with_context(|| format!("the bot played an illegal move {}", t.best))?;
             show_board = true;
             continue;
         }
-        out!("{} {turn} to move> ", game.position().fullmove_number());
-        std::io::stdout().flush()?;
+        out!("{}", table.prompt());
         let Some(line) = lines.next() else {
             outln!("\n(end of input)");
             break;
         };
         let line = line.context("reading stdin")?;
-        let input = line.trim();
-        match input {
+        match line.trim() {
             "" => {}
-            "help" | "?" => outln!("{HELP}"),
+            "help" | "?" => outln!("{}", T::HELP),
             "board" => show_board = true,
-            "moves" | "legal" => outln!("legal moves: {}", legal(&game)),
+            "moves" | "legal" => outln!("legal moves: {}", table.legal()),
             "quit" | "exit" => {
                 outln!("game abandoned");
                 break;
             }
             "resign" => {
-                outln!("you resign: {} wins", !human);
+                outln!("you resign: {} wins", T::side_title(T::other(human)));
                 resigned = Some(human);
                 break;
             }
-            "undo" => {
-                // Take back the human's last move and the bot's replies.
-                let mut g = game.clone();
-                let mut undone = 0;
-                let mut took_back = false;
-                while g.undo().is_some() {
-                    undone += 1;
-                    if g.turn() == human {
-                        took_back = true;
-                        break;
-                    }
-                }
-                if took_back {
-                    game = g;
-                    outln!("took back {undone} move(s)");
+            "undo" => match table.undo(human) {
+                Some(n) => {
+                    outln!("took back {n} move(s)");
                     show_board = true;
-                } else {
-                    outln!("nothing to undo");
                 }
-            }
-            text => match game.position().parse_move(text) {
+                None => outln!("nothing to undo"),
+            },
+            text => match table.parse(text) {
                 Ok(m) => {
-                    if let Err(e) = game.play(&m) {
+                    if let Err(e) = table.play(&m) {
                         outln!("illegal move {text}: {e}");
                     } else {
                         show_board = true;
                     }
                 }
-                Err(e) => {
-                    outln!("illegal move `{text}`: {e}");
-                    outln!("legal moves: {}", legal(&game));
+                Err(why) => {
+                    outln!("{why}");
+                    outln!("legal moves: {}", table.legal());
                 }
             },
         }
     }
-    save(args, &game, human, bot.name(), resigned)
-}
-
-fn verdict(o: Outcome, human: Color) -> &'static str {
-    match o.score_for(human) {
-        1 => ": you win",
-        0 => ": a draw",
-        _ => ": the bot wins",
+    if args.no_save {
+        return Ok(());
     }
+    let path = args.save.clone().unwrap_or_else(|| {
+        let secs = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs());
+        PathBuf::from(format!("{}-{secs}.pdn", T::RECORD))
+    });
+    dama_nn::files::write_atomic(&path, table.record(human, resigned).as_bytes())
+        .with_context(|| format!("cannot write {}", path.display()))?;
+    outln!("game saved to {}", path.display());
+    Ok(())
 }
 
-fn legal(game: &Game) -> String {
-    joined(game.legal_moves().iter())
-}
-
-/// Moves as text, space-separated.
-fn joined<T: std::fmt::Display>(moves: impl Iterator<Item = T>) -> String {
-    moves.map(|m| m.to_string()).collect::<Vec<_>>().join(" ")
-}
-
-/// What the bot played and thought, for [`print_thought`].
-struct BotMove<'a, M> {
-    best: &'a M,
-    /// Said after the move (the endgame tables' verdict).
-    note: Option<String>,
-    eval: Option<&'a dama_bot::Eval>,
-    /// Alpha-beta's score in hundredths and its depth.
-    score: Option<(i32, u32)>,
-    elapsed: std::time::Duration,
-    nodes: u64,
-    pv: &'a [M],
-}
-
-/// Prints the bot's move, its evaluation, cost and expected line (both
-/// games).
-fn print_thought<M: std::fmt::Display>(t: &BotMove<'_, M>) -> Result<()> {
+/// Prints the bot's move, its evaluation, cost and expected line.
+fn print_bot_move<M: Display>(t: &BotMove<M>) -> Result<()> {
     let mut line = format!("plays {}", t.best);
     if let Some(n) = &t.note {
         line.push_str(n);
@@ -259,275 +301,296 @@ fn print_thought<M: std::fmt::Display>(t: &BotMove<'_, M>) -> Result<()> {
     }
     outln!("{line}");
     if t.pv.len() > 1 {
-        outln!("  expects {}", joined(t.pv.iter()));
+        outln!("  expects {}", joined(&t.pv));
     }
     Ok(())
 }
 
-fn save(
-    args: &PlayArgs,
-    game: &Game,
-    human: Color,
-    bot: &str,
-    resigned: Option<Color>,
-) -> Result<()> {
-    if args.no_save {
-        return Ok(());
-    }
-    let mut record = GameRecord::from_game(game);
-    let (white, black) = match human {
-        Color::White => ("human", bot),
-        Color::Black => (bot, "human"),
-    };
-    record.tags = vec![
-        ("Event".into(), "dama play".into()),
-        ("White".into(), white.into()),
-        ("Black".into(), black.into()),
-        ("Rules".into(), game.rules().to_string()),
-    ];
-    if let Some(loser) = resigned {
-        record.result = Some(Outcome::Decisive { winner: !loser });
-        record
-            .tags
-            .push(("Termination".into(), format!("{loser} resigns")));
-    } else if let Some((_, t)) = game.termination() {
-        record.tags.push(("Termination".into(), format!("{t:?}")));
-    }
-    let path = args.save.clone().unwrap_or_else(|| {
-        let secs = SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .map_or(0, |d| d.as_secs());
-        PathBuf::from(format!("dama-game-{secs}.pdn"))
-    });
-    dama_nn::files::write_atomic(&path, record.to_string().as_bytes())
-        .with_context(|| format!("cannot write {}", path.display()))?;
-    outln!("game saved to {}", path.display());
-    Ok(())
+/// Moves as text, separated by spaces.
+fn joined(moves: &[impl Display]) -> String {
+    moves
+        .iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
-const TAFL_HELP: &str = "Type a move: b5-b4 (a slide), a1-a3-c3 (friendly jumps), c4xc2 or \
-  c4xc2xa2 (a capture; a chain may be shortened to its start and end), c8-off (the King's exit),\n\
-  or: moves (legal moves), board, undo (take back your last move), resign, quit, help.";
-
-/// The side in sentences.
-fn side_title(side: dama_tafl::Side) -> &'static str {
-    match side {
-        dama_tafl::Side::Defender => "the Defenders",
-        dama_tafl::Side::KingSide => "the King side",
-    }
+/// Turkish draughts.
+struct Draughts {
+    bot: Bot,
+    game: Game,
 }
 
-/// `dama play` for Turkish Tafl: white is the Defenders, black the King
-/// side.
-fn run_tafl(args: &PlayArgs) -> Result<()> {
-    use dama_tafl::{Game, Side};
-    let mut bot = args.bot.build_tafl()?;
-    let rules = tafl_rules_for(args.rules.as_deref(), &bot)?;
-    if let Some(trained) = bot.trained_rules().filter(|t| *t != rules) {
-        outln!("note: the network was trained under rules {trained}");
+impl Table for Draughts {
+    type Side = Color;
+    type Move = dama_engine::Move;
+    const HELP: &'static str =
+        "Type a move (d3-d4, b3xd3xd5; a capture may be shortened to from x to),\n\
+        or: moves (legal moves), board, undo (take back your last move), resign, quit, help.";
+    const RECORD: &'static str = "dama-game";
+
+    fn side_title(side: Color) -> String {
+        side.to_string()
     }
-    let pos = tafl_position(&args.position, &rules)
-        .with_context(|| format!("bad position `{}`", args.position))?;
-    let mut game = Game::from_position(pos, rules);
-    let human = match args.color {
-        ColorArg::White => Side::Defender,
-        ColorArg::Black => Side::KingSide,
-        ColorArg::Random => {
-            let nanos = SystemTime::now()
-                .duration_since(UNIX_EPOCH)
-                .map_or(0, |d| d.subsec_nanos());
-            if nanos.is_multiple_of(2) {
-                Side::Defender
-            } else {
-                Side::KingSide
-            }
-        }
-    };
-    outln!(
-        "dama play (Turkish Tafl): you are {}, the bot is {} ({}); rules: {rules}",
-        side_title(human),
-        bot.name(),
-        bot.default_limit(),
-    );
-    outln!("{TAFL_HELP}");
-    let stdin = std::io::stdin();
-    let mut lines = stdin.lock().lines();
-    let mut show_board = true;
-    let mut resigned: Option<Side> = None;
-    loop {
-        if show_board {
-            outln!(
-                "\n{}",
-                dama_bot::tafl::draw_board(game.position()).trim_end()
-            );
-            show_board = false;
-        }
-        if let Some(o) = game.outcome() {
-            let verdict = match o.winner {
-                Some(w) if w == human => "you win",
-                Some(_) => "the bot wins",
-                None => "a draw",
-            };
-            outln!(
-                "game over: {}: {verdict}",
-                dama_bot::tafl::describe_outcome(&o)
-            );
-            break;
-        }
-        let turn = game.turn();
-        if turn != human {
-            out!("{} is thinking... ", bot.name());
-            let t = match bot.think(&game, None) {
-                Ok(t) => t,
-                Err(e) => {
-                    outln!("\nthe bot failed: {e}");
-                    break;
-                }
-            };
-            print_thought(&BotMove {
-                best: &t.best,
-                note: None,
-                eval: t.eval.as_ref(),
-                score: t.score,
-                elapsed: t.elapsed,
-                nodes: t.nodes,
-                pv: &t.pv,
-            })?;
-            game.play(&t.best)
-                .with_context(|| format!("the bot played an illegal move {}", t.best))?;
-            show_board = true;
-            continue;
-        }
-        out!("{} {} to move> ", game.plies() + 1, side_title(turn));
-        let Some(line) = lines.next() else {
-            outln!("\n(end of input)");
-            break;
+
+    fn other(side: Color) -> Color {
+        !side
+    }
+
+    fn board(&self, human: Color) -> String {
+        dama_bot::draw_board(self.game.position(), human)
+    }
+
+    fn game_over(&self, human: Color) -> Option<String> {
+        let (o, t) = self.game.termination()?;
+        let verdict = match o.score_for(human) {
+            1 => "you win",
+            0 => "a draw",
+            _ => "the bot wins",
         };
-        let line = line.context("reading stdin")?;
-        let input = line.trim();
-        match input {
-            "" => {}
-            "help" | "?" => outln!("{TAFL_HELP}"),
-            "board" => show_board = true,
-            "moves" | "legal" => outln!("legal moves: {}", tafl_legal(&game)),
-            "quit" | "exit" => {
-                outln!("game abandoned");
-                break;
+        Some(format!("{o} ({t:?}): {verdict}"))
+    }
+
+    fn turn(&self) -> Color {
+        self.game.turn()
+    }
+
+    fn prompt(&self) -> String {
+        format!(
+            "{} {} to move> ",
+            self.game.position().fullmove_number(),
+            self.game.turn()
+        )
+    }
+
+    fn bot_name(&self) -> &str {
+        self.bot.name()
+    }
+
+    fn think(&mut self) -> Result<BotMove<dama_engine::Move>, dama_bot::Error> {
+        let t = self.bot.think(&self.game, None)?;
+        Ok(BotMove {
+            note: t
+                .tablebase
+                .as_ref()
+                .map(|p| format!("  ({})", dama_bot::describe_tablebase(p))),
+            best: t.best,
+            eval: t.eval,
+            score: t.score_cm,
+            elapsed: t.elapsed,
+            nodes: t.nodes,
+            pv: t.pv,
+        })
+    }
+
+    fn legal(&self) -> String {
+        joined(&self.game.legal_moves())
+    }
+
+    fn parse(&self, text: &str) -> Result<dama_engine::Move, String> {
+        self.game
+            .position()
+            .parse_move(text)
+            .map_err(|e| format!("illegal move `{text}`: {e}"))
+    }
+
+    fn play(&mut self, m: &dama_engine::Move) -> Result<()> {
+        self.game.play(m)?;
+        Ok(())
+    }
+
+    fn undo(&mut self, human: Color) -> Option<usize> {
+        let mut g = self.game.clone();
+        let mut undone = 0;
+        while g.undo().is_some() {
+            undone += 1;
+            if g.turn() == human {
+                self.game = g;
+                return Some(undone);
             }
-            "resign" => {
-                outln!("you resign: {} wins", side_title(human.other()));
-                resigned = Some(human);
-                break;
-            }
-            "undo" => {
-                // Take back the human's last move and the bot's replies.
-                let played = game.plies();
-                let back = (1..=played).find_map(|k| {
-                    let g = tafl_replay(&game, played - k)?;
-                    (g.turn() == human).then_some((k, g))
-                });
-                match back {
-                    Some((k, g)) => {
-                        game = g;
-                        outln!("took back {k} move(s)");
-                        show_board = true;
-                    }
-                    None => outln!("nothing to undo"),
-                }
-            }
-            text => match game.parse_move(text) {
-                Ok(m) => {
-                    if let Err(e) = game.play(&m) {
-                        outln!("illegal move {text}: {e}");
-                    } else {
-                        show_board = true;
-                    }
-                }
-                Err(e) => {
-                    outln!("{e}");
-                    outln!("legal moves: {}", tafl_legal(&game));
-                }
-            },
         }
+        None
     }
-    save_tafl(args, &game, human, bot.name(), resigned)
+
+    fn record(&self, human: Color, resigned: Option<Color>) -> String {
+        let game = &self.game;
+        let mut record = GameRecord::from_game(game);
+        let bot = self.bot.name();
+        let (white, black) = match human {
+            Color::White => ("human", bot),
+            Color::Black => (bot, "human"),
+        };
+        record.tags = vec![
+            ("Event".into(), "dama play".into()),
+            ("White".into(), white.into()),
+            ("Black".into(), black.into()),
+            ("Rules".into(), game.rules().to_string()),
+        ];
+        if let Some(loser) = resigned {
+            record.result = Some(Outcome::Decisive { winner: !loser });
+            record
+                .tags
+                .push(("Termination".into(), format!("{loser} resigns")));
+        } else if let Some((_, t)) = game.termination() {
+            record.tags.push(("Termination".into(), format!("{t:?}")));
+        }
+        record.to_string()
+    }
 }
 
-/// The game of `game`'s first `n` moves, replayed from its start.
-fn tafl_replay(game: &dama_tafl::Game, n: usize) -> Option<dama_tafl::Game> {
-    let mut g = dama_tafl::Game::from_position(*game.start_position(), *game.rules());
-    for m in game.moves().get(..n)? {
-        g.play(m).ok()?;
-    }
-    Some(g)
+/// Turkish Tafl: white is the Defenders, black the King side.
+struct Tafl {
+    bot: TaflBot,
+    game: dama_tafl::Game,
 }
 
-fn tafl_legal(game: &dama_tafl::Game) -> String {
-    joined(game.legal_moves().iter())
+impl Tafl {
+    /// The game of the first `n` moves, replayed from the start.
+    fn replay(&self, n: usize) -> Option<dama_tafl::Game> {
+        let game = &self.game;
+        let mut g = dama_tafl::Game::from_position(*game.start_position(), *game.rules());
+        for m in game.moves().get(..n)? {
+            g.play(m).ok()?;
+        }
+        Some(g)
+    }
 }
 
-/// Saves the game as a PDN-like text record: tags for the game, players
-/// (Defenders, King side), rules, start position (FEN), result (1-0: the
-/// Defenders win, as in self-play records) and termination, then the
-/// numbered moves.
-fn save_tafl(
-    args: &PlayArgs,
-    game: &dama_tafl::Game,
-    human: dama_tafl::Side,
-    bot: &str,
-    resigned: Option<dama_tafl::Side>,
-) -> Result<()> {
-    use dama_tafl::Side;
-    if args.no_save {
-        return Ok(());
+impl Table for Tafl {
+    type Side = Side;
+    type Move = dama_tafl::Move;
+    const HELP: &'static str = "Type a move: b5-b4 (a slide), a1-a3-c3 (friendly jumps), \
+        c4xc2 or c4xc2xa2 (a capture; a chain may be shortened to its start and end), \
+        c8-off (the King's exit),\n\
+        or: moves (legal moves), board, undo (take back your last move), resign, quit, help.";
+    const RECORD: &'static str = "dama-tafl";
+
+    fn side_title(side: Side) -> String {
+        match side {
+            Side::Defender => "the Defenders",
+            Side::KingSide => "the King side",
+        }
+        .to_owned()
     }
-    let tag = |v: &str| v.replace(['"', '\\'], "'");
-    let (defenders, king_side) = match human {
-        Side::Defender => ("human", bot),
-        Side::KingSide => (bot, "human"),
-    };
-    let (winner, termination) = match (resigned, game.outcome()) {
-        (Some(loser), _) => (
-            Some(Some(loser.other())),
-            format!("{} resigns", dama_bot::tafl::side_name(loser)),
-        ),
-        (None, Some(o)) => (Some(o.winner), format!("{:?}", o.termination)),
-        (None, None) => (None, "unfinished".to_owned()),
-    };
-    let result = match winner {
-        Some(Some(Side::Defender)) => "1-0",
-        Some(Some(Side::KingSide)) => "0-1",
-        Some(None) => "1/2-1/2",
-        None => "*",
-    };
-    let mut text = String::new();
-    for (k, v) in [
-        ("Event", "dama play".to_owned()),
-        ("GameType", "Turkish Tafl".to_owned()),
-        ("Defenders", tag(defenders)),
-        ("KingSide", tag(king_side)),
-        ("Rules", game.rules().to_string()),
-        ("FEN", game.start_position().to_string()),
-        ("Result", result.to_owned()),
-        ("Termination", termination),
-    ] {
-        text.push_str(&format!("[{k} \"{v}\"]\n"));
+
+    fn other(side: Side) -> Side {
+        side.other()
     }
-    text.push('\n');
-    let moves: Vec<String> = game.moves().iter().map(ToString::to_string).collect();
-    for (i, pair) in moves.chunks(2).enumerate() {
-        text.push_str(&format!("{}. {} ", i + 1, pair.join(" ")));
+
+    fn board(&self, _: Side) -> String {
+        dama_bot::tafl::draw_board(self.game.position())
     }
-    text.push_str(result);
-    text.push('\n');
-    let path = args.save.clone().unwrap_or_else(|| {
-        let secs = SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .map_or(0, |d| d.as_secs());
-        PathBuf::from(format!("dama-tafl-{secs}.pdn"))
-    });
-    dama_nn::files::write_atomic(&path, text.as_bytes())
-        .with_context(|| format!("cannot write {}", path.display()))?;
-    outln!("game saved to {}", path.display());
-    Ok(())
+
+    fn game_over(&self, human: Side) -> Option<String> {
+        let o = self.game.outcome()?;
+        let verdict = match o.winner {
+            Some(w) if w == human => "you win",
+            Some(_) => "the bot wins",
+            None => "a draw",
+        };
+        Some(format!(
+            "{}: {verdict}",
+            dama_bot::tafl::describe_outcome(&o)
+        ))
+    }
+
+    fn turn(&self) -> Side {
+        self.game.turn()
+    }
+
+    fn prompt(&self) -> String {
+        format!(
+            "{} {} to move> ",
+            self.game.plies() + 1,
+            Tafl::side_title(self.game.turn())
+        )
+    }
+
+    fn bot_name(&self) -> &str {
+        self.bot.name()
+    }
+
+    fn think(&mut self) -> Result<BotMove<dama_tafl::Move>, dama_bot::Error> {
+        let t = self.bot.think(&self.game, None)?;
+        Ok(BotMove {
+            note: None,
+            best: t.best,
+            eval: t.eval,
+            score: t.score,
+            elapsed: t.elapsed,
+            nodes: t.nodes,
+            pv: t.pv,
+        })
+    }
+
+    fn legal(&self) -> String {
+        joined(&self.game.legal_moves())
+    }
+
+    fn parse(&self, text: &str) -> Result<dama_tafl::Move, String> {
+        self.game.parse_move(text).map_err(|e| e.to_string())
+    }
+
+    fn play(&mut self, m: &dama_tafl::Move) -> Result<()> {
+        self.game.play(m)?;
+        Ok(())
+    }
+
+    fn undo(&mut self, human: Side) -> Option<usize> {
+        let played = self.game.plies();
+        let (k, g) = (1..=played).find_map(|k| {
+            let g = self.replay(played - k)?;
+            (g.turn() == human).then_some((k, g))
+        })?;
+        self.game = g;
+        Some(k)
+    }
+
+    /// A PDN-like text record: tags for the game, players (Defenders, King
+    /// side), rules, start position (FEN), result (1-0: the Defenders win,
+    /// as in self-play records) and termination, then the numbered moves.
+    fn record(&self, human: Side, resigned: Option<Side>) -> String {
+        let game = &self.game;
+        let bot = self.bot.name();
+        let tag = |v: &str| v.replace(['"', '\\'], "'");
+        let (defenders, king_side) = match human {
+            Side::Defender => ("human", bot),
+            Side::KingSide => (bot, "human"),
+        };
+        let (winner, termination) = match (resigned, game.outcome()) {
+            (Some(loser), _) => (
+                Some(Some(loser.other())),
+                format!("{} resigns", dama_bot::tafl::side_name(loser)),
+            ),
+            (None, Some(o)) => (Some(o.winner), format!("{:?}", o.termination)),
+            (None, None) => (None, "unfinished".to_owned()),
+        };
+        let result = match winner {
+            Some(Some(Side::Defender)) => "1-0",
+            Some(Some(Side::KingSide)) => "0-1",
+            Some(None) => "1/2-1/2",
+            None => "*",
+        };
+        let mut text = String::new();
+        for (k, v) in [
+            ("Event", "dama play".to_owned()),
+            ("GameType", "Turkish Tafl".to_owned()),
+            ("Defenders", tag(defenders)),
+            ("KingSide", tag(king_side)),
+            ("Rules", game.rules().to_string()),
+            ("FEN", game.start_position().to_string()),
+            ("Result", result.to_owned()),
+            ("Termination", termination),
+        ] {
+            text.push_str(&format!("[{k} \"{v}\"]\n"));
+        }
+        text.push('\n');
+        let moves: Vec<String> = game.moves().iter().map(ToString::to_string).collect();
+        for (i, pair) in moves.chunks(2).enumerate() {
+            text.push_str(&format!("{}. {} ", i + 1, pair.join(" ")));
+        }
+        text.push_str(result);
+        text.push('\n');
+        text
+    }
 }

@@ -12,14 +12,14 @@
 // Helpers outside #[test] functions unwrap too: this is test code.
 #![allow(clippy::unwrap_used)]
 
-use std::io::Write;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+mod common;
 
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use common::{dama, err, ok, ok_with, DAMA};
 use dama_engine::{GameRecord, Rules};
 use dama_nn::{device::Device, ModelConfig, Network};
-
-const DAMA: &str = env!("CARGO_BIN_EXE_dama");
 
 fn scripts() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts")
@@ -28,40 +28,6 @@ fn scripts() -> PathBuf {
 fn python() -> PathBuf {
     dama_bot::find_python(None)
         .expect("no Python with PyTorch: run scripts/setup-torch.sh or set DAMA_VENV")
-}
-
-fn run(cmd: &mut Command) -> Output {
-    let out = cmd.output().expect("spawn");
-    assert_ne!(
-        out.status.code(),
-        Some(101),
-        "panicked: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    out
-}
-
-fn ok(cmd: &mut Command) -> String {
-    let out = run(cmd);
-    assert!(
-        out.status.success(),
-        "{cmd:?} failed:\nstdout: {}\nstderr: {}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-fn err(cmd: &mut Command) -> String {
-    let out = run(cmd);
-    assert!(!out.status.success(), "{cmd:?} should fail");
-    String::from_utf8_lossy(&out.stderr).into_owned()
-}
-
-fn dama(args: &[&str]) -> Command {
-    let mut c = Command::new(DAMA);
-    c.args(args);
-    c
 }
 
 /// A run directory with a checkpoint `models/gen-0001.safetensors` of a
@@ -217,27 +183,12 @@ fn export_then_play_analyse_and_drive_the_bundle() {
 
     // play: a bad entry, an illegal move, a move, undo, resign; the record.
     let record = root.join("game.pdn");
-    let mut child = dama(&[
-        "play", "--bundle", b, "--sims", "8", "--color", "white", "--save",
-    ])
-    .arg(&record)
-    .stdin(Stdio::piped())
-    .stdout(Stdio::piped())
-    .stderr(Stdio::piped())
-    .spawn()
-    .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(b"zz9\ne3-e5\nmoves\nd3-d4\nundo\nc3-c4\nresign\n")
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{stdout}\n{}",
-        String::from_utf8_lossy(&out.stderr)
+    let stdout = ok_with(
+        dama(&[
+            "play", "--bundle", b, "--sims", "8", "--color", "white", "--save",
+        ])
+        .arg(&record),
+        "zz9\ne3-e5\nmoves\nd3-d4\nundo\nc3-c4\nresign\n",
     );
     assert!(stdout.contains("illegal move `zz9`"), "{stdout}");
     assert!(stdout.contains("illegal move `e3-e5`"), "{stdout}");
@@ -333,27 +284,17 @@ fn protocol_and_play_without_a_network() {
     assert!(out.contains("protocol ok"), "{out}");
 
     // Playing Black against alpha-beta, ending the input without resigning.
-    let mut child = dama(&[
-        "play",
-        "--bot",
-        "alphabeta:depth=2",
-        "--color",
-        "black",
-        "--no-save",
-    ])
-    .stdin(Stdio::piped())
-    .stdout(Stdio::piped())
-    .spawn()
-    .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(b"help\nundo\nboard\n")
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "{stdout}");
+    let stdout = ok_with(
+        dama(&[
+            "play",
+            "--bot",
+            "alphabeta:depth=2",
+            "--color",
+            "black",
+            "--no-save",
+        ]),
+        "help\nundo\nboard\n",
+    );
     assert!(stdout.contains("plays "), "{stdout}");
     assert!(stdout.contains("nothing to undo"), "{stdout}");
     assert!(stdout.contains("(end of input)"), "{stdout}");

@@ -6,82 +6,25 @@
 // Helpers outside #[test] functions unwrap too: this is test code.
 #![allow(clippy::unwrap_used)]
 
+mod common;
+
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 
-use dama_nn::{device::Device, ModelConfig, Network};
-
-const DAMA: &str = env!("CARGO_BIN_EXE_dama");
-
-fn run(mut cmd: Command) -> Output {
-    let out = cmd.output().expect("spawn");
-    assert_ne!(
-        out.status.code(),
-        Some(101),
-        "panicked: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    out
-}
-
-fn ok(cmd: Command) -> String {
-    let shown = format!("{cmd:?}");
-    let out = run(cmd);
-    assert!(
-        out.status.success(),
-        "{shown} failed:\nstdout: {}\nstderr: {}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-fn err(cmd: Command) -> String {
-    let shown = format!("{cmd:?}");
-    let out = run(cmd);
-    assert!(!out.status.success(), "{shown} should fail");
-    String::from_utf8_lossy(&out.stderr).into_owned()
-}
-
-fn dama(args: &[&str]) -> Command {
-    let mut c = Command::new(DAMA);
-    c.args(args);
-    c
-}
-
-fn small() -> ModelConfig {
-    ModelConfig {
-        blocks: 1,
-        channels: 8,
-        se_channels: 0,
-        policy_channels: 4,
-        value_channels: 2,
-        value_hidden: 8,
-        ..ModelConfig::default()
-    }
-}
+use common::{dama, draughts_checkpoint, err, ok, ok_with, save_tafl_network};
+use dama_nn::device::Device;
 
 /// `run/models/gen-000{1,2}.safetensors`: small random Tafl networks.
 fn tafl_run(root: &Path) -> Vec<PathBuf> {
     let models = root.join("run/models");
     std::fs::create_dir_all(&models).unwrap();
     dama_nn::device::manual_seed(3);
-    let config = small().with_shape(dama_nn::tafl::TAFL_SHAPE);
     (1..=2)
         .map(|g| {
-            let net = Network::new(&config, Device::Cpu).unwrap();
             let path = models.join(format!("gen-000{g}.safetensors"));
-            dama_nn::save_network(&net, dama_tafl::TaflRules::default(), g, &path).unwrap();
+            save_tafl_network(&path, g);
             path
         })
         .collect()
-}
-
-fn draughts_checkpoint(root: &Path) -> PathBuf {
-    let net = Network::new(&small(), Device::Cpu).unwrap();
-    let path = root.join("draughts.safetensors");
-    dama_nn::save_network(&net, dama_engine::Rules::default(), 1, &path).unwrap();
-    path
 }
 
 #[test]
@@ -196,24 +139,9 @@ fn a_tafl_bundle_names_its_game_and_is_refused_by_draughts_loaders() {
     assert!(e.contains("Turkish Tafl"), "{e}");
     // `dama bot` plays the bundle as a Tafl bot, on the protocol.
     let bundle_arg = format!("bundle:{}", out_dir.display());
-    let mut bot = dama(&["bot", "--bot", &bundle_arg, "--device", "cpu"]);
-    bot.stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped());
-    let mut child = bot.spawn().unwrap();
-    {
-        use std::io::Write;
-        let mut stdin = child.stdin.take().unwrap();
-        stdin
-            .write_all(b"hello\nposition startpos\ngo sims 8\nquit\n")
-            .unwrap();
-    }
-    let out = child.wait_with_output().unwrap();
-    let text = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{text}\n{}",
-        String::from_utf8_lossy(&out.stderr)
+    let text = ok_with(
+        dama(&["bot", "--bot", &bundle_arg, "--device", "cpu"]),
+        "hello\nposition startpos\ngo sims 8\nquit\n",
     );
     assert!(text.contains("id game tafl"), "{text}");
     let best = text

@@ -6,94 +6,10 @@
 // Helpers outside #[test] functions unwrap too: this is test code.
 #![allow(clippy::unwrap_used)]
 
-use std::io::Write;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+mod common;
 
-use dama_nn::{device::Device, ModelConfig, Network};
+use common::{dama, draughts_checkpoint, err, ok, ok_with, tafl_checkpoint};
 use dama_tafl::{Game, TaflRules};
-
-const DAMA: &str = env!("CARGO_BIN_EXE_dama");
-
-fn dama(args: &[&str]) -> Command {
-    let mut c = Command::new(DAMA);
-    c.args(args);
-    c
-}
-
-fn check(out: &Output) {
-    assert_ne!(
-        out.status.code(),
-        Some(101),
-        "panicked: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
-
-/// Runs `cmd` with `input` on stdin; its output, which must be a success.
-fn ok_with(mut cmd: Command, input: &str) -> String {
-    let shown = format!("{cmd:?}");
-    let mut child = cmd
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(input.as_bytes())
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
-    check(&out);
-    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
-    assert!(
-        out.status.success(),
-        "{shown} failed:\nstdout: {stdout}\nstderr: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    stdout
-}
-
-fn ok(cmd: Command) -> String {
-    ok_with(cmd, "")
-}
-
-fn err(mut cmd: Command) -> String {
-    let shown = format!("{cmd:?}");
-    let out = cmd.stdin(Stdio::null()).output().unwrap();
-    check(&out);
-    assert!(!out.status.success(), "{shown} should fail");
-    String::from_utf8_lossy(&out.stderr).into_owned()
-}
-
-fn small() -> ModelConfig {
-    ModelConfig {
-        blocks: 1,
-        channels: 8,
-        se_channels: 0,
-        policy_channels: 4,
-        value_channels: 2,
-        value_hidden: 8,
-        ..ModelConfig::default()
-    }
-}
-
-fn tafl_checkpoint(root: &Path) -> PathBuf {
-    dama_nn::device::manual_seed(11);
-    let net = Network::new(&small().with_shape(dama_nn::tafl::TAFL_SHAPE), Device::Cpu).unwrap();
-    let path = root.join("tafl.safetensors");
-    dama_nn::save_network(&net, TaflRules::default(), 3, &path).unwrap();
-    path
-}
-
-fn draughts_checkpoint(root: &Path) -> PathBuf {
-    let net = Network::new(&small(), Device::Cpu).unwrap();
-    let path = root.join("draughts.safetensors");
-    dama_nn::save_network(&net, dama_engine::Rules::default(), 3, &path).unwrap();
-    path
-}
 
 /// The `bestmove` of a reply, checked legal in `game`.
 fn best_in(out: &str, game: &Game) -> String {
