@@ -303,10 +303,7 @@ impl Bundle {
 impl BundleMeta {
     /// The game and rules the network was trained under.
     pub fn game_rules(&self) -> GameRules {
-        match self.game {
-            GameName::Draughts => GameRules::Draughts(self.rules),
-            GameName::Tafl => GameRules::Tafl(self.tafl_rules.unwrap_or_default()),
-        }
+        GameRules::of(self.game, self.rules, self.tafl_rules)
     }
 }
 

@@ -214,7 +214,7 @@ pub fn run_eval(args: &EvalArgs) -> Result<()> {
     }
     let rules = match args.rules {
         Some(r) => r,
-        None => dama_eval::checkpoint_rules(&ckpts)?.unwrap_or_default(),
+        None => trained.and_then(|r| r.draughts()).unwrap_or_default(),
     };
     let opts = BuildOptions {
         tablebase: match &args.tablebase {
@@ -451,10 +451,11 @@ pub fn run_ladder(args: &LadderArgs) -> Result<()> {
         }
     }
     // The run's game: the rules its checkpoints were trained under.
-    if let Some(dama_nn::GameRules::Tafl(rules)) = dama_eval::checkpoint_game(&ckpts)? {
+    let trained = dama_eval::checkpoint_game(&ckpts)?;
+    if let Some(dama_nn::GameRules::Tafl(rules)) = trained {
         return run_ladder_tafl(args, &run_dir, &ckpts, rules);
     }
-    let rules = dama_eval::checkpoint_rules(&ckpts)?.unwrap_or_default();
+    let rules = trained.and_then(|r| r.draughts()).unwrap_or_default();
     let opts = BuildOptions {
         rules: Some(rules),
         ..options(args.device)

@@ -52,13 +52,6 @@ struct Slot {
     done: bool,
 }
 
-fn fail(name: &str, message: String) -> Error {
-    Error::Player {
-        player: name.to_owned(),
-        message,
-    }
-}
-
 impl Slot {
     /// Advances the game until a search waits for evaluations or the game
     /// is over.
@@ -87,15 +80,15 @@ impl Slot {
             let net = match side {
                 Side::Player(player) => {
                     let m = player.choose(&self.game, &mut self.rng)?;
-                    self.game
-                        .play(&m)
-                        .map_err(|e| fail(player.name(), format!("illegal move {m}: {e}")))?;
+                    self.game.play(&m).map_err(|e| {
+                        Error::player(player.name(), format!("illegal move {m}: {e}"))
+                    })?;
                     continue;
                 }
                 Side::Batched(net) => *net,
             };
             let name = names[net];
-            let config = configs[net].ok_or_else(|| fail(name, "no search".into()))?;
+            let config = configs[net].ok_or_else(|| Error::player(name, "no search".into()))?;
             let turn = match &mut self.turn {
                 Some(turn) => turn,
                 None => self.turn.insert(
@@ -115,7 +108,7 @@ impl Slot {
             self.turn = None;
             self.game
                 .play(&m)
-                .map_err(|e| fail(name, format!("illegal move {m}: {e}")))?;
+                .map_err(|e| Error::player(name, format!("illegal move {m}: {e}")))?;
         }
     }
 

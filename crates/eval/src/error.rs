@@ -48,3 +48,13 @@ pub enum Error {
     #[error(transparent)]
     Json(#[from] serde_json::Error),
 }
+
+impl Error {
+    /// [`Error::Player`]: `player` failed to produce a move, for `message`.
+    pub(crate) fn player(player: &str, message: String) -> Error {
+        Error::Player {
+            player: player.to_owned(),
+            message,
+        }
+    }
+}

@@ -71,8 +71,7 @@ pub use mcts_player::MctsPlayer;
 pub use mcts_player::MAX_TIMED_SIMS;
 #[cfg(feature = "network")]
 pub use network::{
-    checkpoint_game, checkpoint_rules, run_tafl_ladder, tafl_network_player, tafl_player,
-    NetworkPlayer,
+    checkpoint_game, run_tafl_ladder, tafl_network_player, tafl_player, NetworkPlayer,
 };
 pub use openings::{load_openings, openings_for, random_openings, Opening, OpeningSource};
 pub use player::{BuildOptions, GreedyPlayer, Player, PlayerFactory, RandomPlayer};

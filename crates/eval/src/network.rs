@@ -22,35 +22,6 @@ use crate::spec::{PlayerSpec, SearchBudget};
 use crate::timed::{choose_by_steps_timed, SimRate};
 use crate::Error;
 
-/// The rules the checkpoints at `paths` were trained under (from their
-/// sidecars): `None` for no paths.
-///
-/// # Errors
-///
-/// A sidecar that cannot be read, or checkpoints trained under different
-/// rules (naming both), since one match plays one game.
-pub fn checkpoint_rules(paths: &[PathBuf]) -> Result<Option<dama_engine::Rules>, Error> {
-    let mut found: Option<(dama_engine::Rules, &PathBuf)> = None;
-    for p in paths {
-        let name = p.display().to_string();
-        let meta = dama_nn::read_meta(p).map_err(|e| nn_error(&name, e))?;
-        match &found {
-            Some((r, q)) if *r != meta.rules => {
-                return Err(Error::Spec(format!(
-                    "{} was trained under `{}` but {} under `{}`: one match plays one game",
-                    q.display(),
-                    r,
-                    p.display(),
-                    meta.rules
-                )))
-            }
-            Some(_) => {}
-            None => found = Some((meta.rules, p)),
-        }
-    }
-    Ok(found.map(|(r, _)| r))
-}
-
 fn nn_error(name: &str, e: dama_nn::Error) -> Error {
     Error::Network {
         player: name.to_owned(),

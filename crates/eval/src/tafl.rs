@@ -419,13 +419,6 @@ impl Role {
     }
 }
 
-fn fail(name: &str, message: String) -> Error {
-    Error::Player {
-        player: name.to_owned(),
-        message,
-    }
-}
-
 /// The opening of pair `k`: up to `plies` random whole moves from the
 /// initial position, never one that ends the game.
 fn opening(rules: TaflRules, seed: u64, k: u32, plies: u32) -> Game {
@@ -511,12 +504,12 @@ impl Slot {
             let name = names[p].as_str();
             match &roles[p] {
                 Role::Baseline(b) => {
-                    let m = b
-                        .choose(&self.game, &mut self.rng)
-                        .ok_or_else(|| fail(name, "no move in a game that is not over".into()))?;
+                    let m = b.choose(&self.game, &mut self.rng).ok_or_else(|| {
+                        Error::player(name, "no move in a game that is not over".into())
+                    })?;
                     self.game
                         .play(&m)
-                        .map_err(|e| fail(name, format!("illegal move {m}: {e}")))?;
+                        .map_err(|e| Error::player(name, format!("illegal move {m}: {e}")))?;
                 }
                 Role::Network { config, sims } => {
                     let turn = match &mut self.turn {
@@ -538,7 +531,7 @@ impl Slot {
                     };
                     let game = turn.state().game();
                     if game.plies() != self.game.plies() + 1 {
-                        return Err(fail(
+                        return Err(Error::player(
                             name,
                             format!(
                                 "its turn ended mid-move after {} steps",

@@ -91,10 +91,7 @@ pub struct CheckpointMeta {
 impl CheckpointMeta {
     /// The game and rules the network was trained under.
     pub fn game_rules(&self) -> GameRules {
-        match self.game {
-            GameName::Draughts => GameRules::Draughts(self.rules),
-            GameName::Tafl => GameRules::Tafl(self.tafl_rules.unwrap_or_default()),
-        }
+        GameRules::of(self.game, self.rules, self.tafl_rules)
     }
 
     /// Checks that the network plays `game`.
@@ -324,9 +321,7 @@ pub fn load_game_network(
 ) -> Result<(Network, CheckpointMeta)> {
     let meta = read_meta(path)?;
     meta.expect_game(game, path)?;
-    let mut net = Network::new(&meta.model, device)?;
-    load_weights_into(&mut net, path, &meta)?;
-    Ok((net, meta))
+    Ok((network_of(&meta, path, device)?, meta))
 }
 
 /// Loads a network trained under exactly `rules` (their game and every
@@ -357,9 +352,15 @@ pub fn load_network_for(
             )],
         });
     }
+    Ok((network_of(&meta, path, device)?, meta))
+}
+
+/// The network `meta` describes, with the weights of the checkpoint at
+/// `path`, on `device`.
+fn network_of(meta: &CheckpointMeta, path: &Path, device: Device) -> Result<Network> {
     let mut net = Network::new(&meta.model, device)?;
-    load_weights_into(&mut net, path, &meta)?;
-    Ok((net, meta))
+    load_weights_into(&mut net, path, meta)?;
+    Ok(net)
 }
 
 /// Loads the weights of the checkpoint at `path` into an existing network,
@@ -394,8 +395,7 @@ pub fn load_weights(net: &mut Network, path: &Path) -> Result<CheckpointMeta> {
 pub fn load_trainer(path: &Path, device: Device, train: Option<TrainConfig>) -> Result<Trainer> {
     // Any game: the run that resumes it knows its game from its config.
     let meta = read_meta(path)?;
-    let mut net = Network::new(&meta.model, device)?;
-    load_weights_into(&mut net, path, &meta)?;
+    let net = network_of(&meta, path, device)?;
     let side = sidecar_path(path);
     let incompatible = |p: String| Error::Incompatible {
         path: side.clone(),

@@ -134,6 +134,15 @@ pub enum GameRules {
 }
 
 impl GameRules {
+    /// The rules of `game` as files store them: draughts `rules` for
+    /// draughts, `tafl` (the defaults when absent) for Turkish Tafl.
+    pub fn of(game: GameName, rules: Rules, tafl: Option<TaflRules>) -> GameRules {
+        match game {
+            GameName::Draughts => GameRules::Draughts(rules),
+            GameName::Tafl => GameRules::Tafl(tafl.unwrap_or_default()),
+        }
+    }
+
     /// The game.
     pub const fn name(&self) -> GameName {
         match self {

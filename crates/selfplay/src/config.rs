@@ -422,10 +422,7 @@ impl RunConfig {
 
     /// The game and the rules its games are played under.
     pub fn game_rules(&self) -> GameRules {
-        match self.game.name {
-            GameName::Draughts => GameRules::Draughts(self.rules),
-            GameName::Tafl => GameRules::Tafl(self.tafl),
-        }
+        GameRules::of(self.game.name, self.rules, Some(self.tafl))
     }
 
     /// The config as TOML (what `config.toml` of a run holds).

@@ -248,14 +248,11 @@ pub fn run_curve(
 
     // The run's game: the rules its checkpoints were trained under.
     let last_ckpt = std::slice::from_ref(&ckpts[ckpts.len() - 1].1);
-    if let Some(dama_nn::GameRules::Tafl(rules)) =
-        dama_eval::checkpoint_game(last_ckpt).map_err(eval_err)?
-    {
+    let trained = dama_eval::checkpoint_game(last_ckpt).map_err(eval_err)?;
+    if let Some(dama_nn::GameRules::Tafl(rules)) = trained {
         return tafl_curve(run_dir, config, &ckpts, &axes, rules, on_progress);
     }
-    let rules = dama_eval::checkpoint_rules(last_ckpt)
-        .map_err(eval_err)?
-        .unwrap_or_default();
+    let rules = trained.and_then(|r| r.draughts()).unwrap_or_default();
     let options = dama_eval::BuildOptions {
         device: Some(config.device),
         rules: Some(rules),

@@ -115,24 +115,25 @@ fn baseline(id: &str, label: &str, strength: StrengthKind, default: Strength) ->
 /// The rules text a bot's network was trained under (`None` for a bot
 /// without a network, or one whose files cannot be read: choosing it says
 /// why).
-/// Whether the bot plays draughts, the page's game (a Turkish Tafl network
-/// is left out of the list, and refused by name if asked for).
-fn plays_draughts(spec: &BotSpec) -> bool {
+/// The game of a network bot when it is not draughts, the page's game (a
+/// Turkish Tafl network is left out of the list, and refused by name if
+/// asked for).
+fn other_game(spec: &BotSpec) -> Option<dama_nn::GameName> {
     spec.game()
         .ok()
         .flatten()
-        .is_none_or(|g| g == dama_nn::GameName::Draughts)
+        .filter(|&g| g != dama_nn::GameName::Draughts)
 }
 
 /// A 400 for a network of another game than the page's.
 fn refuse_other_games(id: &str, spec: &BotSpec) -> Result<(), ApiError> {
-    match spec.game() {
-        Ok(Some(g)) if g != dama_nn::GameName::Draughts => Err(ApiError::bad_request(format!(
+    match other_game(spec) {
+        Some(g) => Err(ApiError::bad_request(format!(
             "bot `{}` plays {}; the page plays Turkish draughts and its variants (use `dama play`)",
             id.escape_default(),
             g.title()
         ))),
-        _ => Ok(()),
+        None => Ok(()),
     }
 }
 
@@ -226,7 +227,7 @@ impl Catalogue {
                     algorithm: dama_eval::DEFAULT_CKPT_SEARCH,
                 })
             });
-            if last.as_ref().is_some_and(|spec| !plays_draughts(spec)) {
+            if last.as_ref().and_then(other_game).is_some() {
                 continue;
             }
             let rules = last.as_ref().and_then(trained_rules_text);
@@ -245,7 +246,7 @@ impl Catalogue {
             }
         }
         for (name, dir) in self.runs.bundles() {
-            if !plays_draughts(&BotSpec::Bundle(dir.clone())) {
+            if other_game(&BotSpec::Bundle(dir.clone())).is_some() {
                 continue;
             }
             out.push(BotEntry {
