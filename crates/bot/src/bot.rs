@@ -133,16 +133,30 @@ impl Bot {
                     ))))),
                 )
             }
-            BotSpec::AlphaBeta { limit, tt_mb } => {
+            BotSpec::AlphaBeta {
+                limit,
+                tt_mb,
+                eval,
+                threads,
+            } => {
                 let spec = PlayerSpec::AlphaBeta {
                     limit: *limit,
                     tt_mb: *tt_mb,
+                    eval: eval.clone(),
+                    threads: *threads,
+                };
+                let evaluation = match eval {
+                    None => dama_eval::Evaluation::Handcrafted,
+                    Some(path) => dama_eval::Evaluation::load(path, None)?,
                 };
                 (
                     spec.to_string(),
                     Brain::AlphaBeta {
                         engine: Box::new(
-                            AlphaBeta::new(*tt_mb).with_tablebase(options.tablebase.clone()),
+                            AlphaBeta::new(*tt_mb)
+                                .with_tablebase(options.tablebase.clone())
+                                .with_evaluation(evaluation)
+                                .with_threads(*threads),
                         ),
                         limit: *limit,
                     },

@@ -43,6 +43,10 @@ pub enum BotSpec {
         limit: AlphaBetaLimit,
         /// Table size in MiB.
         tt_mb: usize,
+        /// A learned evaluator file instead of the handcrafted evaluation.
+        eval: Option<PathBuf>,
+        /// Search threads (Lazy SMP; 1 searches on the bot's thread alone).
+        threads: usize,
     },
     /// Another player of `dama_eval` (random, greedy, policy).
     Player(PlayerSpec),
@@ -64,6 +68,9 @@ impl BotSpec {
             BotSpec::Checkpoint { path, .. } | BotSpec::Player(PlayerSpec::Policy { path }) => {
                 Ok(Some(dama_nn::read_meta(path)?.rules))
             }
+            BotSpec::AlphaBeta {
+                eval: Some(path), ..
+            } => Ok(dama_eval::Evaluation::load(path, None)?.rules().copied()),
             _ => Ok(None),
         }
     }
@@ -85,6 +92,8 @@ impl BotSpec {
             BotSpec::Checkpoint { path, .. } | BotSpec::Player(PlayerSpec::Policy { path }) => {
                 Ok(Some(dama_nn::read_meta(path)?.game))
             }
+            // Learned evaluators are draughts networks (`dama-nnue`).
+            BotSpec::AlphaBeta { eval: Some(_), .. } => Ok(Some(dama_nn::GameName::Draughts)),
             _ => Ok(None),
         }
     }
@@ -131,7 +140,17 @@ impl FromStr for BotSpec {
                 algorithm: search,
             },
             PlayerSpec::Mcts { sims } => BotSpec::Rollout { sims },
-            PlayerSpec::AlphaBeta { limit, tt_mb } => BotSpec::AlphaBeta { limit, tt_mb },
+            PlayerSpec::AlphaBeta {
+                limit,
+                tt_mb,
+                eval,
+                threads,
+            } => BotSpec::AlphaBeta {
+                limit,
+                tt_mb,
+                eval,
+                threads,
+            },
             other => BotSpec::Player(other),
         })
     }
@@ -154,9 +173,16 @@ impl std::fmt::Display for BotSpec {
             }
             .fmt(f),
             BotSpec::Rollout { sims } => PlayerSpec::Mcts { sims: *sims }.fmt(f),
-            BotSpec::AlphaBeta { limit, tt_mb } => PlayerSpec::AlphaBeta {
+            BotSpec::AlphaBeta {
+                limit,
+                tt_mb,
+                eval,
+                threads,
+            } => PlayerSpec::AlphaBeta {
                 limit: *limit,
                 tt_mb: *tt_mb,
+                eval: eval.clone(),
+                threads: *threads,
             }
             .fmt(f),
             BotSpec::Player(spec) => spec.fmt(f),
@@ -237,6 +263,7 @@ mod tests {
             "ckpt:x.safetensors,time=80",
             "mcts:sims=30",
             "alphabeta:depth=3",
+            "alphabeta:time=50,threads=2",
             "greedy",
         ] {
             let spec: BotSpec = text.parse().unwrap();

@@ -221,10 +221,17 @@ impl TaflBot {
             } => TaflBot::from_checkpoint(path, *limit, *algorithm, options),
             BotSpec::Bundle(dir) => TaflBot::from_bundle(dir, options),
             BotSpec::Rollout { sims } => baseline(&PlayerSpec::Mcts { sims: *sims }, options),
-            BotSpec::AlphaBeta { limit, tt_mb } => baseline(
+            BotSpec::AlphaBeta {
+                limit,
+                tt_mb,
+                eval,
+                threads,
+            } => baseline(
                 &PlayerSpec::AlphaBeta {
                     limit: *limit,
                     tt_mb: *tt_mb,
+                    eval: eval.clone(),
+                    threads: *threads,
                 },
                 options,
             ),

@@ -1,4 +1,6 @@
 //! `dama bench selfplay`: self-play throughput against pure inference.
+//! `dama bench search`: the alpha-beta engine's nodes/s with the handcrafted
+//! and a learned evaluation on the same positions, in one run.
 //!
 //! Plays a batch of self-play games with a freshly initialised network of
 //! the config's shape, then times the same network on random positions at
@@ -28,6 +30,27 @@ enum BenchKind {
     /// Network evaluations per second in self-play ÷ pure inference over
     /// the same batch sizes.
     Selfplay(SelfplayBenchArgs),
+    /// Alpha-beta nodes per second with the handcrafted evaluation and with
+    /// a learned one, alternated over the same positions.
+    Search(SearchBenchArgs),
+}
+
+#[derive(Args, Debug)]
+struct SearchBenchArgs {
+    /// The learned evaluator file (default: a random network of the same
+    /// architecture: speed does not depend on the weights).
+    #[arg(long)]
+    eval: Option<std::path::PathBuf>,
+    /// Positions, taken from seeded random games.
+    #[arg(long, default_value_t = 40, value_parser = clap::value_parser!(u32).range(1..=10_000))]
+    positions: u32,
+    /// Depth of each search.
+    #[arg(long, default_value_t = 7, value_parser = clap::value_parser!(u32).range(1..=20))]
+    depth: u32,
+    /// Rounds; each searches every position with both evaluations, in
+    /// alternating order.
+    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..=100))]
+    rounds: u32,
 }
 
 #[derive(Args, Debug)]
@@ -48,7 +71,91 @@ struct SelfplayBenchArgs {
 pub fn run(args: &BenchArgs) -> Result<()> {
     match &args.what {
         BenchKind::Selfplay(a) => selfplay(a),
+        BenchKind::Search(a) => search(a),
     }
+}
+
+fn search(args: &SearchBenchArgs) -> Result<()> {
+    use dama_eval::{AlphaBeta, Evaluation, SearchLimits};
+    let learned = match &args.eval {
+        Some(path) => Evaluation::load(path, None)
+            .with_context(|| format!("cannot load the evaluator {}", path.display()))?,
+        None => {
+            let net = dama_nnue::Network::from_float(&dama_nnue::FloatNet::random(
+                dama_engine::Rules::default(),
+                1,
+            ))?;
+            Evaluation::Learned {
+                path: "random network".into(),
+                network: std::sync::Arc::new(net),
+            }
+        }
+    };
+    let rules = learned.rules().copied().unwrap_or_default();
+    let simd = match &learned {
+        Evaluation::Learned { network, .. } => network.simd().to_string(),
+        Evaluation::Handcrafted => String::new(),
+    };
+    // Positions from seeded random games, a few plies into each.
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(17);
+    let mut positions = Vec::new();
+    while positions.len() < args.positions as usize {
+        let mut pos = dama_engine::Position::startpos_with_rules(rules);
+        let plies = 6 + positions.len() % 40;
+        for _ in 0..plies {
+            let moves = pos.legal_moves();
+            let Some(m) = moves.choose(&mut rng) else {
+                break;
+            };
+            pos.play_unchecked(m);
+        }
+        if pos.legal_moves().len() > 1 && !pos.is_game_over() {
+            positions.push(pos);
+        }
+    }
+    let cpu = dama_nn::cpu::cpu_model().unwrap_or_else(|| "unknown CPU".into());
+    outln!(
+        "dama bench search: {} positions × {} rounds at depth {}, one thread, {cpu}, learned evaluation on {simd}",
+        positions.len(),
+        args.rounds,
+        args.depth
+    );
+    let evaluations = [
+        ("handcrafted", Evaluation::Handcrafted),
+        ("learned", learned),
+    ];
+    let mut totals = [(0u64, 0f64); 2];
+    for round in 0..args.rounds {
+        for k in 0..2 {
+            let i = (k + round as usize) % 2;
+            let mut engine = AlphaBeta::new(16).with_evaluation(evaluations[i].1.clone());
+            for pos in &positions {
+                engine.clear();
+                let r = engine.search(pos, &[], SearchLimits::depth(args.depth));
+                totals[i].0 += r.nodes;
+                totals[i].1 += r.elapsed.as_secs_f64();
+            }
+        }
+    }
+    outln!(
+        "{:<12} {:>14} {:>10} {:>12}",
+        "evaluation",
+        "nodes",
+        "seconds",
+        "nodes/s"
+    );
+    let nps: Vec<f64> = totals
+        .iter()
+        .map(|(n, s)| *n as f64 / s.max(1e-9))
+        .collect();
+    for ((name, _), ((n, s), v)) in evaluations.iter().zip(totals.iter().zip(&nps)) {
+        outln!("{name:<12} {n:>14} {s:>10.2} {v:>12.0}");
+    }
+    outln!(
+        "learned / handcrafted nodes/s: {:.2}",
+        nps[1] / nps[0].max(1e-9)
+    );
+    Ok(())
 }
 
 fn parse_pair(s: &str) -> Result<(usize, usize)> {

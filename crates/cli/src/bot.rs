@@ -81,6 +81,8 @@ impl BotArgs {
             BotSpec::AlphaBeta {
                 limit: dama_eval::AlphaBetaLimit::Depth(4),
                 tt_mb: dama_eval::DEFAULT_TT_MB,
+                eval: None,
+                threads: 1,
             }
         })
     }

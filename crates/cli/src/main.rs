@@ -33,6 +33,7 @@ mod eval;
 mod export;
 mod games;
 mod learner;
+mod nnue;
 mod perft;
 mod play;
 mod report;
@@ -74,6 +75,9 @@ enum Command {
     Device(device::DeviceArgs),
     /// Measure self-play throughput against pure network inference.
     Bench(bench::BenchArgs),
+    /// Learned evaluators for the alpha-beta engine: train one from sample
+    /// files (`dama train` with `[run] kind = "nnue"` runs the whole loop).
+    Evaluator(nnue::EvaluatorArgs),
     /// Plot a run (PNG files) and summarise it (report.md) in its directory.
     Report(report::ReportArgs),
     /// Export a checkpoint as a bundle: TorchScript, weights, metadata, README.
@@ -107,6 +111,7 @@ fn main() -> ExitCode {
         Command::Perft(args) => perft::run(&args),
         Command::Device(args) => device::run(&args),
         Command::Bench(args) => bench::run(&args),
+        Command::Evaluator(args) => nnue::evaluator(&args),
         Command::Report(args) => report::run(&args),
         Command::Tablebase(args) => tablebase::run(&args),
         Command::Serve(args) => serve::run(&args),

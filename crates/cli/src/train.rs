@@ -53,7 +53,7 @@ pub struct TrainArgs {
     quiet: bool,
 }
 
-fn newest_run(checkpoints: &Path, stem: &str) -> Result<String> {
+pub(crate) fn newest_run(checkpoints: &Path, stem: &str) -> Result<String> {
     let mut runs: Vec<String> = std::fs::read_dir(checkpoints)
         .with_context(|| format!("cannot list {}", checkpoints.display()))?
         .filter_map(|e| e.ok())
@@ -68,6 +68,32 @@ fn newest_run(checkpoints: &Path, stem: &str) -> Result<String> {
 
 /// Runs `dama train`.
 pub fn run(args: &TrainArgs) -> Result<()> {
+    // A learned-evaluator run (`[run] kind = "nnue"`) has its own loop.
+    let nnue_config = match (&args.config, &args.run, args.resume) {
+        (Some(path), _, _) => Some(path.clone()),
+        (None, Some(run), true) => Some(RunDir::new(args.checkpoints.join(run)).config()),
+        _ => None,
+    }
+    .filter(|p| {
+        dama_run::files::read_bounded_string(p, dama_run::files::MAX_TEXT_FILE)
+            .is_ok_and(|t| dama_selfplay::nnue::is_nnue_config(&t))
+    });
+    if let Some(path) = nnue_config {
+        if args.game.is_some() || args.device.is_some() {
+            bail!("--game and --device are not options of a learned-evaluator run (draughts, CPU)");
+        }
+        return crate::nnue::train(&crate::nnue::NnueTrainArgs {
+            config: path,
+            from_run_dir: args.config.is_none(),
+            run: args.run.clone(),
+            resume: args.resume,
+            checkpoints: args.checkpoints.clone(),
+            generations: args.generations,
+            seed: args.seed,
+            rules: args.rules,
+            quiet: args.quiet,
+        });
+    }
     let (mut config, stem) = match (&args.config, &args.run, args.resume) {
         (Some(path), _, _) => {
             let cfg = RunConfig::load(path).context("invalid config")?;
@@ -355,7 +381,7 @@ fn generation_line(r: &GenerationReport) -> String {
 }
 
 /// `YYYYMMDD-HHMMSS` in UTC, without a date library.
-fn timestamp() -> String {
+pub(crate) fn timestamp() -> String {
     let secs = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_secs())

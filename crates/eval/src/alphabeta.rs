@@ -1,7 +1,9 @@
 //! A classical engine: iterative deepening principal-variation search with
 //! alpha-beta, a Zobrist-keyed transposition table, move ordering (table
 //! move, captures, promotions, killers, history), quiescence over forced
-//! captures and a handcrafted evaluation.
+//! captures and a static evaluation at the leaves: the handcrafted one, or
+//! a learned network ([`crate::Evaluation`]; the search is compiled once
+//! per [`Evaluator`]).
 //!
 //! One ply is one whole move (a capture sequence is one ply).
 //! Scores are in centi-men from the side to move's point of view; a win in
@@ -11,7 +13,12 @@
 //! each, mutual block, and repetition (a position repeated on the search path
 //! or already seen in the game since the last capture is scored as a draw,
 //! the usual engine shortcut for threefold repetition).
+//!
+//! The search can run on several threads (Lazy SMP, [`AlphaBeta::with_threads`]):
+//! they share the transposition table, which is lockless (two relaxed
+//! atomic words per entry, Hyatt's `key ^ data` check).
 
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -22,6 +29,7 @@ use dama_engine::{
 use dama_tablebase::Tablebase;
 use rand::RngCore;
 
+use crate::evaluator::{Evaluation, Evaluator, Handcrafted, Learned};
 use crate::player::{Player, PlayerFactory};
 use crate::spec::AlphaBetaLimit;
 use crate::Error;
@@ -56,7 +64,9 @@ pub struct SearchLimits {
     pub depth: Option<u32>,
     /// Wall-clock budget.
     pub time: Option<Duration>,
-    /// Node budget.
+    /// Node budget: of all threads together (with several threads the
+    /// main thread checks their sum every 1024 of its nodes; one thread
+    /// stops at the exact count).
     pub nodes: Option<u64>,
 }
 
@@ -102,18 +112,131 @@ impl SearchReport {
     }
 }
 
-#[derive(Clone, Copy, Default)]
+/// One entry of the transposition table, as packed into the 64-bit data
+/// word of a [`Slot`]: the move id in bits 0..32, the score (`i16`) in bits
+/// 32..48, the depth (`i8`) in bits 48..56 and the bound in bits 56..64.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 struct TtEntry {
-    key: u64,
     mv: u32,
     score: i16,
     depth: i8,
     bound: u8,
 }
 
+impl TtEntry {
+    fn pack(self) -> u64 {
+        u64::from(self.mv)
+            | (u64::from(self.score as u16) << 32)
+            | (u64::from(self.depth as u8) << 48)
+            | (u64::from(self.bound) << 56)
+    }
+
+    fn unpack(data: u64) -> Self {
+        TtEntry {
+            mv: data as u32,
+            score: (data >> 32) as u16 as i16,
+            depth: (data >> 48) as u8 as i8,
+            bound: (data >> 56) as u8,
+        }
+    }
+}
+
+/// One slot of the shared table: Hyatt's lockless hashing. The slot holds
+/// `key ^ data` and `data`, each written and read with relaxed atomics; a
+/// slot torn by two threads writing at once (one's check word, the other's
+/// data word) fails the key check and reads as a miss, so a probe never
+/// returns another position's data (short of a hash collision).
+#[derive(Default)]
+struct Slot {
+    check: AtomicU64,
+    data: AtomicU64,
+}
+
+/// The transposition table, shared by every thread of a search without
+/// locks (see [`Slot`]).
+struct Table {
+    slots: Box<[Slot]>,
+    mask: u64,
+}
+
+impl Table {
+    /// A table of about `mb` MiB (a power of two number of slots, at least
+    /// 1024).
+    fn new(mb: usize) -> Self {
+        let entries = (mb.max(1) << 20) / std::mem::size_of::<Slot>();
+        let size = (entries.next_power_of_two() / 2).max(1024);
+        Table {
+            slots: (0..size).map(|_| Slot::default()).collect(),
+            mask: size as u64 - 1,
+        }
+    }
+
+    fn clear(&mut self) {
+        for s in self.slots.iter_mut() {
+            *s.check.get_mut() = 0;
+            *s.data.get_mut() = 0;
+        }
+    }
+
+    #[inline]
+    fn slot(&self, key: u64) -> &Slot {
+        &self.slots[(key & self.mask) as usize]
+    }
+
+    /// The entry of the position `key`, if its slot holds it.
+    #[inline]
+    fn probe(&self, key: u64) -> Option<TtEntry> {
+        let slot = self.slot(key);
+        let data = slot.data.load(Ordering::Relaxed);
+        let check = slot.check.load(Ordering::Relaxed);
+        (check ^ data == key).then(|| TtEntry::unpack(data))
+    }
+
+    /// Stores `entry` for `key`, replacing the slot's entry if it is another
+    /// position's, not deeper, or if `entry` is exact.
+    #[inline]
+    fn store(&self, key: u64, entry: TtEntry) {
+        let slot = self.slot(key);
+        let data = slot.data.load(Ordering::Relaxed);
+        let check = slot.check.load(Ordering::Relaxed);
+        let old = TtEntry::unpack(data);
+        if check ^ data != key || old.depth <= entry.depth || entry.bound == BOUND_EXACT {
+            let data = entry.pack();
+            slot.data.store(data, Ordering::Relaxed);
+            slot.check.store(key ^ data, Ordering::Relaxed);
+        }
+    }
+
+    /// The principal variation from `pos`: the table's moves, at most `max`.
+    fn pv(&self, pos: &Position, max: usize) -> Vec<Move> {
+        let mut pv = Vec::new();
+        let mut p = *pos;
+        let mut seen = Vec::new();
+        while pv.len() < max {
+            let Some(e) = self.probe(p.hash()) else {
+                break;
+            };
+            if e.mv == 0 || seen.contains(&p.hash()) {
+                break;
+            }
+            seen.push(p.hash());
+            let moves = p.legal_moves();
+            let Some(m) = moves.iter().find(|m| move_id(m) == e.mv) else {
+                break;
+            };
+            pv.push(*m);
+            p.play_unchecked(m);
+        }
+        pv
+    }
+}
+
 const BOUND_EXACT: u8 = 1;
 const BOUND_LOWER: u8 = 2;
 const BOUND_UPPER: u8 = 3;
+
+/// The most search threads an engine runs ([`AlphaBeta::with_threads`]).
+pub const MAX_THREADS: usize = 64;
 
 /// Compact identity of a move for the table: `from`, `to` and a fold of the
 /// captured set (`+1` so that 0 means "no move").
@@ -145,20 +268,76 @@ fn score_from_tt(score: i16, ply: usize) -> i32 {
     }
 }
 
-/// The engine: tables persist between searches of one game.
-pub struct AlphaBeta {
-    tt: Vec<TtEntry>,
-    tt_mask: u64,
+/// What each search thread keeps to itself between searches: killers,
+/// history and the repetition path.
+struct ThreadData {
     killers: [[u32; 2]; MAX_PLY],
     history: Box<[[i32; 64]; 64]>,
     /// Hashes of the search path, then of earlier game positions, since the
     /// last capture.
     path: Vec<u64>,
-    nodes: u64,
-    stop: bool,
-    deadline: Option<Instant>,
-    node_limit: u64,
+}
+
+impl Default for ThreadData {
+    fn default() -> Self {
+        ThreadData {
+            killers: [[0; 2]; MAX_PLY],
+            history: Box::new([[0; 64]; 64]),
+            path: Vec::with_capacity(256),
+        }
+    }
+}
+
+impl ThreadData {
+    fn clear(&mut self) {
+        self.killers = [[0; 2]; MAX_PLY];
+        for row in self.history.iter_mut() {
+            row.fill(0);
+        }
+    }
+
+    /// Readies the data for a new search from a position whose repetition
+    /// history (since the last capture) is `path`: killers cleared, history
+    /// aged.
+    fn prepare(&mut self, path: &[u64]) {
+        self.killers = [[0; 2]; MAX_PLY];
+        for row in self.history.iter_mut() {
+            for h in row.iter_mut() {
+                *h /= 8;
+            }
+        }
+        self.path.clear();
+        self.path.extend_from_slice(path);
+    }
+}
+
+/// The engine: tables persist between searches of one game.
+///
+/// With [`AlphaBeta::with_threads`] above 1 it searches with Lazy SMP: the
+/// calling thread (the main thread) and `threads - 1` helpers run the same
+/// iterative deepening on the same root at once, sharing the transposition
+/// table (lockless, see [`Slot`]); each thread has its own killers, history,
+/// repetition path, node counter and evaluator state. What one thread
+/// stores the others find, so they search faster together than alone,
+/// though nothing divides the work explicitly. Helpers are diversified:
+/// odd helpers start one ply deeper than the main thread, and even helpers
+/// search the root moves after the first in a rotated order. When the main
+/// thread stops (its depth, time or node limit), it raises a shared stop
+/// flag that helpers check at every node.
+///
+/// The answer is the deepest iteration any thread completed, the main
+/// thread's on a tie (so a fixed-depth search always answers with the main
+/// thread's result: a helper cannot go beyond the depth limit). A deeper
+/// iteration of a helper (an odd helper runs one ply ahead) saw more than
+/// the main thread's last one, and its table entries are the ones the main
+/// thread was using anyway; Stockfish picks between threads by depth and
+/// score in the same spirit. Nodes are summed over the threads.
+pub struct AlphaBeta {
+    tt: Table,
+    /// The main thread's data, then each helper's.
+    threads: Vec<ThreadData>,
     tablebase: Option<Arc<Tablebase>>,
+    evaluation: Evaluation,
 }
 
 /// Score of a tablebase win at the root; a win whose capture (or end) is
@@ -169,29 +348,50 @@ pub const TB_WIN: i32 = 20_000;
 impl std::fmt::Debug for AlphaBeta {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("AlphaBeta")
-            .field("tt_entries", &self.tt.len())
+            .field("tt_entries", &self.tt.slots.len())
+            .field("threads", &self.threads.len())
             .finish_non_exhaustive()
     }
 }
 
 impl AlphaBeta {
-    /// An engine with a transposition table of about `tt_mb` MiB.
+    /// An engine with a transposition table of about `tt_mb` MiB, searching
+    /// with one thread.
     pub fn new(tt_mb: usize) -> Self {
-        let entries = (tt_mb.max(1) << 20) / std::mem::size_of::<TtEntry>();
-        let size = entries.next_power_of_two() / 2;
-        let size = size.max(1024);
         Self {
-            tt: vec![TtEntry::default(); size],
-            tt_mask: size as u64 - 1,
-            killers: [[0; 2]; MAX_PLY],
-            history: Box::new([[0; 64]; 64]),
-            path: Vec::with_capacity(256),
-            nodes: 0,
-            stop: false,
-            deadline: None,
-            node_limit: u64::MAX,
+            tt: Table::new(tt_mb),
+            threads: vec![ThreadData::default()],
             tablebase: None,
+            evaluation: Evaluation::Handcrafted,
         }
+    }
+
+    /// Searches with `threads` threads (Lazy SMP, see [`AlphaBeta`]);
+    /// clamped to `1..=`[`MAX_THREADS`]. One thread (the default) searches
+    /// on the calling thread alone.
+    #[must_use]
+    pub fn with_threads(mut self, threads: usize) -> Self {
+        self.threads
+            .resize_with(threads.clamp(1, MAX_THREADS), ThreadData::default);
+        self
+    }
+
+    /// The number of search threads.
+    pub fn threads(&self) -> usize {
+        self.threads.len()
+    }
+
+    /// Evaluates leaves with `evaluation` (the handcrafted evaluation by
+    /// default).
+    #[must_use]
+    pub fn with_evaluation(mut self, evaluation: Evaluation) -> Self {
+        self.evaluation = evaluation;
+        self
+    }
+
+    /// The evaluation the engine plays with.
+    pub fn evaluation(&self) -> &Evaluation {
+        &self.evaluation
     }
 
     /// Probes `tablebase` in the search (positions it holds are scored
@@ -202,27 +402,11 @@ impl AlphaBeta {
         self
     }
 
-    /// The tables' score of `pos` for the side to move, if they hold it.
-    fn tablebase_score(&self, pos: &Position, ply: usize) -> Option<i32> {
-        let tb = self.tablebase.as_ref()?;
-        if pos.occupied().count() > tb.max_pieces() {
-            return None;
-        }
-        let probe = tb.probe(pos)?;
-        let dtz = i32::from(probe.dtz.unwrap_or(0));
-        Some(match probe.wdl.score() {
-            1 => TB_WIN - dtz - ply as i32,
-            -1 => -TB_WIN + dtz + ply as i32,
-            _ => 0,
-        })
-    }
-
     /// Clears the transposition table, killers and history.
     pub fn clear(&mut self) {
-        self.tt.fill(TtEntry::default());
-        self.killers = [[0; 2]; MAX_PLY];
-        for row in self.history.iter_mut() {
-            row.fill(0);
+        self.tt.clear();
+        for t in &mut self.threads {
+            t.clear();
         }
     }
 
@@ -234,25 +418,38 @@ impl AlphaBeta {
         history: &[u64],
         limits: SearchLimits,
     ) -> SearchReport {
-        let start = Instant::now();
-        self.nodes = 0;
-        self.stop = false;
-        self.deadline = limits.time.map(|t| start + t);
-        self.node_limit = limits.nodes.unwrap_or(u64::MAX);
-        self.killers = [[0; 2]; MAX_PLY];
-        for row in self.history.iter_mut() {
-            for h in row.iter_mut() {
-                *h /= 8;
+        match self.evaluation.clone() {
+            Evaluation::Handcrafted => {
+                self.search_with_evaluator(&Handcrafted, pos, history, limits)
+            }
+            Evaluation::Learned { network, .. } => {
+                self.search_with_evaluator(&Learned(network), pos, history, limits)
             }
         }
+    }
+
+    /// [`AlphaBeta::search`] with the evaluator `e` instead of the engine's
+    /// [`Evaluation`] (for evaluators outside [`Evaluation`], such as a
+    /// float reference network in tests). `e` is shared by the search
+    /// threads, hence `Sync`; each thread makes its own
+    /// [`Evaluator::State`]s.
+    pub fn search_with_evaluator<E: Evaluator + Sync>(
+        &mut self,
+        e: &E,
+        pos: &Position,
+        history: &[u64],
+        limits: SearchLimits,
+    ) -> SearchReport {
+        let start = Instant::now();
         // Repetition history: positions since the last capture. The
         // no-capture counter tells how far back that is.
         let back = usize::from(pos.plies_since_capture()).min(history.len());
-        self.path.clear();
-        self.path
-            .extend_from_slice(&history[history.len() - back..]);
+        let path = &history[history.len() - back..];
+        for t in &mut self.threads {
+            t.prepare(path);
+        }
 
-        let mut root_moves = pos.legal_moves();
+        let root_moves = pos.legal_moves();
         let mut report = SearchReport {
             best: root_moves.first().copied(),
             score: 0,
@@ -267,10 +464,9 @@ impl AlphaBeta {
         }
         // A root the tables hold: their best move (fastest win, longest
         // loss), no search.
-        if let Some(score) = self.tablebase_score(pos, 0) {
-            if let Some((best, _)) = self
-                .tablebase
-                .as_ref()
+        let tablebase = self.tablebase.as_deref();
+        if let Some(score) = tablebase_score(tablebase, pos, 0) {
+            if let Some((best, _)) = tablebase
                 .and_then(|tb| tb.best_moves(pos))
                 .and_then(|m| m.first().copied())
             {
@@ -282,22 +478,165 @@ impl AlphaBeta {
             }
         }
         let max_depth = limits.depth.unwrap_or(100).clamp(1, MAX_PLY as u32 - 8);
-        for depth in 1..=max_depth {
-            let (best, score, complete) = self.root(pos, &mut root_moves, depth as i32);
+        let signal = AtomicBool::new(false);
+        let counter = AtomicU64::new(0);
+        let shared = Shared {
+            tt: &self.tt,
+            tablebase,
+            signal: &signal,
+            counter: (self.threads.len() > 1).then_some(&counter),
+            deadline: limits.time.map(|t| start + t),
+            node_limit: limits.nodes.unwrap_or(u64::MAX),
+        };
+        // Each thread's data moves into its worker and back.
+        let mut datas = std::mem::take(&mut self.threads).into_iter();
+        let main = datas.next().expect("at least the main thread");
+        let mut results = Vec::with_capacity(datas.len() + 1);
+        if datas.len() == 0 {
+            results.push(Worker::new(&shared, main, 0).iterate(e, pos, root_moves, max_depth));
+        } else {
+            std::thread::scope(|s| {
+                let handles: Vec<_> = datas
+                    .enumerate()
+                    .map(|(i, data)| {
+                        let (shared, moves) = (&shared, root_moves.clone());
+                        s.spawn(move || {
+                            Worker::new(shared, data, i + 1).iterate(e, pos, moves, max_depth)
+                        })
+                    })
+                    .collect();
+                results.push(Worker::new(&shared, main, 0).iterate(e, pos, root_moves, max_depth));
+                signal.store(true, Ordering::Relaxed);
+                for h in handles {
+                    results.push(h.join().expect("a search thread panicked"));
+                }
+            });
+        }
+        let nodes = results.iter().map(|(r, _)| r.nodes).sum();
+        let mut chosen: Option<ThreadResult> = None;
+        for (r, data) in results {
+            self.threads.push(data);
+            // The deepest completed iteration, the main thread's on a tie.
+            if chosen.as_ref().is_none_or(|c| r.depth > c.depth) {
+                chosen = Some(r);
+            }
+        }
+        let chosen = chosen.expect("at least the main thread");
+        report.best = chosen.best;
+        report.score = chosen.score;
+        report.depth = chosen.depth;
+        report.pv = chosen.pv;
+        report.nodes = nodes;
+        report.elapsed = start.elapsed();
+        // The PV starts with the move played.
+        if report.pv.first() != report.best.as_ref() {
+            report.pv = report.best.into_iter().collect();
+        }
+        report
+    }
+}
+
+/// The tables' score of `pos` for the side to move, if they hold it.
+fn tablebase_score(tb: Option<&Tablebase>, pos: &Position, ply: usize) -> Option<i32> {
+    let tb = tb?;
+    if pos.occupied().count() > tb.max_pieces() {
+        return None;
+    }
+    let probe = tb.probe(pos)?;
+    let dtz = i32::from(probe.dtz.unwrap_or(0));
+    Some(match probe.wdl.score() {
+        1 => TB_WIN - dtz - ply as i32,
+        -1 => -TB_WIN + dtz + ply as i32,
+        _ => 0,
+    })
+}
+
+/// What the threads of one search share.
+struct Shared<'a> {
+    tt: &'a Table,
+    tablebase: Option<&'a Tablebase>,
+    /// Raised by the main thread when it stops; helpers stop on it.
+    signal: &'a AtomicBool,
+    /// Nodes of all threads, added in batches of 1024 (only with helpers).
+    counter: Option<&'a AtomicU64>,
+    deadline: Option<Instant>,
+    node_limit: u64,
+}
+
+/// What one thread found.
+struct ThreadResult {
+    best: Option<Move>,
+    score: i32,
+    /// The deepest iteration it completed.
+    depth: u32,
+    pv: Vec<Move>,
+    nodes: u64,
+}
+
+/// One search thread: the main thread (`id` 0) or a helper.
+struct Worker<'a> {
+    tt: &'a Table,
+    tablebase: Option<&'a Tablebase>,
+    signal: &'a AtomicBool,
+    counter: Option<&'a AtomicU64>,
+    deadline: Option<Instant>,
+    node_limit: u64,
+    id: usize,
+    data: ThreadData,
+    nodes: u64,
+    stop: bool,
+}
+
+impl<'a> Worker<'a> {
+    fn new(shared: &Shared<'a>, data: ThreadData, id: usize) -> Self {
+        Worker {
+            tt: shared.tt,
+            tablebase: shared.tablebase,
+            signal: shared.signal,
+            counter: shared.counter,
+            deadline: shared.deadline,
+            node_limit: shared.node_limit,
+            id,
+            data,
+            nodes: 0,
+            stop: false,
+        }
+    }
+
+    /// Iterative deepening from `pos` up to `max_depth`: from depth 1 for the
+    /// main thread and even helpers, depth 2 for odd helpers. Returns what
+    /// it found and the thread's data.
+    fn iterate<E: Evaluator>(
+        mut self,
+        e: &E,
+        pos: &Position,
+        mut root_moves: MoveList,
+        max_depth: u32,
+    ) -> (ThreadResult, ThreadData) {
+        let mut result = ThreadResult {
+            best: root_moves.first().copied(),
+            score: 0,
+            depth: 0,
+            pv: Vec::new(),
+            nodes: 0,
+        };
+        let first = 1 + (self.id % 2) as u32;
+        for depth in first..=max_depth {
+            let (best, score, complete) = self.root(e, pos, &mut root_moves, depth as i32);
             if complete {
-                report.best = Some(best);
-                report.score = score;
-                report.depth = depth;
+                result.best = Some(best);
+                result.score = score;
+                result.depth = depth;
                 // Read now: an aborted next iteration may overwrite the
                 // table entries of this line (it did, on a timed search
                 // from the initial position, leaving no PV at all).
-                report.pv = self.pv(pos, depth as usize + 4);
+                result.pv = self.tt.pv(pos, depth as usize + 4);
             } else {
                 // An aborted iteration searched the previous best move first;
                 // a move that beat it is trustworthy.
-                if let Some(m) = best_if_improved(best, report.best, score, report.score) {
-                    report.best = Some(m);
-                    report.score = score;
+                if let Some(m) = best_if_improved(best, result.best, score, result.score) {
+                    result.best = Some(m);
+                    result.score = score;
                 }
                 break;
             }
@@ -308,66 +647,47 @@ impl AlphaBeta {
                 break;
             }
         }
-        report.nodes = self.nodes;
-        report.elapsed = start.elapsed();
-        // The PV starts with the move played.
-        if report.pv.first() != report.best.as_ref() {
-            report.pv = report.best.into_iter().collect();
-        }
-        report
-    }
-
-    fn pv(&self, pos: &Position, max: usize) -> Vec<Move> {
-        let mut pv = Vec::new();
-        let mut p = *pos;
-        let mut seen = Vec::new();
-        while pv.len() < max {
-            let e = &self.tt[(p.hash() & self.tt_mask) as usize];
-            if e.key != p.hash() || e.mv == 0 || seen.contains(&p.hash()) {
-                break;
-            }
-            seen.push(p.hash());
-            let moves = p.legal_moves();
-            let Some(m) = moves.iter().find(|m| move_id(m) == e.mv) else {
-                break;
-            };
-            pv.push(*m);
-            p.play_unchecked(m);
-        }
-        pv
+        result.nodes = self.nodes;
+        (result, self.data)
     }
 
     /// One iteration at the root; returns the best move, its score and
     /// whether the iteration completed.
-    fn root(&mut self, pos: &Position, moves: &mut MoveList, depth: i32) -> (Move, i32, bool) {
+    fn root<E: Evaluator>(
+        &mut self,
+        e: &E,
+        pos: &Position,
+        moves: &mut MoveList,
+        depth: i32,
+    ) -> (Move, i32, bool) {
+        let state = e.root(pos);
         // Order: table move (the previous best) first, then by the usual keys.
-        let tt_move = {
-            let e = &self.tt[(pos.hash() & self.tt_mask) as usize];
-            if e.key == pos.hash() {
-                e.mv
-            } else {
-                0
-            }
-        };
+        let tt_move = self.tt.probe(pos.hash()).map_or(0, |e| e.mv);
         let mut keys: Vec<i64> = moves
             .iter()
             .map(|m| self.order_key(m, tt_move, 0))
             .collect();
         sort_by_keys(moves, &mut keys);
+        // Even helpers try the other moves in another order.
+        if self.id > 0 && self.id.is_multiple_of(2) && moves.len() > 2 {
+            let n = moves.len() - 1;
+            moves[1..].rotate_left((self.id / 2) % n);
+        }
         let mut alpha = -INF;
         let beta = INF;
         let mut best = moves[0];
-        self.path.push(pos.hash());
+        self.data.path.push(pos.hash());
         let mut complete = true;
         for (i, m) in moves.iter().enumerate() {
             let mut child = *pos;
             child.play_unchecked(m);
+            let st = e.child(&state, pos, &child);
             let score = if i == 0 {
-                -self.negamax(&child, depth - 1, -beta, -alpha, 1)
+                -self.negamax(e, &st, &child, depth - 1, -beta, -alpha, 1)
             } else {
-                let mut s = -self.negamax(&child, depth - 1, -alpha - 1, -alpha, 1);
+                let mut s = -self.negamax(e, &st, &child, depth - 1, -alpha - 1, -alpha, 1);
                 if s > alpha && !self.stop {
-                    s = -self.negamax(&child, depth - 1, -beta, -alpha, 1);
+                    s = -self.negamax(e, &st, &child, depth - 1, -beta, -alpha, 1);
                 }
                 s
             };
@@ -380,18 +700,40 @@ impl AlphaBeta {
                 best = *m;
             }
         }
-        self.path.pop();
+        self.data.path.pop();
         if complete {
             self.store(pos.hash(), &best, alpha, depth, BOUND_EXACT, 0);
         }
         (best, alpha, complete)
     }
 
+    #[inline]
     fn check_limits(&mut self) {
-        if self.nodes >= self.node_limit {
-            self.stop = true;
+        match self.counter {
+            // Alone: the node limit exactly.
+            None => {
+                if self.nodes >= self.node_limit {
+                    self.stop = true;
+                }
+            }
+            // With other threads: the main thread stops on the sum of the
+            // threads' nodes, helpers on the main thread's signal.
+            Some(counter) => {
+                if self.id > 0 {
+                    if self.signal.load(Ordering::Relaxed) {
+                        self.stop = true;
+                    }
+                } else if self.nodes & 1023 == 0
+                    && counter.load(Ordering::Relaxed) >= self.node_limit
+                {
+                    self.stop = true;
+                }
+                if self.nodes & 1023 == 0 {
+                    counter.fetch_add(1024, Ordering::Relaxed);
+                }
+            }
         }
-        if self.nodes & 1023 == 0 {
+        if self.id == 0 && self.nodes & 1023 == 0 {
             if let Some(d) = self.deadline {
                 if Instant::now() >= d {
                     self.stop = true;
@@ -422,6 +764,7 @@ impl AlphaBeta {
         let reversible = usize::from(pos.plies_since_capture());
         if reversible >= 4
             && self
+                .data
                 .path
                 .iter()
                 .rev()
@@ -435,8 +778,11 @@ impl AlphaBeta {
         None
     }
 
-    fn negamax(
+    #[allow(clippy::too_many_arguments)]
+    fn negamax<E: Evaluator>(
         &mut self,
+        e: &E,
+        state: &E::State,
         pos: &Position,
         depth: i32,
         mut alpha: i32,
@@ -452,12 +798,12 @@ impl AlphaBeta {
             return s;
         }
         if ply > 0 {
-            if let Some(s) = self.tablebase_score(pos, ply) {
+            if let Some(s) = tablebase_score(self.tablebase, pos, ply) {
                 return s;
             }
         }
         if ply >= MAX_PLY - 1 {
-            return evaluate(pos);
+            return e.evaluate(pos, state);
         }
         // Quiescence: at depth 0 a side that must capture has no stand-pat,
         // so every capture is searched (depth stays at 0); otherwise the
@@ -467,7 +813,7 @@ impl AlphaBeta {
             if !has_quiet_move(pos) {
                 return no_move_score(pos, ply);
             }
-            return evaluate(pos);
+            return e.evaluate(pos, state);
         }
         let mut moves = MoveList::new();
         pos.legal_moves_into(&mut moves);
@@ -483,10 +829,8 @@ impl AlphaBeta {
         }
 
         let key = pos.hash();
-        let idx = (key & self.tt_mask) as usize;
-        let entry = self.tt[idx];
         let mut tt_move = 0;
-        if entry.key == key {
+        if let Some(entry) = self.tt.probe(key) {
             tt_move = entry.mv;
             if i32::from(entry.depth) >= depth {
                 let s = score_from_tt(entry.score, ply);
@@ -514,19 +858,20 @@ impl AlphaBeta {
         let alpha0 = alpha;
         let mut best_score = -INF;
         let mut best_move = moves[0];
-        self.path.push(key);
+        self.data.path.push(key);
         for i in 0..moves.len() {
             // Lazy selection sort: most cut-offs come from the first moves.
             pick_best(&mut moves, &mut keys, i);
             let m = &moves[i];
             let mut child = *pos;
             child.play_unchecked(m);
+            let st = e.child(state, pos, &child);
             let score = if i == 0 {
-                -self.negamax(&child, child_depth, -beta, -alpha, ply + 1)
+                -self.negamax(e, &st, &child, child_depth, -beta, -alpha, ply + 1)
             } else {
-                let mut s = -self.negamax(&child, child_depth, -alpha - 1, -alpha, ply + 1);
+                let mut s = -self.negamax(e, &st, &child, child_depth, -alpha - 1, -alpha, ply + 1);
                 if s > alpha && s < beta && !self.stop {
-                    s = -self.negamax(&child, child_depth, -beta, -alpha, ply + 1);
+                    s = -self.negamax(e, &st, &child, child_depth, -beta, -alpha, ply + 1);
                 }
                 s
             };
@@ -541,11 +886,12 @@ impl AlphaBeta {
                     if alpha >= beta {
                         if !m.is_capture() {
                             let id = move_id(m);
-                            if self.killers[ply][0] != id {
-                                self.killers[ply][1] = self.killers[ply][0];
-                                self.killers[ply][0] = id;
+                            let killers = &mut self.data.killers[ply];
+                            if killers[0] != id {
+                                killers[1] = killers[0];
+                                killers[0] = id;
                             }
-                            let h = &mut self.history[usize::from(m.from().index())]
+                            let h = &mut self.data.history[usize::from(m.from().index())]
                                 [usize::from(m.to().index())];
                             *h = (*h + depth * depth).min(1 << 15);
                         }
@@ -554,7 +900,7 @@ impl AlphaBeta {
                 }
             }
         }
-        self.path.pop();
+        self.data.path.pop();
         if self.stop {
             return 0;
         }
@@ -569,18 +915,17 @@ impl AlphaBeta {
         best_score
     }
 
-    fn store(&mut self, key: u64, m: &Move, score: i32, depth: i32, bound: u8, ply: usize) {
-        let idx = (key & self.tt_mask) as usize;
-        let e = &mut self.tt[idx];
-        if e.key != key || i32::from(e.depth) <= depth || bound == BOUND_EXACT {
-            *e = TtEntry {
-                key,
+    #[inline]
+    fn store(&self, key: u64, m: &Move, score: i32, depth: i32, bound: u8, ply: usize) {
+        self.tt.store(
+            key,
+            TtEntry {
                 mv: move_id(m),
                 score: score_to_tt(score, ply),
                 depth: depth.clamp(0, 127) as i8,
                 bound,
-            };
-        }
+            },
+        );
     }
 
     fn order_key(&self, m: &Move, tt_move: u32, ply: usize) -> i64 {
@@ -596,13 +941,14 @@ impl AlphaBeta {
             k += 1 << 25;
         }
         if ply < MAX_PLY && !m.is_capture() {
-            if self.killers[ply][0] == id {
+            let killers = &self.data.killers[ply];
+            if killers[0] == id {
                 k += 1 << 19;
-            } else if self.killers[ply][1] == id {
+            } else if killers[1] == id {
                 k += 1 << 18;
             }
         }
-        k + i64::from(self.history[usize::from(m.from().index())][usize::from(m.to().index())])
+        k + i64::from(self.data.history[usize::from(m.from().index())][usize::from(m.to().index())])
     }
 }
 
@@ -782,6 +1128,21 @@ impl AlphaBetaPlayer {
         self
     }
 
+    /// The same player with the evaluation `evaluation`.
+    #[must_use]
+    pub fn with_evaluation(mut self, evaluation: Evaluation) -> Self {
+        self.engine.evaluation = evaluation;
+        self
+    }
+
+    /// The same player searching with `threads` threads
+    /// ([`AlphaBeta::with_threads`]).
+    #[must_use]
+    pub fn with_threads(mut self, threads: usize) -> Self {
+        self.engine = self.engine.with_threads(threads);
+        self
+    }
+
     /// The report of the last search.
     pub fn last_report(&self) -> Option<&SearchReport> {
         self.last.as_ref()
@@ -794,6 +1155,9 @@ impl Player for AlphaBetaPlayer {
     }
 
     fn choose(&mut self, game: &Game, _rng: &mut dyn RngCore) -> Result<Move, Error> {
+        if let Err(e) = self.engine.evaluation.check_rules(game.rules()) {
+            return Err(Error::player(&self.name, e.to_string()));
+        }
         let limits = match self.limit {
             AlphaBetaLimit::Depth(d) => SearchLimits::depth(d),
             AlphaBetaLimit::TimeMs(ms) => SearchLimits::time(Duration::from_millis(ms)),
@@ -818,6 +1182,8 @@ pub(crate) struct AlphaBetaFactory {
     pub(crate) limit: AlphaBetaLimit,
     pub(crate) tt_mb: usize,
     pub(crate) tablebase: Option<Arc<Tablebase>>,
+    pub(crate) evaluation: Evaluation,
+    pub(crate) threads: usize,
 }
 
 impl PlayerFactory for AlphaBetaFactory {
@@ -827,7 +1193,83 @@ impl PlayerFactory for AlphaBetaFactory {
     fn build(&self) -> Result<Box<dyn Player>, Error> {
         Ok(Box::new(
             AlphaBetaPlayer::new(self.name.clone(), self.limit, self.tt_mb)
-                .with_tablebase(self.tablebase.clone()),
+                .with_tablebase(self.tablebase.clone())
+                .with_evaluation(self.evaluation.clone())
+                .with_threads(self.threads),
         ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn table_entries_pack_and_unpack() {
+        for mv in [0, 1, 0x1234_5678, u32::MAX] {
+            for score in [0, 1, -1, 137, -137, MATE as i16 - 3, -(MATE as i16) + 3] {
+                for score in [score, i16::MIN, i16::MAX] {
+                    for depth in [0, 1, 63, 127, -1, i8::MIN] {
+                        for bound in [0, BOUND_EXACT, BOUND_LOWER, BOUND_UPPER, u8::MAX] {
+                            let e = TtEntry {
+                                mv,
+                                score,
+                                depth,
+                                bound,
+                            };
+                            assert_eq!(TtEntry::unpack(e.pack()), e);
+                        }
+                    }
+                }
+            }
+        }
+        // Scores round-trip through the table with their mate distance.
+        for (score, ply) in [(MATE - 7, 3), (-MATE + 9, 5), (-250, 4), (TB_WIN - 40, 2)] {
+            let packed = TtEntry {
+                mv: 9,
+                score: score_to_tt(score, ply),
+                depth: 4,
+                bound: BOUND_LOWER,
+            }
+            .pack();
+            assert_eq!(score_from_tt(TtEntry::unpack(packed).score, ply), score);
+        }
+    }
+
+    #[test]
+    fn the_table_stores_probes_and_replaces_as_before() {
+        let table = Table::new(1);
+        assert_eq!(table.slots.len(), 1 << 15);
+        let entry = |depth: i8, bound: u8| TtEntry {
+            mv: 77,
+            score: -42,
+            depth,
+            bound,
+        };
+        let key = 0xdead_beef_0000_0005;
+        assert_eq!(table.probe(key), None);
+        table.store(key, entry(5, BOUND_LOWER));
+        assert_eq!(table.probe(key), Some(entry(5, BOUND_LOWER)));
+        // Another position in the same slot is a miss.
+        let other = key ^ (1 << 40);
+        assert_eq!(table.probe(other), None);
+        // A shallower bound does not replace a deeper entry; an exact one
+        // does, and so does another position.
+        table.store(key, entry(3, BOUND_UPPER));
+        assert_eq!(table.probe(key), Some(entry(5, BOUND_LOWER)));
+        table.store(key, entry(5, BOUND_UPPER));
+        assert_eq!(table.probe(key), Some(entry(5, BOUND_UPPER)));
+        table.store(key, entry(2, BOUND_EXACT));
+        assert_eq!(table.probe(key), Some(entry(2, BOUND_EXACT)));
+        table.store(other, entry(1, BOUND_UPPER));
+        assert_eq!(table.probe(key), None);
+        assert_eq!(table.probe(other), Some(entry(1, BOUND_UPPER)));
+        // A slot torn by two writers (one's data, the other's check) is a
+        // miss for both.
+        let slot = table.slot(key);
+        slot.data
+            .store(entry(9, BOUND_EXACT).pack(), Ordering::Relaxed);
+        assert_eq!(table.probe(key), None);
+        assert_eq!(table.probe(other), None);
     }
 }

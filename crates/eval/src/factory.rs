@@ -48,12 +48,30 @@ pub fn factory(spec: &PlayerSpec, options: &BuildOptions) -> Result<Arc<dyn Play
             name,
             make: |n| Box::new(GreedyPlayer { name: n }),
         })),
-        PlayerSpec::AlphaBeta { limit, tt_mb } => {
+        PlayerSpec::AlphaBeta {
+            limit,
+            tt_mb,
+            eval,
+            threads,
+        } => {
+            let evaluation = match eval {
+                None => crate::Evaluation::Handcrafted,
+                Some(path) => {
+                    crate::Evaluation::load(path, options.rules.as_ref()).map_err(|e| {
+                        Error::Network {
+                            player: name.clone(),
+                            source: Box::new(e),
+                        }
+                    })?
+                }
+            };
             Ok(Arc::new(crate::alphabeta::AlphaBetaFactory {
                 name,
                 limit: *limit,
                 tt_mb: *tt_mb,
                 tablebase: options.tablebase.clone(),
+                evaluation,
+                threads: *threads,
             }))
         }
         PlayerSpec::Mcts { sims } => Ok(Arc::new(crate::mcts_player::MctsFactory {

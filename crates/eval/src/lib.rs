@@ -43,6 +43,7 @@ pub mod alphabeta;
 mod arena;
 mod batched;
 mod error;
+mod evaluator;
 mod factory;
 mod io;
 mod ladder;
@@ -65,6 +66,7 @@ pub use arena::{
     MatchResult, SprtReport,
 };
 pub use error::Error;
+pub use evaluator::{Evaluation, Evaluator, Handcrafted, Learned, LEARNED_SCORE_LIMIT};
 pub use factory::{factory, named, parse_player};
 pub use ladder::{run_checkpoints, run_ladder, LadderConfig, LadderResult, Pairing};
 pub use mcts_player::MctsPlayer;

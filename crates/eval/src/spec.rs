@@ -6,6 +6,8 @@
 //! | `greedy` | best material after the reply's best capture |
 //! | `alphabeta:depth=N` | alpha-beta to `N` plies |
 //! | `alphabeta:time=MS` | alpha-beta, iterative deepening for `MS` ms per move |
+//! | `alphabeta:…,eval=PATH` | alpha-beta with a learned evaluator file (`dama nnue`) |
+//! | `alphabeta:…,threads=N` | alpha-beta on `N` threads (Lazy SMP, `1..=64`, default 1) |
 //! | `mcts:sims=N` | pure MCTS with random rollouts, `N` simulations per decision |
 //! | `ckpt:PATH[,sims=N\|time=MS][,search=gumbel\|puct]` | a checkpoint with search, `N` simulations per decision or `MS` ms per move |
 //! | `policy:PATH` | a checkpoint's raw policy, no search |
@@ -21,6 +23,7 @@ use std::time::Duration;
 use dama_mcts::{Algorithm, MAX_SIMULATIONS};
 use serde::{Deserialize, Serialize};
 
+use crate::alphabeta::MAX_THREADS;
 use crate::Error;
 
 /// Limit of an alpha-beta search.
@@ -86,6 +89,14 @@ pub enum PlayerSpec {
         limit: AlphaBetaLimit,
         /// Transposition table size in MiB (default 16).
         tt_mb: usize,
+        /// A learned evaluator file (`eval=PATH`) instead of the handcrafted
+        /// evaluation.
+        #[serde(default)]
+        eval: Option<PathBuf>,
+        /// Search threads (`threads=N`, Lazy SMP; default 1, at most
+        /// [`crate::alphabeta::MAX_THREADS`]).
+        #[serde(default = "default_threads")]
+        threads: usize,
     },
     /// Pure MCTS with random rollouts.
     Mcts {
@@ -114,6 +125,11 @@ pub enum PlayerSpec {
 
 /// Default transposition table size of `alphabeta` in MiB.
 pub const DEFAULT_TT_MB: usize = 16;
+
+fn default_threads() -> usize {
+    1
+}
+
 /// The longest thinking time per move a player accepts, in milliseconds
 /// (one hour).
 pub const MAX_MOVE_TIME_MS: u64 = MAX_MOVE_TIME.as_millis() as u64;
@@ -170,6 +186,8 @@ impl FromStr for PlayerSpec {
             "alphabeta" | "ab" => {
                 let mut limit = None;
                 let mut tt_mb = DEFAULT_TT_MB;
+                let mut eval = None;
+                let mut threads = 1;
                 for (k, v) in options(kind, rest)? {
                     match k.as_str() {
                         "depth" => {
@@ -198,13 +216,35 @@ impl FromStr for PlayerSpec {
                                 )));
                             }
                         }
-                        _ => return Err(unknown(kind, &k, "depth, time, tt")),
+                        "eval" => {
+                            if v.is_empty() {
+                                return Err(Error::Spec(
+                                    "`alphabeta`: eval needs the path of an evaluator file"
+                                        .to_owned(),
+                                ));
+                            }
+                            eval = Some(PathBuf::from(v));
+                        }
+                        "threads" => {
+                            threads = number(kind, &k, &v)?;
+                            if threads == 0 || threads > MAX_THREADS {
+                                return Err(Error::Spec(format!(
+                                    "`alphabeta`: threads must be in 1..={MAX_THREADS}, got {threads}"
+                                )));
+                            }
+                        }
+                        _ => return Err(unknown(kind, &k, "depth, time, tt, eval, threads")),
                     }
                 }
                 let limit = limit.ok_or_else(|| {
                     Error::Spec("`alphabeta` needs depth=N or time=MS".to_owned())
                 })?;
-                Ok(PlayerSpec::AlphaBeta { limit, tt_mb })
+                Ok(PlayerSpec::AlphaBeta {
+                    limit,
+                    tt_mb,
+                    eval,
+                    threads,
+                })
             }
             "mcts" => {
                 let mut sims = None;
@@ -349,13 +389,24 @@ impl fmt::Display for PlayerSpec {
         match self {
             PlayerSpec::Random => f.write_str("random"),
             PlayerSpec::Greedy => f.write_str("greedy"),
-            PlayerSpec::AlphaBeta { limit, tt_mb } => {
+            PlayerSpec::AlphaBeta {
+                limit,
+                tt_mb,
+                eval,
+                threads,
+            } => {
                 match limit {
                     AlphaBetaLimit::Depth(d) => write!(f, "alphabeta:depth={d}")?,
                     AlphaBetaLimit::TimeMs(ms) => write!(f, "alphabeta:time={ms}")?,
                 }
                 if *tt_mb != DEFAULT_TT_MB {
                     write!(f, ",tt={tt_mb}")?;
+                }
+                if *threads != 1 {
+                    write!(f, ",threads={threads}")?;
+                }
+                if let Some(path) = eval {
+                    write!(f, ",eval={}", path.display())?;
                 }
                 Ok(())
             }
@@ -397,6 +448,8 @@ mod tests {
             "alphabeta:depth=4",
             "alphabeta:time=100",
             "alphabeta:depth=6,tt=64",
+            "alphabeta:time=100,threads=2",
+            "alphabeta:depth=6,tt=64,threads=64,eval=nets/x.nnue",
             "mcts:sims=800",
             "ckpt:runs/a/models/x.safetensors",
             "ckpt:x.safetensors,sims=64,search=gumbel",
@@ -412,8 +465,35 @@ mod tests {
             "ab:depth=3".parse::<PlayerSpec>().unwrap(),
             PlayerSpec::AlphaBeta {
                 limit: AlphaBetaLimit::Depth(3),
-                tt_mb: DEFAULT_TT_MB
+                tt_mb: DEFAULT_TT_MB,
+                eval: None,
+                threads: 1,
             }
+        );
+        assert_eq!(
+            "alphabeta:threads=4,time=50".parse::<PlayerSpec>().unwrap(),
+            PlayerSpec::AlphaBeta {
+                limit: AlphaBetaLimit::TimeMs(50),
+                tt_mb: DEFAULT_TT_MB,
+                eval: None,
+                threads: 4,
+            }
+        );
+        // Specs saved before `threads` existed read as one thread.
+        let old: PlayerSpec =
+            serde_json::from_str(r#"{"alpha_beta":{"limit":{"depth":3},"tt_mb":16,"eval":null}}"#)
+                .unwrap();
+        assert_eq!(old, "alphabeta:depth=3".parse().unwrap());
+        let two: PlayerSpec = "alphabeta:depth=3,threads=2".parse().unwrap();
+        let json = serde_json::to_string(&two).unwrap();
+        assert_eq!(serde_json::from_str::<PlayerSpec>(&json).unwrap(), two);
+        // `threads=1` is the default, not written back.
+        assert_eq!(
+            "alphabeta:depth=3,threads=1"
+                .parse::<PlayerSpec>()
+                .unwrap()
+                .to_string(),
+            "alphabeta:depth=3"
         );
         assert_eq!(
             "ckpt:m.safetensors,search=puct,sims=200"
@@ -463,6 +543,10 @@ mod tests {
             "alphabeta:depth=x",
             "alphabeta:nodes=5",
             "alphabeta:depth",
+            "alphabeta:depth=3,threads=0",
+            "alphabeta:depth=3,threads=65",
+            "alphabeta:depth=3,threads=-1",
+            "alphabeta:depth=3,threads=x",
             "mcts",
             "mcts:sims=0",
             "mcts:sims=4294967295",
@@ -501,5 +585,12 @@ mod tests {
         );
         let err = "alphabeta:nodes=5".parse::<PlayerSpec>().unwrap_err();
         assert!(err.to_string().contains("depth, time, tt"), "{err}");
+        for s in [
+            "alphabeta:depth=3,threads=0",
+            "alphabeta:depth=3,threads=65",
+        ] {
+            let err = s.parse::<PlayerSpec>().unwrap_err().to_string();
+            assert!(err.contains("threads must be in 1..=64"), "{err}");
+        }
     }
 }

@@ -119,14 +119,16 @@ impl std::fmt::Debug for TaflPlayer {
 /// # Errors
 ///
 /// [`Error::Spec`] for a depth out of range, and for the players Turkish
-/// Tafl does not have (`alphabeta:time=…`, `mcts:…`, `policy:…`), naming
-/// the spec.
+/// Tafl does not have (`alphabeta:time=…`, `alphabeta:…,threads=N` with
+/// `N` other than 1, `mcts:…`, `policy:…`), naming the spec.
 pub fn baseline_of(spec: &PlayerSpec) -> Result<Option<Baseline>, Error> {
     match spec {
         PlayerSpec::Random => Ok(Some(Baseline::Random)),
         PlayerSpec::Greedy => Ok(Some(Baseline::Greedy)),
         PlayerSpec::AlphaBeta {
             limit: AlphaBetaLimit::Depth(d),
+            eval: None,
+            threads: 1,
             ..
         } => {
             if (1..=MAX_TAFL_ALPHABETA_DEPTH).contains(d) {
@@ -871,6 +873,7 @@ mod tests {
             "mcts:sims=50",
             "policy:/tmp/x.safetensors",
             "alphabeta:depth=9",
+            "alphabeta:depth=3,threads=2",
         ] {
             let err = of(bad).expect_err(bad);
             assert!(matches!(err, Error::Spec(_)), "{bad}: {err}");
@@ -881,6 +884,12 @@ mod tests {
             .expect_err("mcts")
             .to_string()
             .contains("not available for Turkish Tafl"));
+        assert_eq!(
+            of("alphabeta:depth=3,threads=2")
+                .expect_err("threads")
+                .to_string(),
+            "`alphabeta:depth=3,threads=2` is not available for Turkish Tafl"
+        );
         assert_eq!(
             TaflPlayer::Baseline(Baseline::AlphaBeta(4)).name(),
             "alphabeta:depth=4"

@@ -59,6 +59,23 @@ impl RunDir {
     pub fn lock(&self) -> PathBuf {
         self.root.join("lock")
     }
+    /// `models/gen-NNNN.nnue`: a learned-evaluator run's network of a
+    /// generation (`dama-nnue`'s evaluator file).
+    pub fn evaluator(&self, generation: u32) -> PathBuf {
+        self.models().join(format!("{}.nnue", gen_stem(generation)))
+    }
+    /// `best.nnue`: a learned-evaluator run's newest accepted network, the
+    /// one its self-play plays with (absent while the handcrafted
+    /// evaluation is still the best).
+    pub fn best_evaluator(&self) -> PathBuf {
+        self.root.join("best.nnue")
+    }
+    /// `games/gen-NNNN.samples`: a learned-evaluator run's training
+    /// positions of a generation.
+    pub fn samples(&self, generation: u32) -> PathBuf {
+        self.games()
+            .join(format!("{}.samples", gen_stem(generation)))
+    }
     /// `models/`: the checkpoints.
     pub fn models(&self) -> PathBuf {
         self.root.join("models")

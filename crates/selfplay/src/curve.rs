@@ -223,6 +223,9 @@ pub fn run_curve(
         ));
     }
     let axes = run_axes(&metrics::read_metrics(&RunDir::new(run_dir).metrics())?);
+    if let Some(nets) = learned_evaluators(run_dir, &axes)? {
+        return nnue_curve(run_dir, config, nets, &axes, on_progress, on_match);
+    }
     let mut ckpts: Vec<(u32, PathBuf)> = dama_eval::run_checkpoints(run_dir)
         .map_err(eval_err)?
         .into_iter()
@@ -294,6 +297,104 @@ pub fn run_curve(
     let result =
         dama_eval::run_ladder(&players, &ladder, on_progress, on_match).map_err(eval_err)?;
     Ok(curve_of(run_dir, config, &ckpts, &axes, result.table))
+}
+
+/// The networks of a learned-evaluator run (`[run] kind = "nnue"`) of
+/// finished generations, or `None` for another kind of run.
+fn learned_evaluators(
+    run_dir: &Path,
+    axes: &BTreeMap<u32, Axes>,
+) -> Result<Option<Vec<(u32, PathBuf)>>, Error> {
+    let dir = RunDir::new(run_dir);
+    let text =
+        match dama_run::files::read_bounded_string(&dir.config(), dama_run::files::MAX_TEXT_FILE) {
+            Ok(t) => t,
+            Err(_) => return Ok(None),
+        };
+    if !crate::nnue::is_nnue_config(&text) {
+        return Ok(None);
+    }
+    let nets: Vec<(u32, PathBuf)> = axes
+        .keys()
+        .map(|&g| (g, dir.evaluator(g)))
+        .filter(|(_, p)| p.exists())
+        .collect();
+    if nets.is_empty() {
+        return Err(Error::Config(format!(
+            "{} has no network of a finished generation",
+            run_dir.display()
+        )));
+    }
+    Ok(Some(nets))
+}
+
+/// [`run_curve`] for a learned-evaluator run: each generation's network in
+/// the alpha-beta engine (`alphabeta:time=MS,eval=PATH`, at the curve's time
+/// per move, or 100 ms when it gives simulations) against the anchors.
+fn nnue_curve(
+    run_dir: &Path,
+    config: &CurveConfig,
+    nets: Vec<(u32, PathBuf)>,
+    axes: &BTreeMap<u32, Axes>,
+    on_progress: &(dyn Fn(&MatchProgress) + Sync),
+    on_match: &mut dyn FnMut(usize, usize, &MatchResult),
+) -> Result<Curve, Error> {
+    let every = config.every.max(1);
+    let last = nets[nets.len() - 1].clone();
+    let mut nets: Vec<(u32, PathBuf)> = nets
+        .into_iter()
+        .enumerate()
+        .filter(|(i, _)| i % every == 0)
+        .map(|(_, n)| n)
+        .collect();
+    if nets.last() != Some(&last) {
+        nets.push(last);
+    }
+    let ms = match config.budget {
+        SearchBudget::Time(d) => d.as_millis().max(1) as u64,
+        SearchBudget::Sims(_) => 100,
+    };
+    let rules = dama_eval::Evaluation::load(&nets[0].1, None)
+        .map_err(eval_err)?
+        .rules()
+        .copied()
+        .unwrap_or_default();
+    let options = dama_eval::BuildOptions {
+        rules: Some(rules),
+        ..dama_eval::BuildOptions::default()
+    };
+    let mut players: Vec<Arc<dyn PlayerFactory>> = Vec::new();
+    for a in &config.anchors {
+        let f = dama_eval::parse_player(a, &options)
+            .map_err(|e| Error::Config(format!("anchor `{a}`: {e}")))?;
+        players.push(f);
+    }
+    let na = players.len();
+    for (g, path) in &nets {
+        let spec = format!("alphabeta:time={ms},eval={}", path.display());
+        let f = dama_eval::parse_player(&spec, &options).map_err(eval_err)?;
+        players.push(dama_eval::named(f, format!("gen-{g:04}")));
+    }
+    let mut pairs: Vec<(usize, usize)> = (1..na).map(|i| (i - 1, i)).collect();
+    for c in na..players.len() {
+        pairs.extend((0..na).map(|a| (c, a)));
+    }
+    let ladder = LadderConfig {
+        matches: MatchConfig {
+            games: config.games,
+            seed: config.seed,
+            threads: config.threads,
+            rules,
+            ..MatchConfig::default()
+        },
+        pairing: Pairing::Pairs(pairs),
+        ..LadderConfig::default()
+    };
+    let result =
+        dama_eval::run_ladder(&players, &ladder, on_progress, on_match).map_err(eval_err)?;
+    let mut curve = curve_of(run_dir, config, &nets, axes, result.table);
+    curve.checkpoint_settings = format!("alphabeta:time={ms},eval=…");
+    Ok(curve)
 }
 
 /// The anchors of a Turkish Tafl curve when the config asks for the

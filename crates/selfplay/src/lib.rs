@@ -17,6 +17,7 @@ pub mod config;
 pub mod curve;
 pub mod distributed;
 pub mod metrics;
+pub mod nnue;
 pub mod progress;
 pub mod record;
 pub mod run;

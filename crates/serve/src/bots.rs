@@ -245,6 +245,31 @@ impl Catalogue {
                 });
             }
         }
+        // Learned-evaluator runs: the alpha-beta engine with the run's best
+        // network.
+        for run in self.runs.list() {
+            let Ok(dir) = self.runs.run(&run.name) else {
+                continue;
+            };
+            let path = dir.best_evaluator();
+            if !path.is_file() {
+                continue;
+            }
+            let rules = dama_eval::Evaluation::load(&path, None)
+                .ok()
+                .and_then(|e| e.rules().map(ToString::to_string));
+            out.push(BotEntry {
+                id: format!("nnue:{}", run.name),
+                label: format!("alpha-beta with {}'s learned evaluation", run.name),
+                kind: "evaluator",
+                strength: StrengthKind::Depth,
+                default: Strength {
+                    depth: Some(DEFAULT_DEPTH),
+                    ..Strength::default()
+                },
+                rules,
+            });
+        }
         for (name, dir) in self.runs.bundles() {
             if other_game(&BotSpec::Bundle(dir.clone())).is_some() {
                 continue;
@@ -332,6 +357,8 @@ impl Catalogue {
         let alphabeta = |depth: u32| BotSpec::AlphaBeta {
             limit: AlphaBetaLimit::Depth(depth),
             tt_mb: dama_eval::DEFAULT_TT_MB,
+            eval: None,
+            threads: 1,
         };
         match id {
             "default" => {
@@ -341,9 +368,19 @@ impl Catalogue {
                 let kind = spec_kind(spec);
                 let limit = self.limit(id, kind, strength)?;
                 let spec = match (spec, strength.depth) {
-                    (BotSpec::AlphaBeta { tt_mb, .. }, Some(d)) => BotSpec::AlphaBeta {
+                    (
+                        BotSpec::AlphaBeta {
+                            tt_mb,
+                            eval,
+                            threads,
+                            ..
+                        },
+                        Some(d),
+                    ) => BotSpec::AlphaBeta {
                         limit: AlphaBetaLimit::Depth(d),
                         tt_mb: *tt_mb,
+                        eval: eval.clone(),
+                        threads: *threads,
                     },
                     _ => spec.clone(),
                 };
@@ -376,6 +413,21 @@ impl Catalogue {
                 Ok(with(BotSpec::Player(spec), None))
             }
             _ => {
+                if let Some(name) = id.strip_prefix("nnue:") {
+                    let run = self.runs.run(name)?;
+                    let path = run.best_evaluator();
+                    if !path.is_file() {
+                        return Err(ApiError::not_found(format!(
+                            "run `{name}` has no learned evaluator (best.nnue) yet"
+                        )));
+                    }
+                    let limit = self.limit(id, StrengthKind::Depth, strength)?;
+                    let mut spec = alphabeta(strength.depth.unwrap_or(DEFAULT_DEPTH));
+                    if let BotSpec::AlphaBeta { eval, .. } = &mut spec {
+                        *eval = Some(path);
+                    }
+                    return Ok(with(spec, limit));
+                }
                 if let Some(rest) = id.strip_prefix("run:") {
                     let (name, generation) = rest.rsplit_once('/').ok_or_else(|| {
                         ApiError::bad_request(format!(

@@ -1,0 +1,303 @@
+//! `dama train` for a learned-evaluator run (`[run] kind = "nnue"`): the
+//! alpha-beta engine's self-play trains an NNUE-style evaluation
+//! (`dama_selfplay::nnue`).
+
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use anyhow::{bail, Context, Result};
+use dama_selfplay::nnue::{run_nnue, NnueConfig, NnueProgress, NnueRunOptions};
+use dama_selfplay::RunDir;
+use indicatif::{ProgressBar, ProgressStyle};
+
+/// What `dama train` hands over for a learned-evaluator run.
+pub struct NnueTrainArgs {
+    /// The config file (or the run's own `config.toml` on a bare resume).
+    pub config: PathBuf,
+    /// Whether `config` is the run directory's frozen config.
+    pub from_run_dir: bool,
+    /// `--run`.
+    pub run: Option<String>,
+    /// `--resume`.
+    pub resume: bool,
+    /// `--checkpoints`.
+    pub checkpoints: PathBuf,
+    /// `--generations`.
+    pub generations: Option<u32>,
+    /// `--seed`.
+    pub seed: Option<u64>,
+    /// `--rules`.
+    pub rules: Option<dama_engine::Rules>,
+    /// `--quiet`.
+    pub quiet: bool,
+}
+
+/// Runs a learned-evaluator training run.
+pub fn train(args: &NnueTrainArgs) -> Result<()> {
+    let mut config = NnueConfig::load(&args.config).context("invalid config")?;
+    let mut stem = if args.from_run_dir {
+        args.run.clone().unwrap_or_else(|| "nnue".to_owned())
+    } else {
+        args.config
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "nnue".into())
+    };
+    if let Some(r) = args.rules {
+        if r.variant != config.rules.variant && !args.from_run_dir {
+            stem = format!("{stem}-{}", r.variant);
+        }
+        config.rules = r;
+    }
+    if let Some(g) = args.generations {
+        config.run.generations = g;
+    }
+    if let Some(s) = args.seed {
+        if args.resume {
+            bail!("--seed cannot change on --resume (the run's random choices derive from it)");
+        }
+        config.run.seed = s;
+    }
+    config.validate().context("invalid config")?;
+    if let Some(r) = &args.run {
+        let plain = Path::new(r)
+            .components()
+            .all(|c| matches!(c, std::path::Component::Normal(_)));
+        if r.is_empty() || !plain {
+            bail!(
+                "--run `{r}` is not a run name (a directory under {})",
+                args.checkpoints.display()
+            );
+        }
+    }
+    let run_name = match (&args.run, args.resume) {
+        (Some(r), _) => r.clone(),
+        (None, true) => crate::train::newest_run(&args.checkpoints, &stem)?,
+        (None, false) => format!("{stem}-{}", crate::train::timestamp()),
+    };
+    let dir = RunDir::new(args.checkpoints.join(&run_name));
+    eprintln!(
+        "dama train: learned-evaluator run {run_name} ({}), rules `{}`, {} generations",
+        dir.root().display(),
+        config.rules,
+        config.run.generations
+    );
+    let stop = crate::train::stop_on_interrupt(
+        "interrupt: stopping after the current stage (Ctrl-C again to quit now)",
+        "second interrupt: exiting now (the last finished generation is kept)",
+    )?;
+    let bar: Mutex<Option<ProgressBar>> = Mutex::new(None);
+    let quiet = args.quiet;
+    let progress = |p: NnueProgress| {
+        let mut bar = bar.lock().unwrap_or_else(|e| e.into_inner());
+        match p {
+            NnueProgress::Stage {
+                generation,
+                stage,
+                total,
+            } => {
+                if let Some(b) = bar.take() {
+                    b.finish_and_clear();
+                }
+                if !quiet {
+                    let b = ProgressBar::new(total);
+                    b.set_style(
+                        ProgressStyle::with_template(
+                            "{prefix:>14} [{bar:30}] {pos}/{len} {elapsed}/{duration} {msg}",
+                        )
+                        .unwrap_or_else(|_| ProgressStyle::default_bar())
+                        .progress_chars("=> "),
+                    );
+                    b.set_prefix(format!("gen {generation} {stage}"));
+                    *bar = Some(b);
+                }
+            }
+            NnueProgress::Tick { done, message } => {
+                if let Some(b) = bar.as_ref() {
+                    b.set_position(done);
+                    b.set_message(message);
+                }
+            }
+            NnueProgress::Generation(line) => {
+                if let Some(b) = bar.take() {
+                    b.finish_and_clear();
+                }
+                eprintln!("{line}");
+            }
+        }
+    };
+    let summary = run_nnue(
+        &config,
+        &dir,
+        NnueRunOptions {
+            resume: args.resume,
+        },
+        &stop,
+        &progress,
+    )?;
+    if let Some(b) = bar.lock().unwrap_or_else(|e| e.into_inner()).take() {
+        b.finish_and_clear();
+    }
+    if summary.stopped {
+        eprintln!(
+            "stopped after generation {}; continue with: dama train --resume --run {run_name} --config <same config>",
+            summary.generation
+        );
+        return Ok(());
+    }
+    let best = if summary.best_generation == 0 {
+        "the handcrafted evaluation is still the best (no network passed the gate)".to_owned()
+    } else {
+        format!(
+            "best network: generation {} ({}); play it with alphabeta:time=100,eval={}",
+            summary.best_generation,
+            dir.evaluator(summary.best_generation).display(),
+            dir.best_evaluator().display()
+        )
+    };
+    outln!(
+        "dama train: {run_name} finished {} generations; {best}",
+        summary.generation
+    );
+    if let Some((spec, score)) = summary.last_eval {
+        outln!(
+            "last evaluation: {:.1}% against the handcrafted {spec}",
+            100.0 * score
+        );
+    }
+    Ok(())
+}
+
+/// Arguments of `dama evaluator`.
+#[derive(clap::Args, Debug)]
+pub struct EvaluatorArgs {
+    #[command(subcommand)]
+    what: EvaluatorCommand,
+}
+
+#[derive(clap::Subcommand, Debug)]
+enum EvaluatorCommand {
+    /// Train an evaluator on sample files (a run's `games/gen-NNNN.samples`).
+    Fit(FitArgs),
+}
+
+#[derive(clap::Args, Debug)]
+struct FitArgs {
+    /// Sample files to train on (all of one rules).
+    #[arg(long, value_delimiter = ',', required = true)]
+    samples: Vec<PathBuf>,
+    /// Sample files to measure the loss on (not trained on).
+    #[arg(long, value_delimiter = ',')]
+    valid: Vec<PathBuf>,
+    /// Start from this evaluator (default: a random network).
+    #[arg(long)]
+    init: Option<PathBuf>,
+    /// Where to write the evaluator.
+    #[arg(long)]
+    out: PathBuf,
+    /// Optimizer steps.
+    #[arg(long, default_value_t = 2000, value_parser = clap::value_parser!(u64).range(1..=10_000_000))]
+    steps: u64,
+    /// Positions per step.
+    #[arg(long, default_value_t = 1024, value_parser = clap::value_parser!(u64).range(1..=65_536))]
+    batch: u64,
+    /// Adam's first learning rate (cosine decay to a tenth).
+    #[arg(long, default_value_t = 1e-3)]
+    lr: f64,
+    /// K, centi-men per logit.
+    #[arg(long, default_value_t = 150.0)]
+    score_scale: f32,
+    /// Weight of the game result in the target.
+    #[arg(long, default_value_t = 0.3)]
+    result_weight: f32,
+    /// Seed of the batches.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// libtorch threads (0: one per core).
+    #[arg(long, default_value_t = 0)]
+    threads: usize,
+}
+
+/// Runs `dama evaluator`.
+pub fn evaluator(args: &EvaluatorArgs) -> Result<()> {
+    match &args.what {
+        EvaluatorCommand::Fit(a) => fit(a),
+    }
+}
+
+fn read_all(files: &[PathBuf]) -> Result<(Option<dama_engine::Rules>, Vec<dama_nnue::Sample>)> {
+    let mut rules = None;
+    let mut all = Vec::new();
+    for f in files {
+        let (r, s) = dama_nnue::read_samples(f, rules.as_ref(), 50_000_000)
+            .with_context(|| format!("cannot read samples {}", f.display()))?;
+        rules = Some(r);
+        all.extend(s);
+    }
+    Ok((rules, all))
+}
+
+fn fit(args: &FitArgs) -> Result<()> {
+    use rand::SeedableRng;
+    let (rules, train) = read_all(&args.samples)?;
+    let rules = rules.context("no samples")?;
+    let (_, valid) = read_all(&args.valid)?;
+    for f in &args.valid {
+        dama_nnue::read_samples(f, Some(&rules), 50_000_000)
+            .with_context(|| format!("validation samples {}", f.display()))?;
+    }
+    let init = match &args.init {
+        Some(p) => {
+            dama_nnue::read_network(p, Some(&rules))
+                .with_context(|| format!("cannot read {}", p.display()))?
+                .0
+        }
+        None => dama_nnue::FloatNet::random(rules, args.seed),
+    };
+    let threads = if args.threads == 0 {
+        std::thread::available_parallelism().map_or(1, |n| n.get())
+    } else {
+        crate::args::threads(&args.threads.to_string()).map_err(|e| anyhow::anyhow!(e))?
+    };
+    dama_nn::device::set_torch_threads(threads);
+    let settings = dama_nn::NnueTrainSettings {
+        lr: args.lr,
+        batch_size: args.batch as usize,
+        score_scale: args.score_scale,
+        result_weight: args.result_weight,
+        mirror: true,
+    };
+    let mut trainer = dama_nn::NnueTrainer::new(&init, settings)?;
+    if !valid.is_empty() {
+        eprintln!("validation loss before: {:.6}", trainer.mean_loss(&valid)?);
+    }
+    let bar = ProgressBar::new(args.steps);
+    bar.set_style(
+        ProgressStyle::with_template("{bar:30} {pos}/{len} {elapsed}/{duration} {msg}")
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(args.seed);
+    let stats = trainer.train(&train, args.steps as usize, &mut rng, |step, loss| {
+        if step % 50 == 0 {
+            bar.set_position(step as u64);
+            bar.set_message(format!("loss {loss:.5}"));
+        }
+    })?;
+    bar.finish_and_clear();
+    let net = trainer.to_float()?;
+    dama_nnue::write_network(&args.out, &net, &[("steps", args.steps.to_string())])
+        .with_context(|| format!("cannot write {}", args.out.display()))?;
+    let valid_loss = if valid.is_empty() {
+        String::new()
+    } else {
+        format!(", validation loss {:.6}", trainer.mean_loss(&valid)?)
+    };
+    outln!(
+        "dama evaluator fit: {} positions, {} steps, mean training loss {:.6}{valid_loss}; wrote {}",
+        train.len(),
+        stats.steps,
+        stats.loss,
+        args.out.display()
+    );
+    Ok(())
+}

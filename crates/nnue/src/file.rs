@@ -1,0 +1,179 @@
+//! The evaluator file: a learned evaluation as the search loads it.
+//!
+//! ```text
+//! magic "DAMANNUE" | version u32 | header length u32 | header (UTF-8 lines
+//! `key=value`: rules, features, hidden, l1, l2, then any metadata) |
+//! weights, f32 little-endian, in `FloatNet::SHAPES` order, then out_b |
+//! FNV-1a 64 of everything before, u64
+//! ```
+//!
+//! Weights are stored in `f32` (quantized at load), so the float network
+//! is there for tests and for training to continue from.
+
+use std::path::Path;
+
+use dama_engine::Rules;
+use dama_run::files::{fnv1a64, read_bounded, write_atomic};
+
+use crate::{Error, FloatNet, FEATURES, HIDDEN, L1, L2};
+
+/// First bytes of an evaluator file.
+pub const NETWORK_MAGIC: &[u8; 8] = b"DAMANNUE";
+/// Version of the evaluator file format.
+pub const NETWORK_FORMAT_VERSION: u32 = 1;
+const MAX_HEADER: usize = 64 * 1024;
+
+fn weight_count() -> usize {
+    FloatNet::SHAPES.iter().map(|(_, n)| n).sum::<usize>() + 1
+}
+
+/// Writes `net` to `path` atomically, with `meta` (`key`, `value` pairs
+/// without newlines or `=` in keys) in the header.
+///
+/// # Errors
+///
+/// [`Error::Invalid`] for a network of the wrong shape or a bad metadata
+/// key; [`Error::Io`] if the file cannot be written.
+pub fn write_network(path: &Path, net: &FloatNet, meta: &[(&str, String)]) -> Result<(), Error> {
+    if let Some(problem) = net.shape_error() {
+        return Err(Error::Invalid(problem));
+    }
+    let mut header = format!(
+        "rules={}\nfeatures={FEATURES}\nhidden={HIDDEN}\nl1={L1}\nl2={L2}\n",
+        net.rules
+    );
+    for (k, v) in meta {
+        if k.is_empty() || k.contains(['=', '\n']) || v.contains('\n') {
+            return Err(Error::Invalid(format!("bad metadata key or value `{k}`")));
+        }
+        header.push_str(&format!("{k}={v}\n"));
+    }
+    let mut bytes = Vec::with_capacity(24 + header.len() + 4 * weight_count() + 8);
+    bytes.extend_from_slice(NETWORK_MAGIC);
+    bytes.extend_from_slice(&NETWORK_FORMAT_VERSION.to_le_bytes());
+    bytes.extend_from_slice(&(header.len() as u32).to_le_bytes());
+    bytes.extend_from_slice(header.as_bytes());
+    for a in [
+        &net.ft_w, &net.ft_b, &net.l1_w, &net.l1_b, &net.l2_w, &net.l2_b, &net.out_w,
+    ] {
+        for x in a.iter() {
+            bytes.extend_from_slice(&x.to_le_bytes());
+        }
+    }
+    bytes.extend_from_slice(&net.out_b.to_le_bytes());
+    let sum = fnv1a64(&bytes);
+    bytes.extend_from_slice(&sum.to_le_bytes());
+    write_atomic(path, &bytes).map_err(|e| Error::io(path, e))
+}
+
+/// Reads an evaluator file; with `rules`, refuses a network trained for
+/// other rules.
+///
+/// Returns the network and the header's metadata (the keys after the
+/// architecture's).
+///
+/// # Errors
+///
+/// [`Error::Format`] naming what is wrong (not an evaluator file, another
+/// version, another architecture, truncated, checksum mismatch),
+/// [`Error::OtherRules`], or [`Error::Io`].
+pub fn read_network(
+    path: &Path,
+    rules: Option<&Rules>,
+) -> Result<(FloatNet, Vec<(String, String)>), Error> {
+    let max = (24 + MAX_HEADER + 4 * weight_count() + 8) as u64;
+    let bytes = read_bounded(path, max).map_err(|e| Error::io(path, e))?;
+    let bad = |m: &str| Error::format(path, m);
+    if bytes.len() < 16 || &bytes[..8] != NETWORK_MAGIC {
+        return Err(bad("not an evaluator file (no DAMANNUE header)"));
+    }
+    let version = u32::from_le_bytes([bytes[8], bytes[9], bytes[10], bytes[11]]);
+    if version != NETWORK_FORMAT_VERSION {
+        return Err(Error::format(
+            path,
+            format!("evaluator format {version}, this build reads {NETWORK_FORMAT_VERSION}"),
+        ));
+    }
+    let header_len = u32::from_le_bytes([bytes[12], bytes[13], bytes[14], bytes[15]]) as usize;
+    if header_len > MAX_HEADER {
+        return Err(bad("header too long"));
+    }
+    let expected = 16 + header_len + 4 * weight_count() + 8;
+    if bytes.len() != expected {
+        return Err(Error::format(
+            path,
+            format!(
+                "{} bytes, expected {expected}: truncated or not this architecture",
+                bytes.len()
+            ),
+        ));
+    }
+    let (body, sum) = bytes.split_at(expected - 8);
+    let mut s = [0u8; 8];
+    s.copy_from_slice(sum);
+    if fnv1a64(body) != u64::from_le_bytes(s) {
+        return Err(bad("checksum mismatch: the file is corrupt"));
+    }
+    let header =
+        std::str::from_utf8(&body[16..16 + header_len]).map_err(|_| bad("header is not UTF-8"))?;
+    let mut file_rules = None;
+    let mut meta = Vec::new();
+    for line in header.lines() {
+        let (k, v) = line
+            .split_once('=')
+            .ok_or_else(|| Error::format(path, format!("header line `{line}` has no `=`")))?;
+        let arch = |want: usize| -> Result<(), Error> {
+            if v.parse::<usize>().ok() != Some(want) {
+                return Err(Error::format(
+                    path,
+                    format!("{k}={v}, this build's network has {k}={want}"),
+                ));
+            }
+            Ok(())
+        };
+        match k {
+            "rules" => {
+                file_rules =
+                    Some(v.parse::<Rules>().map_err(|e| {
+                        Error::format(path, format!("rules `{v}` do not parse: {e}"))
+                    })?)
+            }
+            "features" => arch(FEATURES)?,
+            "hidden" => arch(HIDDEN)?,
+            "l1" => arch(L1)?,
+            "l2" => arch(L2)?,
+            _ => meta.push((k.to_owned(), v.to_owned())),
+        }
+    }
+    let file_rules = file_rules.ok_or_else(|| bad("header has no rules"))?;
+    if let Some(want) = rules {
+        if *want != file_rules {
+            return Err(Error::OtherRules {
+                path: path.to_path_buf(),
+                found: file_rules.to_string(),
+                expected: want.to_string(),
+            });
+        }
+    }
+    let mut floats = body[16 + header_len..]
+        .chunks_exact(4)
+        .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]));
+    let mut take = |n: usize| -> Vec<f32> { floats.by_ref().take(n).collect() };
+    let [ft_w, ft_b, l1_w, l1_b, l2_w, l2_b, out_w] = FloatNet::SHAPES.map(|(_, n)| take(n));
+    let out_b = take(1).first().copied().unwrap_or(f32::NAN);
+    let net = FloatNet {
+        rules: file_rules,
+        ft_w,
+        ft_b,
+        l1_w,
+        l1_b,
+        l2_w,
+        l2_b,
+        out_w,
+        out_b,
+    };
+    if let Some(problem) = net.shape_error() {
+        return Err(Error::format(path, problem));
+    }
+    Ok((net, meta))
+}

@@ -1,0 +1,923 @@
+//! Learned-evaluator runs (`[run] kind = "nnue"`): the alpha-beta engine
+//! plays itself, and an NNUE-style network (`dama-nnue`) learns to
+//! evaluate the positions of its games, generation after generation.
+//!
+//! One generation:
+//! 1. **Self-play**: `games_per_generation` games from distinct random
+//!    openings, in parallel with rayon, each move an alpha-beta search to a
+//!    fixed depth and node budget with the best evaluation so far (the
+//!    handcrafted one in generation 1). Every searched position where the
+//!    side to move has no capture becomes a [`Sample`]: the position, the
+//!    search's score and, once the game ends, its result.
+//! 2. **Training**: the previous generation's network (a random one at
+//!    first) trains on the last `window` generations' samples with tch
+//!    ([`dama_nn::NnueTrainer`]), to a target that blends the score and the
+//!    result; it is written as `models/gen-NNNN.nnue`.
+//! 3. **Gate**: the new network plays the best one (or the handcrafted
+//!    evaluation) at a fixed depth; it becomes the best (`best.nnue`) if it
+//!    scores at least `[gate] min_score`.
+//! 4. **Evaluation**: the best network against the handcrafted evaluation at
+//!    `[eval]`'s depth or time per move.
+//!
+//! Every random choice derives from `[run] seed` and the generation, and
+//! games use node and depth budgets (never the clock), so a resumed run
+//! writes the same networks as an uninterrupted one.
+
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::Instant;
+
+use dama_engine::{Game, Position, Rules};
+use dama_eval::{
+    random_openings, AlphaBeta, AlphaBetaLimit, BuildOptions, Evaluation, MatchConfig, MatchResult,
+    Opening, OpeningSource, PlayerSpec, SearchLimits,
+};
+use dama_nn::{NnueTrainSettings, NnueTrainer};
+use dama_nnue::{read_network, read_samples, write_network, write_samples, FloatNet, Sample};
+use dama_run::metrics::{
+    EvalEvent, GenerationEvent, MetricsEvent, MetricsWriter, SelfplayEvent, TrainEvent,
+};
+use dama_run::{RunDir, RunLock, RunState};
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use crate::Error;
+
+/// The most samples one generation's file may hold when read back.
+const MAX_SAMPLES_PER_FILE: usize = 50_000_000;
+
+/// A learned-evaluator run's config (`configs/nnue-quick.toml`).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct NnueConfig {
+    /// `[run]`.
+    pub run: NnueRunSection,
+    /// `[rules]`: the variant and rule options the network is trained for.
+    pub rules: Rules,
+    /// `[selfplay]`.
+    pub selfplay: NnueSelfplay,
+    /// `[train]`.
+    pub train: NnueTrain,
+    /// `[gate]`.
+    pub gate: NnueGate,
+    /// `[eval]`.
+    pub eval: NnueEval,
+}
+
+/// `[run]` of a learned-evaluator run.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct NnueRunSection {
+    /// Always `"nnue"` (what tells `dama train` the run's kind).
+    pub kind: String,
+    /// Generations to run (default 4).
+    pub generations: u32,
+    /// Seed of every random choice (default 1).
+    pub seed: u64,
+    /// Games played in parallel, one per rayon worker; 0 = one per core.
+    pub threads: usize,
+    /// libtorch threads for training; 0 = one per core.
+    pub torch_threads: usize,
+}
+
+impl Default for NnueRunSection {
+    fn default() -> Self {
+        NnueRunSection {
+            kind: "nnue".to_owned(),
+            generations: 4,
+            seed: 1,
+            threads: 0,
+            torch_threads: 0,
+        }
+    }
+}
+
+/// `[selfplay]` of a learned-evaluator run.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct NnueSelfplay {
+    /// Games per generation (default 400).
+    pub games_per_generation: u32,
+    /// Search depth per move in plies (default 8).
+    pub depth: u32,
+    /// Node budget per move (default 4000): whichever of depth and nodes
+    /// comes first ends the search.
+    pub nodes: u64,
+    /// Uniformly random plies before the engine takes over (default 6); the
+    /// openings of a generation are distinct.
+    pub random_opening_plies: u32,
+    /// A game still running after this many plies is a draw (default 300).
+    pub max_plies: u32,
+    /// Transposition table per game in MiB (default 4).
+    pub tt_mb: usize,
+}
+
+impl Default for NnueSelfplay {
+    fn default() -> Self {
+        NnueSelfplay {
+            games_per_generation: 400,
+            depth: 8,
+            nodes: 4000,
+            random_opening_plies: 6,
+            max_plies: 300,
+            tt_mb: 4,
+        }
+    }
+}
+
+/// `[train]` of a learned-evaluator run.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct NnueTrain {
+    /// Optimizer steps per generation (default 1500).
+    pub steps_per_generation: usize,
+    /// Positions per step (default 1024).
+    pub batch_size: usize,
+    /// Adam's learning rate (default 0.001).
+    pub lr: f64,
+    /// `K`: centi-men of score per unit of logit of the win probability
+    /// (default 150).
+    pub score_scale: f32,
+    /// Weight of the game's result in the target, the rest is the search
+    /// score (default 0.3).
+    pub result_weight: f32,
+    /// Generations of samples trained on (default 4).
+    pub window: u32,
+    /// Mirror positions left-right at random (default true).
+    pub mirror: bool,
+    /// Where each generation's training starts: `"random"` (a fresh
+    /// network, the default) or `"previous"` (the previous generation's).
+    /// Measured here: training on from the previous network made each
+    /// generation weaker at a fixed depth while the loss fell (issue 27's
+    /// note), and a fresh network per generation trained on the window does
+    /// not drift.
+    pub init: TrainInit,
+}
+
+/// Where a generation's training starts.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TrainInit {
+    /// A fresh random network (seeded by the run and the generation).
+    #[default]
+    Random,
+    /// The previous generation's network.
+    Previous,
+}
+
+impl Default for NnueTrain {
+    fn default() -> Self {
+        NnueTrain {
+            steps_per_generation: 1500,
+            batch_size: 1024,
+            lr: 1e-3,
+            score_scale: 150.0,
+            result_weight: 0.3,
+            window: 4,
+            mirror: true,
+            init: TrainInit::Random,
+        }
+    }
+}
+
+/// `[gate]`: the new network against the best so far.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct NnueGate {
+    /// Games (default 100; 0 accepts every network).
+    pub games: u32,
+    /// Depth of both players (default 6).
+    pub depth: u32,
+    /// The score the new network needs (default 0.5).
+    pub min_score: f64,
+}
+
+impl Default for NnueGate {
+    fn default() -> Self {
+        NnueGate {
+            games: 100,
+            depth: 6,
+            min_score: 0.5,
+        }
+    }
+}
+
+/// `[eval]`: the best network against the handcrafted evaluation.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct NnueEval {
+    /// Games (default 100; 0 skips the evaluation).
+    pub games: u32,
+    /// Milliseconds per move for both players (default 0: use `depth`).
+    pub time_ms: u64,
+    /// Depth of both players when `time_ms` is 0 (default 6).
+    pub depth: u32,
+    /// Evaluate every this many generations, and always the last (default 1).
+    pub every: u32,
+}
+
+impl Default for NnueEval {
+    fn default() -> Self {
+        NnueEval {
+            games: 100,
+            time_ms: 0,
+            depth: 6,
+            every: 1,
+        }
+    }
+}
+
+fn range<T: PartialOrd + std::fmt::Display>(key: &str, v: T, lo: T, hi: T) -> Result<(), Error> {
+    if v < lo || v > hi {
+        return Err(Error::Config(format!(
+            "{key} must be in {lo}..={hi}, got {v}"
+        )));
+    }
+    Ok(())
+}
+
+impl NnueConfig {
+    /// Reads and validates a config file.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Config`] naming the file and the problem.
+    pub fn load(path: &Path) -> Result<NnueConfig, Error> {
+        let text = dama_run::files::read_bounded_string(path, dama_run::files::MAX_TEXT_FILE)
+            .map_err(|e| Error::io(path, e))?;
+        let config: NnueConfig =
+            toml::from_str(&text).map_err(|e| Error::Config(format!("{}: {e}", path.display())))?;
+        config
+            .validate()
+            .map_err(|e| Error::Config(format!("{}: {e}", path.display())))?;
+        Ok(config)
+    }
+
+    /// Checks every key's range.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Config`] naming the key.
+    pub fn validate(&self) -> Result<(), Error> {
+        if self.run.kind != "nnue" {
+            return Err(Error::Config(format!(
+                "run.kind must be \"nnue\" for a learned-evaluator run, got {:?}",
+                self.run.kind
+            )));
+        }
+        range("run.generations", self.run.generations, 1, 10_000)?;
+        range("run.threads", self.run.threads, 0, 1024)?;
+        range("run.torch_threads", self.run.torch_threads, 0, 1024)?;
+        let sp = &self.selfplay;
+        range(
+            "selfplay.games_per_generation",
+            sp.games_per_generation,
+            1,
+            1_000_000,
+        )?;
+        range("selfplay.depth", sp.depth, 1, 64)?;
+        range("selfplay.nodes", sp.nodes, 1, 1_000_000_000)?;
+        range(
+            "selfplay.random_opening_plies",
+            sp.random_opening_plies,
+            0,
+            40,
+        )?;
+        range("selfplay.max_plies", sp.max_plies, 1, 10_000)?;
+        range("selfplay.tt_mb", sp.tt_mb, 1, 1024)?;
+        let t = &self.train;
+        range(
+            "train.steps_per_generation",
+            t.steps_per_generation,
+            1,
+            10_000_000,
+        )?;
+        range("train.batch_size", t.batch_size, 1, 65_536)?;
+        if !(t.lr > 0.0 && t.lr < 1.0) {
+            return Err(Error::Config(format!(
+                "train.lr must be in (0, 1), got {}",
+                t.lr
+            )));
+        }
+        if !(t.score_scale.is_finite() && t.score_scale >= 1.0 && t.score_scale <= 100_000.0) {
+            return Err(Error::Config(format!(
+                "train.score_scale must be in 1..=100000 centi-men, got {}",
+                t.score_scale
+            )));
+        }
+        if !(0.0..=1.0).contains(&t.result_weight) {
+            return Err(Error::Config(format!(
+                "train.result_weight must be in [0, 1], got {}",
+                t.result_weight
+            )));
+        }
+        range("train.window", t.window, 1, 1000)?;
+        range("gate.games", self.gate.games, 0, 100_000)?;
+        range("gate.depth", self.gate.depth, 1, 64)?;
+        if !(0.0..=1.0).contains(&self.gate.min_score) {
+            return Err(Error::Config(format!(
+                "gate.min_score must be in [0, 1], got {}",
+                self.gate.min_score
+            )));
+        }
+        range("eval.games", self.eval.games, 0, 100_000)?;
+        range(
+            "eval.time_ms",
+            self.eval.time_ms,
+            0,
+            dama_eval::MAX_MOVE_TIME_MS,
+        )?;
+        range("eval.depth", self.eval.depth, 1, 64)?;
+        range("eval.every", self.eval.every, 1, 10_000)?;
+        Ok(())
+    }
+
+    /// The config as TOML (what `config.toml` of the run holds).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Config`] if it does not serialize.
+    pub fn to_toml(&self) -> Result<String, Error> {
+        toml::to_string(self).map_err(|e| Error::Config(format!("config does not serialize: {e}")))
+    }
+}
+
+/// Whether the TOML text is a learned-evaluator run's config (`[run] kind =
+/// "nnue"`).
+pub fn is_nnue_config(text: &str) -> bool {
+    toml::from_str::<toml::Table>(text)
+        .ok()
+        .and_then(|t| t.get("run")?.get("kind")?.as_str().map(|k| k == "nnue"))
+        .unwrap_or(false)
+}
+
+/// What a learned-evaluator run reports while it works.
+#[derive(Clone, Debug, PartialEq)]
+pub enum NnueProgress {
+    /// A stage of a generation starts, with `total` units of work (games or
+    /// steps).
+    Stage {
+        /// The generation.
+        generation: u32,
+        /// `selfplay`, `train`, `gate` or `eval`.
+        stage: &'static str,
+        /// Units of work.
+        total: u64,
+    },
+    /// Units of the current stage done so far, with a short status.
+    Tick {
+        /// Units done.
+        done: u64,
+        /// e.g. the loss or the match score so far.
+        message: String,
+    },
+    /// A generation finished: its one-line summary.
+    Generation(String),
+}
+
+/// What a finished (or stopped) run did.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct NnueSummary {
+    /// The last finished generation.
+    pub generation: u32,
+    /// The best generation (0 = the handcrafted evaluation).
+    pub best_generation: u32,
+    /// The last evaluation against the handcrafted evaluation, if any.
+    pub last_eval: Option<(String, f64)>,
+    /// Whether a stop request ended the run early.
+    pub stopped: bool,
+}
+
+fn generation_seed(seed: u64, generation: u32, stream: u64) -> u64 {
+    seed ^ (u64::from(generation) << 32) ^ stream.wrapping_mul(0x9e37_79b9_7f4a_7c15)
+}
+
+/// One self-play game: its samples and result.
+fn play_game(
+    rules: Rules,
+    evaluation: &Evaluation,
+    sp: &NnueSelfplay,
+    opening: &Opening,
+) -> (Vec<Sample>, Option<dama_engine::Color>, u32) {
+    let mut engine = AlphaBeta::new(sp.tt_mb).with_evaluation(evaluation.clone());
+    let mut game = Game::from_position(opening.start.with_rules(rules));
+    for m in &opening.moves {
+        if game.play(m).is_err() {
+            break;
+        }
+    }
+    let limits = SearchLimits {
+        depth: Some(sp.depth),
+        nodes: Some(sp.nodes),
+        time: None,
+    };
+    let mut scored: Vec<(Position, i32)> = Vec::new();
+    let mut plies = 0;
+    while !game.is_game_over() && plies < sp.max_plies {
+        let pos = *game.position();
+        let history = dama_eval::game_history_hashes(&game);
+        let report = engine.search(&pos, &history, limits);
+        let Some(best) = report.best else {
+            break;
+        };
+        if report.depth > 0 && !pos.has_capture() {
+            scored.push((pos, report.score));
+        }
+        if game.play(&best).is_err() {
+            break;
+        }
+        plies += 1;
+    }
+    let winner = game.outcome().and_then(|o| o.winner());
+    let samples = scored
+        .into_iter()
+        .map(|(pos, score)| {
+            let result = match winner {
+                None => 0,
+                Some(w) if w == pos.turn() => 1,
+                Some(_) => -1,
+            };
+            Sample::new(&pos, score, result)
+        })
+        .collect();
+    (samples, winner, plies)
+}
+
+/// Plays a generation's games; returns the samples in game order and the
+/// self-play event.
+fn selfplay(
+    config: &NnueConfig,
+    generation: u32,
+    evaluation: &Evaluation,
+    pool: &rayon::ThreadPool,
+    progress: &(dyn Fn(NnueProgress) + Sync),
+) -> (Vec<Sample>, SelfplayEvent) {
+    let sp = &config.selfplay;
+    let start = Instant::now();
+    let openings = random_openings(
+        config.rules,
+        sp.games_per_generation as usize,
+        sp.random_opening_plies,
+        generation_seed(config.run.seed, generation, 1),
+    );
+    progress(NnueProgress::Stage {
+        generation,
+        stage: "selfplay",
+        total: openings.len() as u64,
+    });
+    let done = AtomicU64::new(0);
+    let positions = AtomicU64::new(0);
+    let games: Vec<(Vec<Sample>, Option<dama_engine::Color>, u32)> = pool.install(|| {
+        openings
+            .par_iter()
+            .map(|o| {
+                let g = play_game(config.rules, evaluation, sp, o);
+                let d = done.fetch_add(1, Ordering::Relaxed) + 1;
+                let p = positions.fetch_add(g.0.len() as u64, Ordering::Relaxed) + g.0.len() as u64;
+                progress(NnueProgress::Tick {
+                    done: d,
+                    message: format!("{p} positions"),
+                });
+                g
+            })
+            .collect()
+    });
+    let seconds = start.elapsed().as_secs_f64();
+    let mut event = SelfplayEvent {
+        generation,
+        games: games.len() as u64,
+        seconds,
+        ..SelfplayEvent::default()
+    };
+    let mut samples = Vec::new();
+    let mut plies = 0u64;
+    for (s, winner, p) in games {
+        samples.extend(s);
+        plies += u64::from(p);
+        match winner {
+            Some(dama_engine::Color::White) => event.white_wins += 1,
+            Some(dama_engine::Color::Black) => event.black_wins += 1,
+            None => event.draws += 1,
+        }
+    }
+    let n = event.games.max(1) as f64;
+    event.samples = samples.len() as u64;
+    event.moves = plies;
+    event.games_per_hour = event.games as f64 * 3600.0 / seconds.max(1e-9);
+    event.positions_per_sec = samples.len() as f64 / seconds.max(1e-9);
+    event.avg_game_length = plies as f64 / n;
+    event.draw_rate = event.draws as f64 / n;
+    event.first_player_score = (event.white_wins as f64 + 0.5 * event.draws as f64) / n;
+    (samples, event)
+}
+
+fn alphabeta(limit: AlphaBetaLimit, eval: Option<&Path>) -> PlayerSpec {
+    PlayerSpec::AlphaBeta {
+        limit,
+        tt_mb: dama_eval::DEFAULT_TT_MB,
+        eval: eval.map(Path::to_path_buf),
+        threads: 1,
+    }
+}
+
+/// A match of `a` against `b` under the run's rules.
+#[allow(clippy::too_many_arguments)]
+fn play(
+    config: &NnueConfig,
+    generation: u32,
+    stage: &'static str,
+    a: &PlayerSpec,
+    b: &PlayerSpec,
+    games: u32,
+    threads: usize,
+    progress: &(dyn Fn(NnueProgress) + Sync),
+) -> Result<MatchResult, Error> {
+    let options = BuildOptions {
+        rules: Some(config.rules),
+        ..BuildOptions::default()
+    };
+    let fa = dama_eval::factory(a, &options)?;
+    let fb = dama_eval::factory(b, &options)?;
+    progress(NnueProgress::Stage {
+        generation,
+        stage,
+        total: u64::from(games),
+    });
+    let match_config = MatchConfig {
+        games,
+        openings: OpeningSource::Random { plies: 4 },
+        rules: config.rules,
+        seed: generation_seed(
+            config.run.seed,
+            generation,
+            if stage == "gate" { 2 } else { 3 },
+        ),
+        threads: Some(threads),
+        batch_games: 0,
+        ..MatchConfig::default()
+    };
+    Ok(dama_eval::play_match(
+        fa.as_ref(),
+        fb.as_ref(),
+        &match_config,
+        &|p| {
+            progress(NnueProgress::Tick {
+                done: u64::from(p.done),
+                message: format!(
+                    "+{} ={} -{} {:+.0} Elo",
+                    p.wdl.wins, p.wdl.draws, p.wdl.losses, p.elo.elo
+                ),
+            })
+        },
+    )?)
+}
+
+fn eval_event(
+    generation: u32,
+    step: u64,
+    opponent: &str,
+    spec: &PlayerSpec,
+    r: &MatchResult,
+) -> EvalEvent {
+    EvalEvent {
+        generation,
+        step,
+        opponent: opponent.to_owned(),
+        opponent_spec: spec.to_string(),
+        games: r.games,
+        wins: r.wdl.wins,
+        draws: r.wdl.draws,
+        losses: r.wdl.losses,
+        score: r.wdl.score(),
+        elo: r.elo.elo,
+        elo_lo: r.elo.lo,
+        elo_hi: r.elo.hi,
+        by_side: Vec::new(),
+    }
+}
+
+/// Options of [`run_nnue`] that the config does not carry.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct NnueRunOptions {
+    /// Continue the run in the directory (its `config.toml` must match).
+    pub resume: bool,
+}
+
+/// Runs (or resumes) a learned-evaluator run in `dir`, until its last
+/// generation or until `stop` is set (checked between stages; the last
+/// finished generation is kept).
+///
+/// # Errors
+///
+/// A config that differs from the run's on resume, another trainer holding
+/// the run, unreadable run files, training or match failures.
+pub fn run_nnue(
+    config: &NnueConfig,
+    dir: &RunDir,
+    options: NnueRunOptions,
+    stop: &AtomicBool,
+    progress: &(dyn Fn(NnueProgress) + Sync),
+) -> Result<NnueSummary, Error> {
+    config.validate()?;
+    for d in [dir.root().to_path_buf(), dir.models(), dir.games()] {
+        std::fs::create_dir_all(&d).map_err(|e| Error::io(&d, e))?;
+    }
+    let _lock = RunLock::acquire(dir)?;
+    let toml_text = config.to_toml()?;
+    let mut state = if options.resume {
+        let saved =
+            dama_run::files::read_bounded_string(&dir.config(), dama_run::files::MAX_TEXT_FILE)
+                .map_err(|e| Error::io(&dir.config(), e))?;
+        let saved: NnueConfig = toml::from_str(&saved)
+            .map_err(|e| Error::Config(format!("{}: {e}", dir.config().display())))?;
+        let mut want = config.clone();
+        want.run.generations = saved.run.generations;
+        if saved != want {
+            return Err(Error::Config(format!(
+                "{} differs from the config given: a resumed run keeps its config (only run.generations may change)",
+                dir.config().display()
+            )));
+        }
+        dama_run::files::write_atomic(&dir.config(), toml_text.as_bytes())
+            .map_err(|e| Error::io(&dir.config(), e))?;
+        if dir.state().exists() {
+            RunState::load(&dir.state())?
+        } else {
+            RunState::new_run()
+        }
+    } else {
+        if dir.state().exists() {
+            return Err(Error::Config(format!(
+                "{} already holds a run: resume it with --resume or pick another --run",
+                dir.root().display()
+            )));
+        }
+        dama_run::files::write_atomic(&dir.config(), toml_text.as_bytes())
+            .map_err(|e| Error::io(&dir.config(), e))?;
+        RunState::new_run()
+    };
+    dama_run::metrics::truncate_after_generation(&dir.metrics(), state.generation)?;
+    let metrics = MetricsWriter::new(dir.metrics());
+    // Running totals of the finished generations (the curve's axes).
+    let (mut run_positions, mut run_games) = (0u64, 0u64);
+    if dir.metrics().exists() {
+        for e in dama_run::metrics::read_metrics(&dir.metrics())? {
+            if let MetricsEvent::Selfplay(sp) = e {
+                run_positions += sp.samples;
+                run_games += sp.games;
+            }
+        }
+    }
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let threads = if config.run.threads == 0 {
+        cores
+    } else {
+        config.run.threads
+    };
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .map_err(|e| Error::Config(format!("cannot start {threads} threads: {e}")))?;
+    let torch_threads = if config.run.torch_threads == 0 {
+        cores
+    } else {
+        config.run.torch_threads
+    };
+    dama_nn::device::set_torch_threads(torch_threads);
+
+    let mut summary = NnueSummary {
+        generation: state.generation,
+        best_generation: state.best_generation,
+        ..NnueSummary::default()
+    };
+    let run_start = Instant::now();
+    let elapsed_before = state.elapsed_secs;
+    for generation in state.generation + 1..=config.run.generations {
+        if stop.load(Ordering::Relaxed) {
+            summary.stopped = true;
+            break;
+        }
+        let gen_start = Instant::now();
+        // 1. Self-play with the best evaluation so far.
+        let best = if state.best_generation == 0 {
+            Evaluation::Handcrafted
+        } else {
+            Evaluation::load(&dir.evaluator(state.best_generation), Some(&config.rules))?
+        };
+        let (samples, sp_event) = selfplay(config, generation, &best, &pool, progress);
+        write_samples(&dir.samples(generation), &config.rules, &samples)
+            .map_err(dama_eval::Error::from)?;
+        metrics.write(&MetricsEvent::Selfplay(sp_event.clone()))?;
+        run_positions += sp_event.samples;
+        run_games += sp_event.games;
+        if stop.load(Ordering::Relaxed) {
+            summary.stopped = true;
+            break;
+        }
+
+        // 2. Training on the window.
+        let train_start = Instant::now();
+        let first = generation.saturating_sub(config.train.window - 1).max(1);
+        let mut window = Vec::new();
+        for g in first..=generation {
+            let (_, s) = read_samples(&dir.samples(g), Some(&config.rules), MAX_SAMPLES_PER_FILE)
+                .map_err(dama_eval::Error::from)?;
+            window.extend(s);
+        }
+        let init = if generation > 1 && config.train.init == TrainInit::Previous {
+            read_network(&dir.evaluator(generation - 1), Some(&config.rules))
+                .map_err(dama_eval::Error::from)?
+                .0
+        } else {
+            FloatNet::random(
+                config.rules,
+                generation_seed(config.run.seed, generation, 4),
+            )
+        };
+        let settings = NnueTrainSettings {
+            lr: config.train.lr,
+            batch_size: config.train.batch_size,
+            score_scale: config.train.score_scale,
+            result_weight: config.train.result_weight,
+            mirror: config.train.mirror,
+        };
+        let mut trainer = NnueTrainer::new(&init, settings)?;
+        let mut rng = ChaCha8Rng::seed_from_u64(generation_seed(config.run.seed, generation, 5));
+        let steps = config.train.steps_per_generation;
+        progress(NnueProgress::Stage {
+            generation,
+            stage: "train",
+            total: steps as u64,
+        });
+        let step0 = state.step;
+        let mut recent = 0.0;
+        let mut metrics_error = None;
+        let stats = trainer.train(&window, steps, &mut rng, |step, loss| {
+            recent = if step == 1 {
+                loss
+            } else {
+                0.98 * recent + 0.02 * loss
+            };
+            if step % 50 == 0 || step == steps {
+                progress(NnueProgress::Tick {
+                    done: step as u64,
+                    message: format!("loss {recent:.5}"),
+                });
+            }
+            if step % 250 == 0 || step == steps {
+                let event = MetricsEvent::Train(TrainEvent {
+                    generation,
+                    step: step0 + step as u64,
+                    lr: settings.lr,
+                    loss: recent,
+                    value_loss: recent,
+                    samples_per_sec: (step * settings.batch_size) as f64
+                        / train_start.elapsed().as_secs_f64().max(1e-9),
+                    buffer_positions: window.len() as u64,
+                    ..TrainEvent::default()
+                });
+                if let Err(e) = metrics.write(&event) {
+                    metrics_error.get_or_insert(e);
+                }
+            }
+        })?;
+        if let Some(e) = metrics_error {
+            return Err(e.into());
+        }
+        state.step += steps as u64;
+        let net = trainer.to_float()?;
+        write_network(
+            &dir.evaluator(generation),
+            &net,
+            &[
+                ("generation", generation.to_string()),
+                ("step", state.step.to_string()),
+                ("samples", window.len().to_string()),
+            ],
+        )
+        .map_err(dama_eval::Error::from)?;
+        let train_seconds = train_start.elapsed().as_secs_f64();
+        if stop.load(Ordering::Relaxed) {
+            // The network is written; the generation is not finished.
+            summary.stopped = true;
+            break;
+        }
+
+        // 3. Gate against the best so far.
+        let new_path = dir.evaluator(generation);
+        let best_path = (state.best_generation > 0).then(|| dir.evaluator(state.best_generation));
+        let gate_limit = AlphaBetaLimit::Depth(config.gate.depth);
+        let accepted = if config.gate.games == 0 {
+            true
+        } else {
+            let a = alphabeta(gate_limit, Some(&new_path));
+            let b = alphabeta(gate_limit, best_path.as_deref());
+            let r = play(
+                config,
+                generation,
+                "gate",
+                &a,
+                &b,
+                config.gate.games,
+                threads,
+                progress,
+            )?;
+            let name = if state.best_generation == 0 {
+                "gate: handcrafted".to_owned()
+            } else {
+                format!("gate: gen-{}", state.best_generation)
+            };
+            metrics.write(&MetricsEvent::Eval(eval_event(
+                generation, state.step, &name, &b, &r,
+            )))?;
+            r.wdl.score() >= config.gate.min_score
+        };
+        if accepted {
+            state.best_generation = generation;
+            write_network(
+                &dir.best_evaluator(),
+                &net,
+                &[("generation", generation.to_string())],
+            )
+            .map_err(dama_eval::Error::from)?;
+        }
+
+        // 4. The best network against the handcrafted evaluation.
+        let last = generation == config.run.generations;
+        let mut eval_line = String::new();
+        if config.eval.games > 0
+            && state.best_generation > 0
+            && (generation % config.eval.every == 0 || last)
+        {
+            let limit = if config.eval.time_ms > 0 {
+                AlphaBetaLimit::TimeMs(config.eval.time_ms)
+            } else {
+                AlphaBetaLimit::Depth(config.eval.depth)
+            };
+            let a = alphabeta(limit, Some(&dir.evaluator(state.best_generation)));
+            let b = alphabeta(limit, None);
+            let r = play(
+                config,
+                generation,
+                "eval",
+                &a,
+                &b,
+                config.eval.games,
+                threads,
+                progress,
+            )?;
+            metrics.write(&MetricsEvent::Eval(eval_event(
+                generation,
+                state.step,
+                "handcrafted",
+                &b,
+                &r,
+            )))?;
+            eval_line = format!(
+                ", vs handcrafted ({b}) +{} ={} -{} {:.1}% Elo {:+.0} [{:+.0}, {:+.0}]",
+                r.wdl.wins,
+                r.wdl.draws,
+                r.wdl.losses,
+                100.0 * r.wdl.score(),
+                r.elo.elo,
+                r.elo.lo,
+                r.elo.hi
+            );
+            summary.last_eval = Some((b.to_string(), r.wdl.score()));
+        }
+
+        let seconds = gen_start.elapsed().as_secs_f64();
+        state.generation = generation;
+        state.elapsed_secs = elapsed_before + run_start.elapsed().as_secs_f64();
+        metrics.write(&MetricsEvent::Generation(GenerationEvent {
+            generation,
+            step: state.step,
+            best_generation: state.best_generation,
+            accepted,
+            seconds,
+            train_seconds,
+            selfplay_seconds: sp_event.seconds,
+            buffer_positions: window.len() as u64,
+            loss: stats.loss,
+            run_seconds: Some(state.elapsed_secs),
+            run_positions: Some(run_positions),
+            run_games: Some(run_games),
+        }))?;
+        state.save(&dir.state())?;
+        summary.generation = generation;
+        summary.best_generation = state.best_generation;
+        progress(NnueProgress::Generation(format!(
+            "gen {generation}: {} games, {} positions ({:.0}/s), window {}, loss {:.5}, {}{eval_line}, {:.0} s",
+            sp_event.games,
+            sp_event.samples,
+            sp_event.positions_per_sec,
+            window.len(),
+            stats.loss,
+            if accepted { "accepted" } else { "rejected" },
+            seconds
+        )));
+    }
+    Ok(summary)
+}

@@ -1,0 +1,175 @@
+//! A learned-evaluator run (`[run] kind = "nnue"`) on a tiny config: it
+//! plays, trains, gates and evaluates, writes versioned files that carry
+//! their rules, resumes bit for bit, and refuses bad configs by key.
+
+#![allow(clippy::unwrap_used)] // Test helpers outside #[test] functions.
+
+use std::sync::atomic::AtomicBool;
+
+use dama_run::metrics::{read_metrics, MetricsEvent};
+use dama_selfplay::nnue::{is_nnue_config, run_nnue, NnueConfig, NnueProgress, NnueRunOptions};
+use dama_selfplay::RunDir;
+
+const TINY: &str = r#"
+[run]
+kind = "nnue"
+generations = 2
+seed = 7
+threads = 2
+torch_threads = 1
+[selfplay]
+games_per_generation = 12
+depth = 3
+nodes = 400
+max_plies = 120
+[train]
+steps_per_generation = 30
+batch_size = 64
+window = 2
+[gate]
+games = 4
+depth = 2
+min_score = 0.0
+[eval]
+games = 2
+depth = 2
+"#;
+
+fn config(text: &str) -> NnueConfig {
+    let c: NnueConfig = toml::from_str(text).unwrap();
+    c.validate().unwrap();
+    c
+}
+
+fn run(config: &NnueConfig, dir: &RunDir, resume: bool) -> dama_selfplay::nnue::NnueSummary {
+    run_nnue(
+        config,
+        dir,
+        NnueRunOptions { resume },
+        &AtomicBool::new(false),
+        &|_: NnueProgress| {},
+    )
+    .unwrap()
+}
+
+#[test]
+fn a_run_trains_gates_evaluates_and_resumes_bit_for_bit() {
+    assert!(is_nnue_config(TINY));
+    let tmp = tempfile::tempdir().unwrap();
+    let cfg = config(TINY);
+
+    // Uninterrupted: two generations.
+    let whole = RunDir::new(tmp.path().join("whole"));
+    let summary = run(&cfg, &whole, false);
+    assert_eq!(summary.generation, 2);
+    // min_score 0 accepts every network.
+    assert_eq!(summary.best_generation, 2);
+    assert!(whole.best_evaluator().exists());
+    let (net, meta) = dama_nnue::read_network(&whole.evaluator(2), Some(&cfg.rules)).unwrap();
+    assert!(meta.iter().any(|(k, v)| k == "generation" && v == "2"));
+    assert!(net.shape_error().is_none());
+    let (_, samples) =
+        dama_nnue::read_samples(&whole.samples(1), Some(&cfg.rules), 1 << 20).unwrap();
+    assert!(samples.len() > 100, "{} samples", samples.len());
+    assert!(samples.iter().any(|s| s.result != 0) || samples.iter().all(|s| s.result == 0));
+
+    let events = read_metrics(&whole.metrics()).unwrap();
+    let kinds: Vec<&str> = events.iter().map(MetricsEvent::kind).collect();
+    for k in ["selfplay", "train", "eval", "generation"] {
+        assert!(kinds.contains(&k), "no {k} line in {kinds:?}");
+    }
+    let gates = events
+        .iter()
+        .filter(|e| matches!(e, MetricsEvent::Eval(x) if x.opponent.starts_with("gate")))
+        .count();
+    assert_eq!(gates, 2);
+
+    // Interrupted after one generation, then resumed to two.
+    let parts = RunDir::new(tmp.path().join("parts"));
+    let mut one = cfg.clone();
+    one.run.generations = 1;
+    assert_eq!(run(&one, &parts, false).generation, 1);
+    let err = run_nnue(
+        &one,
+        &parts,
+        NnueRunOptions { resume: false },
+        &AtomicBool::new(false),
+        &|_: NnueProgress| {},
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(err.contains("already holds a run"), "{err}");
+    assert_eq!(run(&cfg, &parts, true).generation, 2);
+    for g in 1..=2 {
+        assert_eq!(
+            std::fs::read(whole.evaluator(g)).unwrap(),
+            std::fs::read(parts.evaluator(g)).unwrap(),
+            "generation {g}'s network differs after a resume"
+        );
+        assert_eq!(
+            std::fs::read(whole.samples(g)).unwrap(),
+            std::fs::read(parts.samples(g)).unwrap()
+        );
+    }
+
+    // A resume with another config is refused.
+    let mut other = cfg.clone();
+    other.train.lr = 0.01;
+    let err = run_nnue(
+        &other,
+        &parts,
+        NnueRunOptions { resume: true },
+        &AtomicBool::new(false),
+        &|_: NnueProgress| {},
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(err.contains("differs from the config given"), "{err}");
+
+    // Another variant's evaluator is refused by the engine's loader.
+    let croda: dama_engine::Rules = "variant=croda".parse().unwrap();
+    let err = dama_eval::Evaluation::load(&whole.evaluator(2), Some(&croda)).unwrap_err();
+    let chain = format!("{err}: {}", std::error::Error::source(&err).unwrap());
+    assert!(chain.contains("not `variant=croda"), "{chain}");
+}
+
+#[test]
+fn bad_configs_are_refused_by_key() {
+    for (text, key) in [
+        (
+            "[run]\nkind = \"nnue\"\ngenerations = 0\n",
+            "run.generations",
+        ),
+        (
+            "[run]\nkind = \"nnue\"\n[selfplay]\ndepth = 0\n",
+            "selfplay.depth",
+        ),
+        (
+            "[run]\nkind = \"nnue\"\n[selfplay]\ngames_per_generation = 0\n",
+            "selfplay.games_per_generation",
+        ),
+        (
+            "[run]\nkind = \"nnue\"\n[train]\nresult_weight = 1.5\n",
+            "train.result_weight",
+        ),
+        ("[run]\nkind = \"nnue\"\n[train]\nlr = 0.0\n", "train.lr"),
+        (
+            "[run]\nkind = \"nnue\"\n[train]\nscore_scale = 0.0\n",
+            "train.score_scale",
+        ),
+        ("[run]\nkind = \"nnue\"\n[run.extra]\n", "unknown field"),
+        (
+            "[run]\nkind = \"nnue\"\n[gate]\nmin_score = 2.0\n",
+            "gate.min_score",
+        ),
+        ("[run]\nkind = \"alphazero\"\n", "run.kind"),
+        ("[run]\nkind = \"nnue\"\nthreads = 100000\n", "run.threads"),
+    ] {
+        let tmp = tempfile::NamedTempFile::new().unwrap();
+        std::fs::write(tmp.path(), text).unwrap();
+        let err = NnueConfig::load(tmp.path()).unwrap_err().to_string();
+        assert!(err.contains(key), "{text}: {err}");
+    }
+    assert!(!is_nnue_config("[run]\ngenerations = 3\n"));
+    assert!(!is_nnue_config("not toml ["));
+}
