@@ -977,3 +977,41 @@ async fn a_tafl_run_is_watched_but_not_played() {
     assert_eq!(games.status, 422);
     assert!(games.error().contains("Turkish Tafl"), "{}", games.error());
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_learned_evaluator_run_is_a_bot() {
+    let runs = tempfile::tempdir().unwrap();
+    let run = dama_run::RunDir::new(runs.path().join("nn1"));
+    std::fs::create_dir_all(run.root()).unwrap();
+    std::fs::write(run.config(), "[run]\nkind = \"nnue\"\ngenerations = 1\n").unwrap();
+    let http = Http::new(start(options(runs.path())).await);
+    let text = |a: &common::Answer| String::from_utf8_lossy(&a.body).into_owned();
+    // No network yet: not listed, and refused by name.
+    let bots = http.get("/api/bots").await;
+    assert!(!text(&bots).contains("nnue:nn1"), "{}", text(&bots));
+    let refused = http
+        .post("/api/games", &json!({"bot": "nnue:nn1", "human": "black"}))
+        .await;
+    assert_eq!(refused.status, 404, "{}", refused.error());
+    assert!(refused.error().contains("best.nnue"), "{}", refused.error());
+
+    let net = dama_nnue::FloatNet::random(Rules::default(), 2);
+    dama_nnue::write_network(&run.best_evaluator(), &net, &[]).unwrap();
+    let bots = http.get("/api/bots").await;
+    assert!(text(&bots).contains("\"nnue:nn1\""), "{}", text(&bots));
+    assert!(text(&bots).contains("\"evaluator\""), "{}", text(&bots));
+    let listed = http.get("/api/runs").await;
+    assert_eq!(listed.status, 200, "{}", text(&listed));
+    play_out(&http, "nnue:nn1", json!({"depth": 2}), 3, 400).await;
+    let refused = http
+        .post(
+            "/api/games",
+            &json!({"bot": "nnue:nn1", "strength": {"sims": 5}, "human": "black"}),
+        )
+        .await;
+    assert_eq!(refused.status, 400, "{}", refused.error());
+    let refused = http
+        .post("/api/games", &json!({"bot": "nnue:../x", "human": "black"}))
+        .await;
+    assert_eq!(refused.status, 400, "{}", refused.error());
+}
