@@ -2,7 +2,7 @@
 //! alpha-beta engine's self-play trains an NNUE-style evaluation
 //! (`dama_selfplay::nnue`).
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Mutex;
 
 use anyhow::{bail, Context, Result};
@@ -59,22 +59,8 @@ pub fn train(args: &NnueTrainArgs) -> Result<()> {
         config.run.seed = s;
     }
     config.validate().context("invalid config")?;
-    if let Some(r) = &args.run {
-        let plain = Path::new(r)
-            .components()
-            .all(|c| matches!(c, std::path::Component::Normal(_)));
-        if r.is_empty() || !plain {
-            bail!(
-                "--run `{r}` is not a run name (a directory under {})",
-                args.checkpoints.display()
-            );
-        }
-    }
-    let run_name = match (&args.run, args.resume) {
-        (Some(r), _) => r.clone(),
-        (None, true) => crate::train::newest_run(&args.checkpoints, &stem)?,
-        (None, false) => format!("{stem}-{}", crate::train::timestamp()),
-    };
+    let run_name =
+        crate::train::run_name(args.run.as_deref(), args.resume, &args.checkpoints, &stem)?;
     let dir = RunDir::new(args.checkpoints.join(&run_name));
     eprintln!(
         "dama train: learned-evaluator run {run_name} ({}), rules `{}`, {} generations",

@@ -53,7 +53,7 @@ pub struct TrainArgs {
     quiet: bool,
 }
 
-pub(crate) fn newest_run(checkpoints: &Path, stem: &str) -> Result<String> {
+fn newest_run(checkpoints: &Path, stem: &str) -> Result<String> {
     let mut runs: Vec<String> = std::fs::read_dir(checkpoints)
         .with_context(|| format!("cannot list {}", checkpoints.display()))?
         .filter_map(|e| e.ok())
@@ -146,22 +146,7 @@ pub fn run(args: &TrainArgs) -> Result<()> {
     }
     config.validate().context("invalid config")?;
 
-    if let Some(r) = &args.run {
-        let plain = Path::new(r)
-            .components()
-            .all(|c| matches!(c, std::path::Component::Normal(_)));
-        if r.is_empty() || !plain {
-            bail!(
-                "--run `{r}` is not a run name: give the name of a directory under {} (e.g. `smoke`)",
-                args.checkpoints.display()
-            );
-        }
-    }
-    let run_name = match (&args.run, args.resume) {
-        (Some(r), _) => r.clone(),
-        (None, true) => newest_run(&args.checkpoints, &stem)?,
-        (None, false) => format!("{stem}-{}", timestamp()),
-    };
+    let run_name = run_name(args.run.as_deref(), args.resume, &args.checkpoints, &stem)?;
     let run_dir = args.checkpoints.join(&run_name);
 
     let device = dama_nn::device::resolve(config.run.device)?;
@@ -381,7 +366,33 @@ fn generation_line(r: &GenerationReport) -> String {
 }
 
 /// `YYYYMMDD-HHMMSS` in UTC, without a date library.
-pub(crate) fn timestamp() -> String {
+/// The run a `dama train` works on: `--run` (one plain path component),
+/// the newest run of `stem` on `--resume`, or `stem` and the time.
+pub(crate) fn run_name(
+    run: Option<&str>,
+    resume: bool,
+    checkpoints: &Path,
+    stem: &str,
+) -> Result<String> {
+    if let Some(r) = run {
+        let plain = Path::new(r)
+            .components()
+            .all(|c| matches!(c, std::path::Component::Normal(_)));
+        if r.is_empty() || !plain {
+            bail!(
+                "--run `{r}` is not a run name: give the name of a directory under {} (e.g. `smoke`)",
+                checkpoints.display()
+            );
+        }
+    }
+    Ok(match (run, resume) {
+        (Some(r), _) => r.to_owned(),
+        (None, true) => newest_run(checkpoints, stem)?,
+        (None, false) => format!("{stem}-{}", timestamp()),
+    })
+}
+
+fn timestamp() -> String {
     let secs = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_secs())

@@ -552,6 +552,7 @@ fn tablebase_score(tb: Option<&Tablebase>, pos: &Position, ply: usize) -> Option
 }
 
 /// What the threads of one search share.
+#[derive(Clone, Copy)]
 struct Shared<'a> {
     tt: &'a Table,
     tablebase: Option<&'a Tablebase>,
@@ -575,12 +576,7 @@ struct ThreadResult {
 
 /// One search thread: the main thread (`id` 0) or a helper.
 struct Worker<'a> {
-    tt: &'a Table,
-    tablebase: Option<&'a Tablebase>,
-    signal: &'a AtomicBool,
-    counter: Option<&'a AtomicU64>,
-    deadline: Option<Instant>,
-    node_limit: u64,
+    shared: Shared<'a>,
     id: usize,
     data: ThreadData,
     nodes: u64,
@@ -590,12 +586,7 @@ struct Worker<'a> {
 impl<'a> Worker<'a> {
     fn new(shared: &Shared<'a>, data: ThreadData, id: usize) -> Self {
         Worker {
-            tt: shared.tt,
-            tablebase: shared.tablebase,
-            signal: shared.signal,
-            counter: shared.counter,
-            deadline: shared.deadline,
-            node_limit: shared.node_limit,
+            shared: *shared,
             id,
             data,
             nodes: 0,
@@ -630,7 +621,7 @@ impl<'a> Worker<'a> {
                 // Read now: an aborted next iteration may overwrite the
                 // table entries of this line (it did, on a timed search
                 // from the initial position, leaving no PV at all).
-                result.pv = self.tt.pv(pos, depth as usize + 4);
+                result.pv = self.shared.tt.pv(pos, depth as usize + 4);
             } else {
                 // An aborted iteration searched the previous best move first;
                 // a move that beat it is trustworthy.
@@ -662,7 +653,7 @@ impl<'a> Worker<'a> {
     ) -> (Move, i32, bool) {
         let state = e.root(pos);
         // Order: table move (the previous best) first, then by the usual keys.
-        let tt_move = self.tt.probe(pos.hash()).map_or(0, |e| e.mv);
+        let tt_move = self.shared.tt.probe(pos.hash()).map_or(0, |e| e.mv);
         let mut keys: Vec<i64> = moves
             .iter()
             .map(|m| self.order_key(m, tt_move, 0))
@@ -709,10 +700,10 @@ impl<'a> Worker<'a> {
 
     #[inline]
     fn check_limits(&mut self) {
-        match self.counter {
+        match self.shared.counter {
             // Alone: the node limit exactly.
             None => {
-                if self.nodes >= self.node_limit {
+                if self.nodes >= self.shared.node_limit {
                     self.stop = true;
                 }
             }
@@ -720,11 +711,11 @@ impl<'a> Worker<'a> {
             // threads' nodes, helpers on the main thread's signal.
             Some(counter) => {
                 if self.id > 0 {
-                    if self.signal.load(Ordering::Relaxed) {
+                    if self.shared.signal.load(Ordering::Relaxed) {
                         self.stop = true;
                     }
                 } else if self.nodes & 1023 == 0
-                    && counter.load(Ordering::Relaxed) >= self.node_limit
+                    && counter.load(Ordering::Relaxed) >= self.shared.node_limit
                 {
                     self.stop = true;
                 }
@@ -734,7 +725,7 @@ impl<'a> Worker<'a> {
             }
         }
         if self.id == 0 && self.nodes & 1023 == 0 {
-            if let Some(d) = self.deadline {
+            if let Some(d) = self.shared.deadline {
                 if Instant::now() >= d {
                     self.stop = true;
                 }
@@ -798,7 +789,7 @@ impl<'a> Worker<'a> {
             return s;
         }
         if ply > 0 {
-            if let Some(s) = tablebase_score(self.tablebase, pos, ply) {
+            if let Some(s) = tablebase_score(self.shared.tablebase, pos, ply) {
                 return s;
             }
         }
@@ -830,7 +821,7 @@ impl<'a> Worker<'a> {
 
         let key = pos.hash();
         let mut tt_move = 0;
-        if let Some(entry) = self.tt.probe(key) {
+        if let Some(entry) = self.shared.tt.probe(key) {
             tt_move = entry.mv;
             if i32::from(entry.depth) >= depth {
                 let s = score_from_tt(entry.score, ply);
@@ -917,7 +908,7 @@ impl<'a> Worker<'a> {
 
     #[inline]
     fn store(&self, key: u64, m: &Move, score: i32, depth: i32, bound: u8, ply: usize) {
-        self.tt.store(
+        self.shared.tt.store(
             key,
             TtEntry {
                 mv: move_id(m),

@@ -218,6 +218,13 @@ impl NnueTrainer {
         (p - target).square().mean(Kind::Float)
     }
 
+    /// The learning rate of step `step` (from 0) of a `train` call of
+    /// `steps` steps: a cosine from `lr` down to a tenth of it.
+    pub fn lr_at(&self, step: usize, steps: usize) -> f64 {
+        let t = step as f64 / steps.max(2).saturating_sub(1) as f64;
+        self.settings.lr * (0.1 + 0.9 * 0.5 * (1.0 + (std::f64::consts::PI * t.min(1.0)).cos()))
+    }
+
     /// `steps` optimizer steps on batches drawn uniformly from `samples`.
     ///
     /// # Errors
@@ -235,10 +242,7 @@ impl NnueTrainer {
         }
         let mut total = 0.0;
         for step in 0..steps {
-            let t = step as f64 / steps.max(2).saturating_sub(1) as f64;
-            let lr =
-                self.settings.lr * (0.1 + 0.9 * 0.5 * (1.0 + (std::f64::consts::PI * t).cos()));
-            self.opt.set_lr(lr);
+            self.opt.set_lr(self.lr_at(step, steps));
             let batch: Vec<Sample> = (0..self.settings.batch_size)
                 .map(|_| samples[rng.gen_range(0..samples.len())])
                 .collect();

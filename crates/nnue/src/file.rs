@@ -13,8 +13,8 @@
 use std::path::Path;
 
 use dama_engine::Rules;
-use dama_run::files::{fnv1a64, read_bounded, write_atomic};
 
+use crate::frame;
 use crate::{Error, FloatNet, FEATURES, HIDDEN, L1, L2};
 
 /// First bytes of an evaluator file.
@@ -48,22 +48,16 @@ pub fn write_network(path: &Path, net: &FloatNet, meta: &[(&str, String)]) -> Re
         }
         header.push_str(&format!("{k}={v}\n"));
     }
-    let mut bytes = Vec::with_capacity(24 + header.len() + 4 * weight_count() + 8);
-    bytes.extend_from_slice(NETWORK_MAGIC);
-    bytes.extend_from_slice(&NETWORK_FORMAT_VERSION.to_le_bytes());
+    let mut bytes = frame::head(NETWORK_MAGIC, NETWORK_FORMAT_VERSION);
     bytes.extend_from_slice(&(header.len() as u32).to_le_bytes());
     bytes.extend_from_slice(header.as_bytes());
-    for a in [
-        &net.ft_w, &net.ft_b, &net.l1_w, &net.l1_b, &net.l2_w, &net.l2_b, &net.out_w,
-    ] {
-        for x in a.iter() {
+    for a in net.arrays() {
+        for x in a {
             bytes.extend_from_slice(&x.to_le_bytes());
         }
     }
     bytes.extend_from_slice(&net.out_b.to_le_bytes());
-    let sum = fnv1a64(&bytes);
-    bytes.extend_from_slice(&sum.to_le_bytes());
-    write_atomic(path, &bytes).map_err(|e| Error::io(path, e))
+    frame::seal_and_write(path, bytes)
 }
 
 /// Reads an evaluator file; with `rules`, refuses a network trained for
@@ -82,18 +76,14 @@ pub fn read_network(
     rules: Option<&Rules>,
 ) -> Result<(FloatNet, Vec<(String, String)>), Error> {
     let max = (24 + MAX_HEADER + 4 * weight_count() + 8) as u64;
-    let bytes = read_bounded(path, max).map_err(|e| Error::io(path, e))?;
+    let bytes = frame::read(
+        path,
+        max,
+        NETWORK_MAGIC,
+        NETWORK_FORMAT_VERSION,
+        "an evaluator file",
+    )?;
     let bad = |m: &str| Error::format(path, m);
-    if bytes.len() < 16 || &bytes[..8] != NETWORK_MAGIC {
-        return Err(bad("not an evaluator file (no DAMANNUE header)"));
-    }
-    let version = u32::from_le_bytes([bytes[8], bytes[9], bytes[10], bytes[11]]);
-    if version != NETWORK_FORMAT_VERSION {
-        return Err(Error::format(
-            path,
-            format!("evaluator format {version}, this build reads {NETWORK_FORMAT_VERSION}"),
-        ));
-    }
     let header_len = u32::from_le_bytes([bytes[12], bytes[13], bytes[14], bytes[15]]) as usize;
     if header_len > MAX_HEADER {
         return Err(bad("header too long"));
@@ -108,12 +98,7 @@ pub fn read_network(
             ),
         ));
     }
-    let (body, sum) = bytes.split_at(expected - 8);
-    let mut s = [0u8; 8];
-    s.copy_from_slice(sum);
-    if fnv1a64(body) != u64::from_le_bytes(s) {
-        return Err(bad("checksum mismatch: the file is corrupt"));
-    }
+    let body = frame::verify(path, &bytes)?;
     let header =
         std::str::from_utf8(&body[16..16 + header_len]).map_err(|_| bad("header is not UTF-8"))?;
     let mut file_rules = None;
@@ -132,12 +117,7 @@ pub fn read_network(
             Ok(())
         };
         match k {
-            "rules" => {
-                file_rules =
-                    Some(v.parse::<Rules>().map_err(|e| {
-                        Error::format(path, format!("rules `{v}` do not parse: {e}"))
-                    })?)
-            }
+            "rules" => file_rules = Some(frame::rules(path, v, rules)?),
             "features" => arch(FEATURES)?,
             "hidden" => arch(HIDDEN)?,
             "l1" => arch(L1)?,
@@ -146,15 +126,6 @@ pub fn read_network(
         }
     }
     let file_rules = file_rules.ok_or_else(|| bad("header has no rules"))?;
-    if let Some(want) = rules {
-        if *want != file_rules {
-            return Err(Error::OtherRules {
-                path: path.to_path_buf(),
-                found: file_rules.to_string(),
-                expected: want.to_string(),
-            });
-        }
-    }
     let mut floats = body[16 + header_len..]
         .chunks_exact(4)
         .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]));

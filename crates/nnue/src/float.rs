@@ -77,24 +77,10 @@ impl FloatNet {
         }
     }
 
-    /// Checks the lengths of the arrays; `None` if they are right, else
-    /// which one is wrong.
-    pub fn shape_error(&self) -> Option<String> {
-        let lens = [
-            self.ft_w.len(),
-            self.ft_b.len(),
-            self.l1_w.len(),
-            self.l1_b.len(),
-            self.l2_w.len(),
-            self.l2_b.len(),
-            self.out_w.len(),
-        ];
-        for ((name, want), got) in Self::SHAPES.iter().zip(lens) {
-            if *want != got {
-                return Some(format!("{name} has {got} weights, expected {want}"));
-            }
-        }
-        let finite = [
+    /// The weight arrays in [`FloatNet::SHAPES`] order (file order; the
+    /// output bias follows them).
+    pub fn arrays(&self) -> [&[f32]; 7] {
+        [
             &self.ft_w,
             &self.ft_b,
             &self.l1_w,
@@ -103,8 +89,20 @@ impl FloatNet {
             &self.l2_b,
             &self.out_w,
         ]
-        .iter()
-        .all(|a| a.iter().all(|x| x.is_finite()))
+    }
+
+    /// Checks the lengths of the arrays; `None` if they are right, else
+    /// which one is wrong.
+    pub fn shape_error(&self) -> Option<String> {
+        for ((name, want), a) in Self::SHAPES.iter().zip(self.arrays()) {
+            if *want != a.len() {
+                return Some(format!("{name} has {} weights, expected {want}", a.len()));
+            }
+        }
+        let finite = self
+            .arrays()
+            .iter()
+            .all(|a| a.iter().all(|x| x.is_finite()))
             && self.out_b.is_finite();
         (!finite).then(|| "a weight is not a finite number".to_owned())
     }

@@ -30,6 +30,7 @@ mod error;
 mod features;
 mod file;
 mod float;
+mod frame;
 mod quant;
 mod sample;
 mod simd;

@@ -10,10 +10,8 @@
 
 use std::path::Path;
 
+use crate::{frame, Error};
 use dama_engine::{Bitboard, Color, Position, Rules};
-use dama_run::files::{fnv1a64, read_bounded, write_atomic};
-
-use crate::Error;
 
 /// First bytes of a sample file.
 pub const SAMPLES_MAGIC: &[u8; 8] = b"DAMANNUS";
@@ -109,18 +107,15 @@ impl Sample {
 /// [`Error::Io`] if the file cannot be written.
 pub fn write_samples(path: &Path, rules: &Rules, samples: &[Sample]) -> Result<(), Error> {
     let rules = rules.to_string();
-    let mut bytes = Vec::with_capacity(30 + rules.len() + samples.len() * SAMPLE_BYTES + 8);
-    bytes.extend_from_slice(SAMPLES_MAGIC);
-    bytes.extend_from_slice(&SAMPLES_FORMAT_VERSION.to_le_bytes());
+    let mut bytes = frame::head(SAMPLES_MAGIC, SAMPLES_FORMAT_VERSION);
+    bytes.reserve(18 + rules.len() + samples.len() * SAMPLE_BYTES);
     bytes.extend_from_slice(&(rules.len() as u16).to_le_bytes());
     bytes.extend_from_slice(rules.as_bytes());
     bytes.extend_from_slice(&(samples.len() as u64).to_le_bytes());
     for s in samples {
         s.write(&mut bytes);
     }
-    let sum = fnv1a64(&bytes);
-    bytes.extend_from_slice(&sum.to_le_bytes());
-    write_atomic(path, &bytes).map_err(|e| Error::io(path, e))
+    frame::seal_and_write(path, bytes)
 }
 
 /// Reads a sample file of at most `max_samples` samples; with `rules`,
@@ -136,17 +131,14 @@ pub fn read_samples(
     max_samples: usize,
 ) -> Result<(Rules, Vec<Sample>), Error> {
     let max = 30 + 4096 + (max_samples as u64).saturating_mul(SAMPLE_BYTES as u64) + 8;
-    let bytes = read_bounded(path, max).map_err(|e| Error::io(path, e))?;
+    let bytes = frame::read(
+        path,
+        max,
+        SAMPLES_MAGIC,
+        SAMPLES_FORMAT_VERSION,
+        "a sample file",
+    )?;
     let bad = |m: String| Error::format(path, m);
-    if bytes.len() < 22 || &bytes[..8] != SAMPLES_MAGIC {
-        return Err(bad("not a sample file (no DAMANNUS header)".to_owned()));
-    }
-    let version = u32::from_le_bytes([bytes[8], bytes[9], bytes[10], bytes[11]]);
-    if version != SAMPLES_FORMAT_VERSION {
-        return Err(bad(format!(
-            "sample format {version}, this build reads {SAMPLES_FORMAT_VERSION}"
-        )));
-    }
     let rules_len = usize::from(u16::from_le_bytes([bytes[12], bytes[13]]));
     let head = 14 + rules_len + 8;
     if bytes.len() < head + 8 {
@@ -167,25 +159,10 @@ pub fn read_samples(
             bytes.len()
         )));
     }
-    let (body, sum) = bytes.split_at(expected - 8);
-    c.copy_from_slice(sum);
-    if fnv1a64(body) != u64::from_le_bytes(c) {
-        return Err(bad("checksum mismatch: the file is corrupt".to_owned()));
-    }
+    let body = frame::verify(path, &bytes)?;
     let text = std::str::from_utf8(&body[14..14 + rules_len])
         .map_err(|_| bad("rules are not UTF-8".to_owned()))?;
-    let file_rules: Rules = text
-        .parse()
-        .map_err(|e| bad(format!("rules `{text}` do not parse: {e}")))?;
-    if let Some(want) = rules {
-        if *want != file_rules {
-            return Err(Error::OtherRules {
-                path: path.to_path_buf(),
-                found: file_rules.to_string(),
-                expected: want.to_string(),
-            });
-        }
-    }
+    let file_rules = frame::rules(path, text, rules)?;
     let mut samples = Vec::with_capacity(count as usize);
     for (i, chunk) in body[head..].chunks_exact(SAMPLE_BYTES).enumerate() {
         let s = Sample::read(chunk).ok_or_else(|| bad(format!("sample {i} is malformed")))?;

@@ -238,16 +238,7 @@ pub fn run_curve(
             run_dir.display()
         )));
     };
-    let every = config.every.max(1);
-    ckpts = ckpts
-        .into_iter()
-        .enumerate()
-        .filter(|(i, _)| i % every == 0)
-        .map(|(_, c)| c)
-        .collect();
-    if ckpts.last() != Some(&last) {
-        ckpts.push(last);
-    }
+    ckpts = every_kth(ckpts, config.every, last);
 
     // The run's game: the rules its checkpoints were trained under.
     let last_ckpt = std::slice::from_ref(&ckpts[ckpts.len() - 1].1);
@@ -278,7 +269,35 @@ pub fn run_curve(
         let f = dama_eval::factory(&spec, &options).map_err(eval_err)?;
         players.push(dama_eval::named(f, format!("gen-{g:04}")));
     }
-    // Anchors in a chain, each checkpoint against every anchor.
+    let table = anchored_ladder(&players, na, config, rules, on_progress, on_match)?;
+    Ok(curve_of(run_dir, config, &ckpts, &axes, table))
+}
+
+/// Every `every`-th of `items`, and `last` at the end.
+fn every_kth<T: PartialEq>(items: Vec<T>, every: usize, last: T) -> Vec<T> {
+    let every = every.max(1);
+    let mut out: Vec<T> = items
+        .into_iter()
+        .enumerate()
+        .filter(|(i, _)| i % every == 0)
+        .map(|(_, c)| c)
+        .collect();
+    if out.last() != Some(&last) {
+        out.push(last);
+    }
+    out
+}
+
+/// The curve's matches: the first `na` players (the anchors) in a chain,
+/// each of the others against every anchor, fitted on one scale.
+fn anchored_ladder(
+    players: &[Arc<dyn PlayerFactory>],
+    na: usize,
+    config: &CurveConfig,
+    rules: dama_engine::Rules,
+    on_progress: &(dyn Fn(&MatchProgress) + Sync),
+    on_match: &mut dyn FnMut(usize, usize, &MatchResult),
+) -> Result<RatingTable, Error> {
     let mut pairs: Vec<(usize, usize)> = (1..na).map(|i| (i - 1, i)).collect();
     for c in na..players.len() {
         pairs.extend((0..na).map(|a| (c, a)));
@@ -295,8 +314,8 @@ pub fn run_curve(
         ..LadderConfig::default()
     };
     let result =
-        dama_eval::run_ladder(&players, &ladder, on_progress, on_match).map_err(eval_err)?;
-    Ok(curve_of(run_dir, config, &ckpts, &axes, result.table))
+        dama_eval::run_ladder(players, &ladder, on_progress, on_match).map_err(eval_err)?;
+    Ok(result.table)
 }
 
 /// The networks of a learned-evaluator run (`[run] kind = "nnue"`) of
@@ -339,17 +358,8 @@ fn nnue_curve(
     on_progress: &(dyn Fn(&MatchProgress) + Sync),
     on_match: &mut dyn FnMut(usize, usize, &MatchResult),
 ) -> Result<Curve, Error> {
-    let every = config.every.max(1);
     let last = nets[nets.len() - 1].clone();
-    let mut nets: Vec<(u32, PathBuf)> = nets
-        .into_iter()
-        .enumerate()
-        .filter(|(i, _)| i % every == 0)
-        .map(|(_, n)| n)
-        .collect();
-    if nets.last() != Some(&last) {
-        nets.push(last);
-    }
+    let nets = every_kth(nets, config.every, last);
     let ms = match config.budget {
         SearchBudget::Time(d) => d.as_millis().max(1) as u64,
         SearchBudget::Sims(_) => 100,
@@ -375,24 +385,8 @@ fn nnue_curve(
         let f = dama_eval::parse_player(&spec, &options).map_err(eval_err)?;
         players.push(dama_eval::named(f, format!("gen-{g:04}")));
     }
-    let mut pairs: Vec<(usize, usize)> = (1..na).map(|i| (i - 1, i)).collect();
-    for c in na..players.len() {
-        pairs.extend((0..na).map(|a| (c, a)));
-    }
-    let ladder = LadderConfig {
-        matches: MatchConfig {
-            games: config.games,
-            seed: config.seed,
-            threads: config.threads,
-            rules,
-            ..MatchConfig::default()
-        },
-        pairing: Pairing::Pairs(pairs),
-        ..LadderConfig::default()
-    };
-    let result =
-        dama_eval::run_ladder(&players, &ladder, on_progress, on_match).map_err(eval_err)?;
-    let mut curve = curve_of(run_dir, config, &nets, axes, result.table);
+    let table = anchored_ladder(&players, na, config, rules, on_progress, on_match)?;
+    let mut curve = curve_of(run_dir, config, &nets, axes, table);
     curve.checkpoint_settings = format!("alphabeta:time={ms},eval=…");
     Ok(curve)
 }

@@ -754,6 +754,7 @@ pub fn run_nnue(
         let step0 = state.step;
         let mut recent = 0.0;
         let mut metrics_error = None;
+        let lrs: Vec<f64> = (0..steps).map(|i| trainer.lr_at(i, steps)).collect();
         let stats = trainer.train(&window, steps, &mut rng, |step, loss| {
             recent = if step == 1 {
                 loss
@@ -770,7 +771,7 @@ pub fn run_nnue(
                 let event = MetricsEvent::Train(TrainEvent {
                     generation,
                     step: step0 + step as u64,
-                    lr: settings.lr,
+                    lr: lrs[step - 1],
                     loss: recent,
                     value_loss: recent,
                     samples_per_sec: (step * settings.batch_size) as f64

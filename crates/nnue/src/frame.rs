@@ -1,0 +1,83 @@
+//! The framing both file kinds share: 8 magic bytes and a `u32` version up
+//! front, an FNV-1a 64 checksum of everything before it at the end, and the
+//! rules the file is for.
+
+use std::path::Path;
+
+use dama_engine::Rules;
+use dama_run::files::{fnv1a64, read_bounded, write_atomic};
+
+use crate::Error;
+
+/// The first 12 bytes of a file of `magic` and `version`.
+pub(crate) fn head(magic: &[u8; 8], version: u32) -> Vec<u8> {
+    let mut bytes = Vec::with_capacity(4096);
+    bytes.extend_from_slice(magic);
+    bytes.extend_from_slice(&version.to_le_bytes());
+    bytes
+}
+
+/// Appends the checksum and writes `bytes` to `path` atomically.
+pub(crate) fn seal_and_write(path: &Path, mut bytes: Vec<u8>) -> Result<(), Error> {
+    let sum = fnv1a64(&bytes);
+    bytes.extend_from_slice(&sum.to_le_bytes());
+    write_atomic(path, &bytes).map_err(|e| Error::io(path, e))
+}
+
+/// Reads at most `max` bytes of `path` and checks its magic and version
+/// (`what` names the kind of file in the messages).
+pub(crate) fn read(
+    path: &Path,
+    max: u64,
+    magic: &[u8; 8],
+    version: u32,
+    what: &str,
+) -> Result<Vec<u8>, Error> {
+    let bytes = read_bounded(path, max).map_err(|e| Error::io(path, e))?;
+    if bytes.len() < 16 || &bytes[..8] != magic {
+        return Err(Error::format(
+            path,
+            format!("not {what} (no {} header)", String::from_utf8_lossy(magic)),
+        ));
+    }
+    let found = u32::from_le_bytes([bytes[8], bytes[9], bytes[10], bytes[11]]);
+    if found != version {
+        return Err(Error::format(
+            path,
+            format!("{what} format {found}, this build reads {version}"),
+        ));
+    }
+    Ok(bytes)
+}
+
+/// Checks the checksum of `bytes`, whose length has been checked; returns
+/// the bytes before it.
+pub(crate) fn verify<'a>(path: &Path, bytes: &'a [u8]) -> Result<&'a [u8], Error> {
+    let (body, sum) = bytes.split_at(bytes.len().saturating_sub(8));
+    let mut s = [0u8; 8];
+    s.copy_from_slice(sum);
+    if fnv1a64(body) != u64::from_le_bytes(s) {
+        return Err(Error::format(
+            path,
+            "checksum mismatch: the file is corrupt",
+        ));
+    }
+    Ok(body)
+}
+
+/// Parses the rules text of a file and, with `want`, refuses other rules.
+pub(crate) fn rules(path: &Path, text: &str, want: Option<&Rules>) -> Result<Rules, Error> {
+    let found: Rules = text
+        .parse()
+        .map_err(|e| Error::format(path, format!("rules `{text}` do not parse: {e}")))?;
+    if let Some(want) = want {
+        if *want != found {
+            return Err(Error::OtherRules {
+                path: path.to_path_buf(),
+                found: found.to_string(),
+                expected: want.to_string(),
+            });
+        }
+    }
+    Ok(found)
+}
