@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use anyhow::{Context, Result};
+use anyhow::{bail, Context, Result};
 use clap::Args;
 use dama_eval::{
     parse_player, BuildOptions, LadderConfig, MatchConfig, OpeningSource, Pairing, PlayerFactory,
@@ -436,6 +436,20 @@ pub fn run_ladder(args: &LadderArgs) -> Result<()> {
             args.checkpoints.join(&args.run)
         }
     };
+    let is_nnue = dama_run::files::read_bounded_string(
+        &dama_run::RunDir::new(&run_dir).config(),
+        dama_run::files::MAX_TEXT_FILE,
+    )
+    .is_ok_and(|t| dama_selfplay::nnue::is_nnue_config(&t));
+    if is_nnue {
+        bail!(
+            "{} is a learned-evaluator run: rate its networks with `dama curve --run {} --time MS` \
+             (the alpha-beta engine with each generation's network against fixed anchors), \
+             or name them in a match: `dama eval --a alphabeta:time=100,eval=PATH --b …`",
+            run_dir.display(),
+            args.run
+        );
+    }
     let mut ckpts = dama_eval::run_checkpoints(&run_dir)
         .with_context(|| format!("no checkpoints in {}", run_dir.display()))?;
     let last = ckpts.last().cloned();
