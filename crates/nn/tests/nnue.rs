@@ -84,13 +84,18 @@ fn training_fits_material_and_keeps_weights_quantizable() {
     let net = trainer.to_float().expect("weights");
     let limit = dama_nnue::FT_WEIGHT_LIMIT;
     assert!(net.ft_w.iter().chain(&net.ft_b).all(|w| w.abs() <= limit));
-    // The quantized network agrees with the trained float one.
+    // The quantized network agrees with the trained float one, within the
+    // bounds dama-nnue's tests state: under 2.5 centi-men on average, never
+    // over 20.
     let q = dama_nnue::Network::from_float(&net).expect("quantized");
-    for s in test.iter().take(100) {
+    let mut total = 0.0;
+    for s in test.iter().take(200) {
         let pos = s.position(Rules::default()).expect("position");
         let (f, i) = (net.evaluate(&pos), q.evaluate_position(&pos) as f32);
-        assert!((f - i).abs() <= 10.0, "{pos}: float {f}, quantized {i}");
+        assert!((f - i).abs() <= 20.0, "{pos}: float {f}, quantized {i}");
+        total += (f - i).abs();
     }
+    assert!(total / 200.0 < 2.5, "mean difference {}", total / 200.0);
     assert!(NnueTrainer::new(
         &net,
         NnueTrainSettings {
