@@ -252,12 +252,7 @@ pub fn run_curve(
         rules: Some(rules),
         ..dama_eval::BuildOptions::default()
     };
-    let mut players: Vec<Arc<dyn PlayerFactory>> = Vec::new();
-    for a in &config.anchors {
-        let f = dama_eval::parse_player(a, &options)
-            .map_err(|e| Error::Config(format!("anchor `{a}`: {e}")))?;
-        players.push(f);
-    }
+    let mut players = anchor_players(&config.anchors, &options)?;
     let na = players.len();
     for (g, path) in &ckpts {
         let spec = PlayerSpec::Checkpoint {
@@ -271,6 +266,20 @@ pub fn run_curve(
     }
     let table = anchored_ladder(&players, na, config, rules, on_progress, on_match)?;
     Ok(curve_of(run_dir, config, &ckpts, &axes, table))
+}
+
+/// The anchors' players, in order.
+fn anchor_players(
+    anchors: &[String],
+    options: &dama_eval::BuildOptions,
+) -> Result<Vec<Arc<dyn PlayerFactory>>, Error> {
+    anchors
+        .iter()
+        .map(|a| {
+            dama_eval::parse_player(a, options)
+                .map_err(|e| Error::Config(format!("anchor `{a}`: {e}")))
+        })
+        .collect()
 }
 
 /// Every `every`-th of `items`, and `last` at the end.
@@ -373,12 +382,7 @@ fn nnue_curve(
         rules: Some(rules),
         ..dama_eval::BuildOptions::default()
     };
-    let mut players: Vec<Arc<dyn PlayerFactory>> = Vec::new();
-    for a in &config.anchors {
-        let f = dama_eval::parse_player(a, &options)
-            .map_err(|e| Error::Config(format!("anchor `{a}`: {e}")))?;
-        players.push(f);
-    }
+    let mut players = anchor_players(&config.anchors, &options)?;
     let na = players.len();
     for (g, path) in &nets {
         let spec = format!("alphabeta:time={ms},eval={}", path.display());

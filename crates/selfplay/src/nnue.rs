@@ -720,12 +720,15 @@ pub fn run_nnue(
         // 2. Training on the window.
         let train_start = Instant::now();
         let first = generation.saturating_sub(config.train.window - 1).max(1);
+        // Earlier generations from their files, this one from memory (the
+        // same samples: the file was just written from them).
         let mut window = Vec::new();
-        for g in first..=generation {
+        for g in first..generation {
             let (_, s) = read_samples(&dir.samples(g), Some(&config.rules), MAX_SAMPLES_PER_FILE)
                 .map_err(dama_eval::Error::from)?;
             window.extend(s);
         }
+        window.extend_from_slice(&samples);
         let init = if generation > 1 && config.train.init == TrainInit::Previous {
             read_network(&dir.evaluator(generation - 1), Some(&config.rules))
                 .map_err(dama_eval::Error::from)?
