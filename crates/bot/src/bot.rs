@@ -14,7 +14,7 @@ use dama_eval::alphabeta::{AlphaBeta, SearchLimits};
 use dama_eval::{AlphaBetaLimit, BuildOptions, Player, PlayerSpec};
 use dama_mcts::dama::DamaState;
 use dama_mcts::{RolloutEvaluator, SearchConfig};
-use dama_nn::{NnEvaluator, Precision};
+use dama_nn::NnEvaluator;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
@@ -39,6 +39,11 @@ pub struct Bot {
     name: String,
     brain: Brain,
     config: SearchConfig,
+    /// Leaves per network call of a search (per limit; see
+    /// [`dama_eval::Inference::leaves_for`]).
+    inference: dama_eval::Inference,
+    /// Whether the network runs on a GPU.
+    cuda: bool,
     default_limit: Limit,
     rng: ChaCha8Rng,
     bundle: Option<BundleMeta>,
@@ -53,6 +58,11 @@ impl fmt::Debug for Bot {
             .field("default_limit", &self.default_limit)
             .finish_non_exhaustive()
     }
+}
+
+/// The cores of this machine: a bot's default network copies.
+fn cores() -> usize {
+    std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
 }
 
 fn game_over(game: &Game) -> Option<String> {
@@ -86,6 +96,8 @@ impl Bot {
         let mut bundle = None;
         let mut rules = None;
         let mut spec_limit = None;
+        let mut inference = dama_eval::Inference::default();
+        let mut cuda = false;
         let (name, brain) = match spec {
             BotSpec::Bundle(dir) => {
                 let b = Bundle::load(dir)?;
@@ -110,9 +122,23 @@ impl Bot {
                 path,
                 limit,
                 algorithm,
+                inference: spec_inference,
             } => {
-                let (net, meta) = dama_nn::load_network(path, device()?, None)?;
-                let eval = NnEvaluator::new(&net, device()?, Precision::F32)?;
+                let device = device()?;
+                let (net, meta) = dama_nn::load_network(path, device, None)?;
+                let lanes = spec_inference.lanes_or(options.lanes.unwrap_or_else(cores));
+                // The precision of a timed search (a bot's limit may
+                // change from move to move; `auto` is f32 unless this CPU
+                // runs bf16 fast).
+                let timed = Limit::Time(Duration::ZERO);
+                let precision =
+                    dama_eval::net_precision(spec_inference.precision_for(timed), device);
+                let mut eval = NnEvaluator::with_lanes(&net, device, precision, lanes)?;
+                // libtorch prepares its kernels on a copy's first calls at
+                // each batch size: not on the first move's clock.
+                eval.warm_up(spec_inference.leaves_for(timed, false) as usize)?;
+                inference = *spec_inference;
+                cuda = matches!(device, dama_nn::device::Device::Cuda(_));
                 spec_limit = Some(*limit);
                 if let Limit::Sims(n) = limit {
                     config.simulations = *n;
@@ -169,6 +195,7 @@ impl Bot {
                         device: Some(options.device),
                         tablebase: options.tablebase.clone(),
                         rules: None,
+                        lanes: None,
                     },
                 )?;
                 (spec.to_string(), Brain::Player(factory.build()?))
@@ -182,6 +209,8 @@ impl Bot {
             name,
             brain,
             config,
+            inference,
+            cuda,
             default_limit,
             rng,
             bundle,
@@ -317,7 +346,10 @@ impl Bot {
         let mut thought = match &mut self.brain {
             Brain::Search(eval) => think_search(
                 eval,
-                &self.config,
+                &SearchConfig {
+                    batch_size: self.inference.leaves_for(limit, self.cuda),
+                    ..self.config.clone()
+                },
                 &mut self.rng,
                 game,
                 limit,

@@ -31,6 +31,9 @@ pub enum BotSpec {
         limit: Limit,
         /// Root search.
         algorithm: Algorithm,
+        /// Leaves per network call and network copies (`batch=`,
+        /// `threads=`).
+        inference: dama_eval::Inference,
     },
     /// MCTS with random rollouts (no network).
     Rollout {
@@ -125,6 +128,7 @@ impl FromStr for BotSpec {
                 path: path.into(),
                 limit: Limit::Sims(DEFAULT_SIMS),
                 algorithm: DEFAULT_CKPT_SEARCH,
+                inference: dama_eval::Inference::default(),
             });
         }
         let spec: PlayerSpec = s.parse()?;
@@ -133,11 +137,13 @@ impl FromStr for BotSpec {
                 path,
                 budget,
                 search,
+                inference,
                 ..
             } => BotSpec::Checkpoint {
                 path,
                 limit: budget,
                 algorithm: search,
+                inference,
             },
             PlayerSpec::Mcts { sims } => BotSpec::Rollout { sims },
             PlayerSpec::AlphaBeta {
@@ -165,11 +171,13 @@ impl std::fmt::Display for BotSpec {
                 path,
                 limit,
                 algorithm,
+                inference,
             } => PlayerSpec::Checkpoint {
                 path: path.clone(),
                 budget: *limit,
                 search: *algorithm,
                 draw_score: 0.0,
+                inference: *inference,
             }
             .fmt(f),
             BotSpec::Rollout { sims } => PlayerSpec::Mcts { sims: *sims }.fmt(f),
@@ -203,6 +211,9 @@ pub struct BotOptions {
     /// (fastest win, longest loss), and searches treat such positions as
     /// terminal with their exact result.
     pub tablebase: Option<std::sync::Arc<dama_tablebase::Tablebase>>,
+    /// Network copies (threads) a checkpoint bot evaluates with when its
+    /// spec does not say (`threads=N`); `None`: one per core.
+    pub lanes: Option<usize>,
 }
 
 impl Default for BotOptions {
@@ -212,6 +223,7 @@ impl Default for BotOptions {
             seed: 0,
             algorithm: None,
             tablebase: None,
+            lanes: None,
         }
     }
 }

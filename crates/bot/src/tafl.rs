@@ -218,6 +218,7 @@ impl TaflBot {
                 path,
                 limit,
                 algorithm,
+                ..
             } => TaflBot::from_checkpoint(path, *limit, *algorithm, options),
             BotSpec::Bundle(dir) => TaflBot::from_bundle(dir, options),
             BotSpec::Rollout { sims } => baseline(&PlayerSpec::Mcts { sims: *sims }, options),

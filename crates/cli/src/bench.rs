@@ -61,8 +61,10 @@ struct SelfplayBenchArgs {
     /// Games to play.
     #[arg(long, default_value_t = 32)]
     games: usize,
-    /// Thread settings to compare, as RAYON:TORCH pairs (e.g. `1:1,1:2,2:1,2:2`);
-    /// default: the config's.
+    /// Thread settings to compare, as RAYON:TORCH[:LANES] (search workers,
+    /// libtorch threads per call, network copies evaluating each batch at
+    /// once, 0 = one per core; e.g. `1:2:1,1:1:2`); default: the config's
+    /// `threads`, `torch_threads` and `inference_threads`.
     #[arg(long, value_delimiter = ',')]
     threads: Vec<String>,
 }
@@ -158,25 +160,51 @@ fn search(args: &SearchBenchArgs) -> Result<()> {
     Ok(())
 }
 
-fn parse_pair(s: &str) -> Result<(usize, usize)> {
-    let (a, b) = s
-        .split_once(':')
-        .with_context(|| format!("`{s}`: expected RAYON:TORCH, e.g. 2:1"))?;
-    Ok((
-        crate::args::threads(a).map_err(|e| anyhow::anyhow!("`{s}`: {e}"))?,
-        crate::args::threads(b).map_err(|e| anyhow::anyhow!("`{s}`: {e}"))?,
-    ))
+/// One thread setting of `dama bench selfplay`.
+#[derive(Clone, Copy, Debug)]
+struct ThreadSetting {
+    rayon: usize,
+    torch: usize,
+    lanes: usize,
+}
+
+fn parse_setting(s: &str) -> Result<ThreadSetting> {
+    let parts: Vec<&str> = s.split(':').collect();
+    if !(2..=3).contains(&parts.len()) {
+        anyhow::bail!("`{s}`: expected RAYON:TORCH[:LANES], e.g. 1:1:2");
+    }
+    let n = |p: &str| crate::args::threads(p).map_err(|e| anyhow::anyhow!("`{s}`: {e}"));
+    Ok(ThreadSetting {
+        rayon: n(parts[0])?,
+        torch: n(parts[1])?,
+        lanes: match parts.get(2) {
+            Some(p) => n(p)?,
+            None => 1,
+        },
+    })
+}
+
+fn or_cores(n: usize) -> usize {
+    if n > 0 {
+        n
+    } else {
+        std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
+    }
 }
 
 fn selfplay(args: &SelfplayBenchArgs) -> Result<()> {
     let mut cfg = RunConfig::load(&args.config)?;
     cfg.selfplay.games_per_generation = args.games;
-    let settings: Vec<(usize, usize)> = if args.threads.is_empty() {
-        vec![(cfg.run.threads, cfg.run.torch_threads)]
+    let settings: Vec<ThreadSetting> = if args.threads.is_empty() {
+        vec![ThreadSetting {
+            rayon: cfg.run.threads,
+            torch: cfg.run.torch_threads,
+            lanes: cfg.run.inference_threads,
+        }]
     } else {
         args.threads
             .iter()
-            .map(|s| parse_pair(s))
+            .map(|s| parse_setting(s))
             .collect::<Result<_>>()?
     };
     let device = dama_nn::device::resolve(cfg.run.device)?;
@@ -192,24 +220,30 @@ fn selfplay(args: &SelfplayBenchArgs) -> Result<()> {
         cfg.selfplay.parallel_games,
         dama_nn::device::describe(device)
     );
+    let cpu = dama_nn::cpu::cpu_model().unwrap_or_else(|| "unknown CPU".into());
+    outln!("cpu: {cpu}");
     outln!(
-        "{:>6} {:>6} {:>10} {:>12} {:>10} {:>14} {:>7} {:>10}",
+        "{:>6} {:>6} {:>6} {:>10} {:>12} {:>10} {:>14} {:>7} {:>10} {:>6}",
         "rayon",
         "torch",
+        "lanes",
         "games/h",
         "evals/s",
         "avg batch",
         "inference/s",
         "ratio",
-        "net share"
+        "net share",
+        "cores"
     );
-    for (rayon_threads, torch_threads) in settings {
+    for setting in settings {
         let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(rayon_threads)
+            .num_threads(or_cores(setting.rayon))
             .build()
             .context("cannot build the thread pool")?;
-        dama_nn::device::set_torch_threads(torch_threads.max(1));
-        let mut evaluator = NnEvaluator::new(&net, device, Precision::F32)?;
+        let torch_threads = or_cores(setting.torch);
+        dama_nn::device::set_torch_threads(torch_threads);
+        let mut evaluator =
+            NnEvaluator::with_lanes(&net, device, Precision::F32, or_cores(setting.lanes))?;
         // The cache is off: a hit is not a network evaluation, and the ratio
         // compares network evaluations.
         let mut cache = EvalCache::new(0);
@@ -249,15 +283,17 @@ fn selfplay(args: &SelfplayBenchArgs) -> Result<()> {
             &cfg.game_rules(),
         )?;
         outln!(
-            "{:>6} {:>6} {:>10.0} {:>12.0} {:>10.1} {:>14.0} {:>7.3} {:>10.3}",
+            "{:>6} {:>6} {:>6} {:>10.0} {:>12.0} {:>10.1} {:>14.0} {:>7.3} {:>10.3} {:>6.2}",
             pool.current_num_threads(),
-            torch_threads.max(1),
+            torch_threads,
+            evaluator.lanes(),
             stats.games_per_hour(),
             stats.evals_per_sec(),
             stats.avg_batch(),
             pure,
             stats.evals_per_sec() / pure,
-            stats.net_time.as_secs_f64() / stats.elapsed.as_secs_f64().max(1e-9)
+            stats.net_time.as_secs_f64() / stats.elapsed.as_secs_f64().max(1e-9),
+            stats.cores_busy()
         );
     }
     Ok(())

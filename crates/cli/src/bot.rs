@@ -50,8 +50,10 @@ pub struct BotArgs {
     /// auto, cpu, cuda or cuda:N.
     #[arg(long, default_value = "cpu")]
     pub device: dama_run::DeviceSpec,
-    /// libtorch threads for network inference (0: libtorch's default).
-    #[arg(long, default_value_t = 1, value_parser = crate::args::threads)]
+    /// Network copies evaluating each batch of a checkpoint bot's search at
+    /// once, one core and one libtorch thread each (0: one per core; a
+    /// spec's `threads=N` wins).
+    #[arg(long, default_value_t = 0, value_parser = crate::args::threads)]
     pub threads: usize,
     /// Seed of the bot's random choices.
     #[arg(long, default_value_t = 0)]
@@ -74,6 +76,7 @@ impl BotArgs {
                 path: p.clone(),
                 limit: Limit::Sims(dama_eval::DEFAULT_CKPT_SIMS),
                 algorithm: dama_eval::DEFAULT_CKPT_SEARCH,
+                inference: dama_eval::Inference::default(),
             }
         } else if let Some(d) = &self.bundle {
             BotSpec::Bundle(d.clone())
@@ -125,12 +128,13 @@ impl BotArgs {
     /// Builds the bot, its default limit set from --sims/--time.
     pub fn build(&self) -> Result<Bot> {
         let spec = self.spec()?;
-        dama_nn::device::set_torch_threads(self.threads);
+        dama_nn::device::set_torch_threads(1);
         let options = BotOptions {
             device: self.device,
             seed: self.seed,
             algorithm: self.search,
             tablebase: self.open_tablebase()?,
+            lanes: (self.threads > 0).then_some(self.threads),
         };
         let mut bot =
             Bot::new(&spec, &options).with_context(|| format!("cannot load bot `{spec}`"))?;
@@ -166,7 +170,7 @@ impl BotArgs {
     /// --tablebase gets a note).
     pub fn build_tafl(&self) -> Result<TaflBot> {
         let spec = self.spec()?;
-        dama_nn::device::set_torch_threads(self.threads);
+        dama_nn::device::set_torch_threads(1);
         if !self.tablebase.is_empty() && self.tablebase != "tablebases" {
             eprintln!("note: --tablebase: the endgame tables are for Turkish draughts; ignored");
         }
@@ -175,6 +179,7 @@ impl BotArgs {
             seed: self.seed,
             algorithm: self.search,
             tablebase: None,
+            lanes: (self.threads > 0).then_some(self.threads),
         };
         let mut bot = TaflBot::new(&spec, &options)
             .with_context(|| format!("cannot load Turkish Tafl bot `{spec}`"))?;

@@ -216,12 +216,16 @@ pub fn run_eval(args: &EvalArgs) -> Result<()> {
         Some(r) => r,
         None => trained.and_then(|r| r.draughts()).unwrap_or_default(),
     };
+    let cores = std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get);
     let opts = BuildOptions {
         tablebase: match &args.tablebase {
             Some(dir) => tablebase(dir)?,
             None => None,
         },
         rules: Some(rules),
+        // A checkpoint player of one game at a time gets the cores the
+        // parallel games leave it (`threads=N` in its spec wins).
+        lanes: Some((cores / args.threads.unwrap_or(cores).max(1)).max(1)),
         ..options(args.device)
     };
     let a = parse_player(&args.a, &opts).context("player --a")?;
@@ -328,6 +332,7 @@ fn ladder_checkpoint(path: &std::path::Path, sims: u32) -> (String, dama_eval::P
         budget: dama_eval::SearchBudget::Sims(sims),
         search: dama_eval::DEFAULT_CKPT_SEARCH,
         draw_score: 0.0,
+        inference: Default::default(),
     };
     let label = path
         .file_stem()

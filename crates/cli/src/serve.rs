@@ -70,6 +70,8 @@ pub fn run(args: &ServeArgs) -> Result<()> {
     let bot_options = BotOptions {
         device: args.device,
         seed: args.seed,
+        // The bot workers share the cores: one network copy each.
+        lanes: Some(1),
         ..BotOptions::default()
     };
     if let Some(spec) = &spec {

@@ -73,15 +73,17 @@ pub use mcts_player::MctsPlayer;
 pub use mcts_player::MAX_TIMED_SIMS;
 #[cfg(feature = "network")]
 pub use network::{
-    checkpoint_game, run_tafl_ladder, tafl_network_player, tafl_player, NetworkPlayer,
+    checkpoint_game, net_precision, run_tafl_ladder, tafl_network_player, tafl_player,
+    NetworkPlayer,
 };
 pub use openings::{load_openings, openings_for, random_openings, Opening, OpeningSource};
 pub use player::{BuildOptions, GreedyPlayer, Player, PlayerFactory, RandomPlayer};
 pub use rating::{fit_elo, FitConfig, PairResult, Rating, RatingTable};
 pub use searcher::{BatchedSearcher, NetworkError, NetworkEvaluator};
 pub use spec::{
-    AlphaBetaLimit, PlayerSpec, SearchBudget, DEFAULT_CKPT_SEARCH, DEFAULT_CKPT_SIMS,
-    DEFAULT_TT_MB, MAX_MOVE_TIME, MAX_MOVE_TIME_MS,
+    AlphaBetaLimit, Inference, NetPrecision, PlayerSpec, SearchBudget, DEFAULT_CKPT_SEARCH,
+    DEFAULT_CKPT_SIMS, DEFAULT_CPU_TIMED_BATCH, DEFAULT_CUDA_BATCH, DEFAULT_TT_MB, MAX_LANES,
+    MAX_LEAF_BATCH, MAX_MOVE_TIME, MAX_MOVE_TIME_MS,
 };
 pub use stats::{
     elo_from_score, expected_score, gsprt_llr, EloEstimate, GameScore, Pentanomial, Sprt,

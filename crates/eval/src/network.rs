@@ -22,15 +22,24 @@ use crate::spec::{PlayerSpec, SearchBudget};
 use crate::timed::{choose_by_steps_timed, SimRate};
 use crate::Error;
 
+/// The precision a network runs at on `device` for `choice` (`auto`:
+/// bf16 on a CPU that runs it fast, detected at run time).
+#[must_use]
+pub fn net_precision(choice: crate::NetPrecision, device: dama_nn::device::Device) -> Precision {
+    let choice = match choice {
+        crate::NetPrecision::Auto => dama_nn::PrecisionChoice::Auto,
+        crate::NetPrecision::F32 => dama_nn::PrecisionChoice::F32,
+        crate::NetPrecision::Bf16 => dama_nn::PrecisionChoice::Bf16,
+    };
+    choice.resolve(device, dama_nn::CpuFeatures::detect())
+}
+
 fn nn_error(name: &str, e: dama_nn::Error) -> Error {
     Error::Network {
         player: name.to_owned(),
         source: Box::new(e),
     }
 }
-
-/// Leaves one checkpoint search gathers per network call on a GPU.
-const CUDA_LEAF_BATCH: u32 = 8;
 
 pub(crate) fn factory(
     spec: &PlayerSpec,
@@ -39,25 +48,34 @@ pub(crate) fn factory(
 ) -> Result<Arc<dyn PlayerFactory>, Error> {
     let device_spec = options.device.unwrap_or_default();
     let device = dama_nn::device::resolve(device_spec).map_err(|e| nn_error(&name, e))?;
-    let (path, search, time) = match spec {
+    let cores = std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get);
+    let (path, search, time, lanes) = match spec {
         PlayerSpec::Checkpoint {
             path,
             budget,
             search,
             draw_score,
+            inference,
         } => {
             // A timed player sets its simulations per decision itself.
             let (sims, time) = match *budget {
                 SearchBudget::Sims(n) => (n, None),
                 SearchBudget::Time(d) => (crate::mcts_player::MAX_TIMED_SIMS, Some(d)),
             };
+            let cuda = matches!(device, dama_nn::device::Device::Cuda(_));
             let config = SearchConfig {
                 draw_score: *draw_score,
+                batch_size: inference.leaves_for(*budget, cuda),
                 ..search_config(*search, sims, &device)
             };
-            (path, Some(config), time)
+            let lanes = Lanes {
+                player: inference.lanes_or(options.lanes.unwrap_or(1)),
+                shared: inference.lanes_or(cores),
+                precision: net_precision(inference.precision_for(*budget), device),
+            };
+            (path, Some(config), time, lanes)
         }
-        PlayerSpec::Policy { path } => (path, None, None),
+        PlayerSpec::Policy { path } => (path, None, None, Lanes::default()),
         _ => return Err(Error::Spec(format!("`{name}` is not a checkpoint player"))),
     };
     spec.check_files().map_err(|e| Error::Player {
@@ -73,11 +91,36 @@ pub(crate) fn factory(
         device_spec,
         search,
         time,
+        lanes,
     }))
 }
 
+/// Network copies of a checkpoint player's evaluators, and their
+/// precision.
+#[derive(Clone, Copy, Debug)]
+struct Lanes {
+    /// A player of one game.
+    player: usize,
+    /// The batched arena's evaluator, shared by the games in flight.
+    shared: usize,
+    precision: Precision,
+}
+
+impl Default for Lanes {
+    fn default() -> Self {
+        Lanes {
+            player: 1,
+            shared: 1,
+            precision: Precision::F32,
+        }
+    }
+}
+
 /// The search of a checkpoint player: deterministic (no noise, no
-/// temperature, no tree reuse), batch 1 on a CPU.
+/// temperature, no tree reuse), batch 1 on a CPU, [`DEFAULT_CUDA_BATCH`] on
+/// a GPU (a spec's `batch=` replaces it).
+///
+/// [`DEFAULT_CUDA_BATCH`]: crate::spec::DEFAULT_CUDA_BATCH
 pub(crate) fn search_config(
     search: Algorithm,
     sims: u32,
@@ -90,7 +133,7 @@ pub(crate) fn search_config(
         // (kept apart by virtual loss); on a CPU parallel games keep
         // the cores busy and batch 1 is exact.
         batch_size: if matches!(device, dama_nn::device::Device::Cuda(_)) {
-            CUDA_LEAF_BATCH.min(sims)
+            crate::spec::DEFAULT_CUDA_BATCH.min(sims)
         } else {
             1
         },
@@ -112,17 +155,19 @@ struct NetworkFactory {
     device_spec: DeviceSpec,
     search: Option<SearchConfig>,
     time: Option<Duration>,
+    lanes: Lanes,
 }
 
 impl NetworkFactory {
-    fn evaluator(&self) -> Result<NnEvaluator, Error> {
+    fn evaluator(&self, lanes: usize) -> Result<NnEvaluator, Error> {
         let net = match self.net.lock() {
             Ok(n) => n,
             Err(poisoned) => poisoned.into_inner(),
         };
         let device =
             dama_nn::device::resolve(self.device_spec).map_err(|e| nn_error(&self.name, e))?;
-        NnEvaluator::new(&net, device, Precision::F32).map_err(|e| nn_error(&self.name, e))
+        NnEvaluator::with_lanes(&net, device, self.lanes.precision, lanes)
+            .map_err(|e| nn_error(&self.name, e))
     }
 }
 
@@ -134,7 +179,7 @@ impl PlayerFactory for NetworkFactory {
     fn batched(&self) -> Result<Option<BatchedSearcher>, Error> {
         match (&self.search, self.time) {
             (Some(config), None) => Ok(Some(BatchedSearcher {
-                evaluator: Box::new(Erased(self.evaluator()?)),
+                evaluator: Box::new(Erased(self.evaluator(self.lanes.shared)?)),
                 config: config.clone(),
             })),
             _ => Ok(None),
@@ -142,13 +187,16 @@ impl PlayerFactory for NetworkFactory {
     }
 
     fn build(&self) -> Result<Box<dyn Player>, Error> {
-        let mut evaluator = self.evaluator()?;
+        let mut evaluator = self.evaluator(self.lanes.player)?;
         let mut rate = SimRate::default();
-        if self.time.is_some() {
+        if let (Some(config), Some(_)) = (&self.search, self.time) {
             // libtorch initialises lazily on the first forward passes of a
-            // network copy (hundreds of ms): pay that here, not on the
-            // first move's clock, and time one evaluation for the first
-            // timed Gumbel search.
+            // network copy at each batch size (hundreds of ms): pay that
+            // here, not on the first move's clock, and time one evaluation
+            // for the first timed Gumbel search.
+            evaluator
+                .warm_up(config.batch_size as usize)
+                .map_err(|e| nn_error(&self.name, e))?;
             let game = Game::new();
             let steps: Vec<_> = game.legal_steps().into_iter().collect();
             for _ in 0..2 {
@@ -359,6 +407,7 @@ pub fn tafl_network_player(
         budget,
         search,
         draw_score,
+        inference,
     } = spec
     else {
         return Err(Error::Spec(format!(
@@ -378,10 +427,18 @@ pub fn tafl_network_player(
         .map_err(|e| nn_error(&name, e))?;
     let (net, _meta) = dama_nn::load_network_for(path, device, &dama_nn::GameRules::Tafl(*rules))
         .map_err(|e| nn_error(&name, e))?;
-    let evaluator =
-        NnEvaluator::new(&net, device, Precision::F32).map_err(|e| nn_error(&name, e))?;
+    let cores = std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get);
+    let evaluator = NnEvaluator::with_lanes(
+        &net,
+        device,
+        net_precision(inference.precision_for(*budget), device),
+        inference.lanes_or(options.lanes.unwrap_or(cores)),
+    )
+    .map_err(|e| nn_error(&name, e))?;
+    let cuda = matches!(device, dama_nn::device::Device::Cuda(_));
     let config = SearchConfig {
         draw_score: *draw_score,
+        batch_size: inference.leaves_for(*budget, cuda),
         ..search_config(*search, sims, &device)
     };
     Ok(crate::tafl::TaflPlayer::Network {

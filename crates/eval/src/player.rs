@@ -68,6 +68,11 @@ pub struct BuildOptions {
     /// The rules the player will play under, if known: a checkpoint trained
     /// under other rules (another variant) is then refused when built.
     pub rules: Option<dama_engine::Rules>,
+    /// Network copies (threads) a checkpoint player of one game at a time
+    /// evaluates with when its spec does not say (`threads=N`); `None`: one
+    /// (games in parallel already share the cores). The batched arena's
+    /// evaluator, shared by the games in flight, has one per core.
+    pub lanes: Option<usize>,
 }
 
 fn no_moves(name: &str) -> Error {

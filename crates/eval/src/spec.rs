@@ -115,12 +115,139 @@ pub enum PlayerSpec {
         /// ([`dama_mcts::SearchConfig::draw_score`]; default 0, neutral;
         /// negative values are contempt for draws).
         draw_score: f32,
+        /// How the search feeds the network (`batch=N`, `threads=N`).
+        #[serde(default)]
+        inference: Inference,
     },
     /// A checkpoint's raw policy (the most probable move).
     Policy {
         /// The checkpoint file.
         path: PathBuf,
     },
+}
+
+/// How a checkpoint player runs its network: leaves gathered per network
+/// call of its search (`batch=N`, kept apart by virtual loss, as lc0 and
+/// KataGo do), copies of the network evaluating parts of each call at once
+/// (`threads=N`, one core each; see `dama_nn::NnEvaluator::with_lanes`)
+/// and the numbers they compute with (`precision=auto|f32|bf16`). `None`
+/// takes the player's default: see [`Inference::leaves_for`],
+/// [`Inference::lanes_or`] and [`Inference::precision_for`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Inference {
+    /// Leaves per network call of one search (1..=[`MAX_LEAF_BATCH`]).
+    pub leaves: Option<u32>,
+    /// Network copies (threads) evaluating a call (1..=[`MAX_LANES`]).
+    pub lanes: Option<usize>,
+    /// Numbers the network computes with (`precision=auto|f32|bf16`).
+    #[serde(default)]
+    pub precision: Option<NetPrecision>,
+}
+
+/// The numbers a checkpoint player's network computes with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum NetPrecision {
+    /// bfloat16 on a CPU that runs it fast (AMX-BF16 or AVX-512-BF16,
+    /// detected at run time), else 32-bit floats.
+    Auto,
+    /// 32-bit floats.
+    F32,
+    /// bfloat16 (slow on CPUs without the instructions above).
+    Bf16,
+}
+
+impl FromStr for NetPrecision {
+    type Err = Error;
+
+    fn from_str(s: &str) -> Result<Self, Error> {
+        match s {
+            "auto" => Ok(NetPrecision::Auto),
+            "f32" => Ok(NetPrecision::F32),
+            "bf16" => Ok(NetPrecision::Bf16),
+            _ => Err(Error::Spec(format!(
+                "`ckpt`: precision must be auto, f32 or bf16, got `{s}`"
+            ))),
+        }
+    }
+}
+
+impl fmt::Display for NetPrecision {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            NetPrecision::Auto => "auto",
+            NetPrecision::F32 => "f32",
+            NetPrecision::Bf16 => "bf16",
+        })
+    }
+}
+
+/// The most leaves one search gathers per network call.
+pub const MAX_LEAF_BATCH: u32 = 256;
+
+/// The most network copies (threads) one player evaluates with.
+pub const MAX_LANES: usize = 64;
+
+/// Leaves per network call of a timed search on a CPU when the spec does
+/// not say (`batch=`): measured on a 2-core AMD EPYC with the networks of
+/// `configs/quick.toml` and `configs/strong.toml` (docs/benchmarks.md).
+pub const DEFAULT_CPU_TIMED_BATCH: u32 = 32;
+
+/// Leaves per network call of a search on a GPU when the spec does not say.
+pub const DEFAULT_CUDA_BATCH: u32 = 8;
+
+impl Inference {
+    /// The leaves per call of a search to `budget` on a GPU (`cuda`) or a
+    /// CPU: the spec's, else [`DEFAULT_CUDA_BATCH`] on a GPU,
+    /// [`DEFAULT_CPU_TIMED_BATCH`] for a timed search on a CPU, and 1 for a
+    /// simulation budget on a CPU (exactly the sequential search; the
+    /// batched arena batches across games instead). Never more than the
+    /// simulations.
+    #[must_use]
+    pub fn leaves_for(&self, budget: SearchBudget, cuda: bool) -> u32 {
+        let n = match (self.leaves, budget, cuda) {
+            (Some(n), _, _) => n,
+            (None, _, true) => DEFAULT_CUDA_BATCH,
+            (None, SearchBudget::Time(_), false) => DEFAULT_CPU_TIMED_BATCH,
+            (None, SearchBudget::Sims(_), false) => 1,
+        };
+        match budget {
+            SearchBudget::Sims(sims) => n.min(sims).max(1),
+            SearchBudget::Time(_) => n.max(1),
+        }
+    }
+
+    /// The precision of a search to `budget`: the spec's, else
+    /// [`NetPrecision::Auto`] for a timed search (speed is its strength)
+    /// and [`NetPrecision::F32`] for a simulation budget (the same numbers
+    /// on every machine).
+    #[must_use]
+    pub fn precision_for(&self, budget: SearchBudget) -> NetPrecision {
+        match (self.precision, budget) {
+            (Some(p), _) => p,
+            (None, SearchBudget::Time(_)) => NetPrecision::Auto,
+            (None, SearchBudget::Sims(_)) => NetPrecision::F32,
+        }
+    }
+
+    /// The network copies to evaluate with: the spec's, else `default`.
+    #[must_use]
+    pub fn lanes_or(&self, default: usize) -> usize {
+        self.lanes.unwrap_or(default).clamp(1, MAX_LANES)
+    }
+
+    fn write_options(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some(n) = self.leaves {
+            write!(f, ",batch={n}")?;
+        }
+        if let Some(n) = self.lanes {
+            write!(f, ",threads={n}")?;
+        }
+        if let Some(p) = self.precision {
+            write!(f, ",precision={p}")?;
+        }
+        Ok(())
+    }
 }
 
 /// Default transposition table size of `alphabeta` in MiB.
@@ -279,6 +406,7 @@ impl FromStr for PlayerSpec {
                 let mut budget = None;
                 let mut search = DEFAULT_CKPT_SEARCH;
                 let mut draw_score = 0.0f32;
+                let mut inference = Inference::default();
                 for (k, v) in opts {
                     match k.as_str() {
                         "sims" | "time" if budget.is_some() => {
@@ -320,7 +448,32 @@ impl FromStr for PlayerSpec {
                                 )));
                             }
                         }
-                        _ => return Err(unknown(kind, &k, "sims, time, search, draw")),
+                        "batch" => {
+                            let n: u32 = number(kind, &k, &v)?;
+                            if n == 0 || n > MAX_LEAF_BATCH {
+                                return Err(Error::Spec(format!(
+                                    "`ckpt`: batch must be in 1..={MAX_LEAF_BATCH}, got {n}"
+                                )));
+                            }
+                            inference.leaves = Some(n);
+                        }
+                        "threads" => {
+                            let n: usize = number(kind, &k, &v)?;
+                            if n == 0 || n > MAX_LANES {
+                                return Err(Error::Spec(format!(
+                                    "`ckpt`: threads must be in 1..={MAX_LANES}, got {n}"
+                                )));
+                            }
+                            inference.lanes = Some(n);
+                        }
+                        "precision" => inference.precision = Some(v.parse()?),
+                        _ => {
+                            return Err(unknown(
+                                kind,
+                                &k,
+                                "sims, time, search, draw, batch, threads, precision",
+                            ))
+                        }
                     }
                 }
                 Ok(PlayerSpec::Checkpoint {
@@ -328,11 +481,12 @@ impl FromStr for PlayerSpec {
                     budget: budget.unwrap_or(SearchBudget::Sims(DEFAULT_CKPT_SIMS)),
                     search,
                     draw_score,
+                    inference,
                 })
             }
             _ => Err(Error::Spec(format!(
                 "unknown player `{s}` (random, greedy, alphabeta:depth=N|time=MS, mcts:sims=N, \
-                 ckpt:PATH[,sims=N|time=MS][,search=gumbel|puct][,draw=D], policy:PATH)"
+                 ckpt:PATH[,sims=N|time=MS][,search=gumbel|puct][,draw=D][,batch=N][,threads=N][,precision=P], policy:PATH)"
             ))),
         }
     }
@@ -416,6 +570,7 @@ impl fmt::Display for PlayerSpec {
                 budget,
                 search,
                 draw_score,
+                inference,
             } => {
                 write!(f, "ckpt:{}", path.display())?;
                 match budget {
@@ -429,7 +584,7 @@ impl fmt::Display for PlayerSpec {
                 if *draw_score != 0.0 {
                     write!(f, ",draw={draw_score}")?;
                 }
-                Ok(())
+                inference.write_options(f)
             }
             PlayerSpec::Policy { path } => write!(f, "policy:{}", path.display()),
         }
@@ -581,6 +736,7 @@ mod tests {
                 budget: SearchBudget::Time(Duration::from_millis(250)),
                 search: DEFAULT_CKPT_SEARCH,
                 draw_score: 0.0,
+                inference: Inference::default(),
             }
         );
         let err = "alphabeta:nodes=5".parse::<PlayerSpec>().unwrap_err();
@@ -592,5 +748,74 @@ mod tests {
             let err = s.parse::<PlayerSpec>().unwrap_err().to_string();
             assert!(err.contains("threads must be in 1..=64"), "{err}");
         }
+    }
+
+    /// Issue 29: how a checkpoint player runs its network, parsed, printed
+    /// back, defaulted per budget and bounded.
+    #[test]
+    fn checkpoint_inference_options() {
+        let spec: PlayerSpec = "ckpt:m,time=100,batch=16,threads=2,precision=f32"
+            .parse()
+            .unwrap();
+        let PlayerSpec::Checkpoint { inference, .. } = &spec else {
+            panic!("{spec:?}");
+        };
+        assert_eq!(
+            *inference,
+            Inference {
+                leaves: Some(16),
+                lanes: Some(2),
+                precision: Some(NetPrecision::F32),
+            }
+        );
+        assert_eq!(spec.to_string().parse::<PlayerSpec>().unwrap(), spec);
+        assert_eq!(
+            spec.to_string(),
+            "ckpt:m,time=100,batch=16,threads=2,precision=f32"
+        );
+        let json = serde_json::to_string(&spec).unwrap();
+        assert_eq!(serde_json::from_str::<PlayerSpec>(&json).unwrap(), spec);
+        // Defaults: a timed search batches and may use bf16; a simulation
+        // budget is the sequential search in f32 (never more leaves than
+        // simulations); a GPU batches either way.
+        let none = Inference::default();
+        let time = SearchBudget::Time(Duration::from_millis(100));
+        assert_eq!(none.leaves_for(time, false), DEFAULT_CPU_TIMED_BATCH);
+        assert_eq!(none.leaves_for(SearchBudget::Sims(400), false), 1);
+        assert_eq!(none.leaves_for(SearchBudget::Sims(4), true), 4);
+        assert_eq!(
+            none.leaves_for(SearchBudget::Sims(400), true),
+            DEFAULT_CUDA_BATCH
+        );
+        assert_eq!(none.precision_for(time), NetPrecision::Auto);
+        assert_eq!(none.precision_for(SearchBudget::Sims(9)), NetPrecision::F32);
+        assert_eq!(none.lanes_or(3), 3);
+        assert_eq!(
+            Inference {
+                leaves: Some(64),
+                ..none
+            }
+            .leaves_for(SearchBudget::Sims(10), false),
+            10
+        );
+        for (s, why) in [
+            ("ckpt:m,batch=0", "batch must be in 1..=256"),
+            ("ckpt:m,batch=257", "batch must be in 1..=256"),
+            ("ckpt:m,threads=0", "threads must be in 1..=64"),
+            ("ckpt:m,threads=100000", "threads must be in 1..=64"),
+            (
+                "ckpt:m,precision=f16",
+                "precision must be auto, f32 or bf16",
+            ),
+        ] {
+            let err = s.parse::<PlayerSpec>().unwrap_err().to_string();
+            assert!(err.contains(why), "{s}: {err}");
+        }
+        // Specs saved before these options read as the defaults.
+        let old: PlayerSpec = serde_json::from_str(
+            r#"{"checkpoint":{"path":"m","budget":{"sims":8},"search":"puct","draw_score":0.0}}"#,
+        )
+        .unwrap();
+        assert_eq!(old, "ckpt:m,sims=8".parse().unwrap());
     }
 }

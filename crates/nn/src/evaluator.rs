@@ -110,12 +110,40 @@ pub struct RawOutput {
 /// assert!((out[0].policy.iter().sum::<f32>() - 1.0).abs() < 1e-5);
 /// # Ok::<(), dama_nn::Error>(())
 /// ```
+///
+/// # Lanes
+///
+/// On a CPU, one libtorch call on a small batch keeps about one core busy
+/// however many intra-op threads it has. An evaluator made
+/// [`with_lanes`](NnEvaluator::with_lanes) holds `k` copies of the network,
+/// each run by its own thread with one libtorch thread, and splits each
+/// batch into `k` contiguous parts evaluated at the same time: the way to
+/// keep every core busy in self-play, the arena and a search at play time.
+/// Which positions share a call depends only on the batch and `k`, so the
+/// results are as reproducible as with one lane.
 #[derive(Debug)]
 pub struct NnEvaluator {
+    /// The first lane: the network the calling thread runs.
     net: Network,
     precision: Precision,
     inputs: BatchBuilder,
+    /// Lanes 2..=k, run on `pool` (empty for one lane).
+    extra: Vec<Lane>,
+    pool: Option<std::sync::Arc<rayon::ThreadPool>>,
+    /// Smallest part of a batch worth a lane of its own.
+    min_per_lane: usize,
 }
+
+/// One more copy of the network with its input buffer.
+#[derive(Debug)]
+struct Lane {
+    net: Network,
+    inputs: BatchBuilder,
+}
+
+/// The most lanes an evaluator accepts (each is a copy of the network and
+/// a thread).
+pub const MAX_LANES: usize = 64;
 
 impl NnEvaluator {
     /// An evaluator running a copy of `net` on `device` with `precision`.
@@ -128,7 +156,127 @@ impl NnEvaluator {
             net: net.copy_to(device, precision.kind())?,
             precision,
             inputs: BatchBuilder::new(),
+            extra: Vec::new(),
+            pool: None,
+            min_per_lane: 1,
         })
+    }
+
+    /// An evaluator running `lanes` copies of `net` at once (see [Lanes]),
+    /// each on its own thread with one libtorch thread; 0 means one per
+    /// core. On CUDA (one device, already parallel) it has one lane.
+    ///
+    /// [Lanes]: NnEvaluator#lanes
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Config`] for more than [`MAX_LANES`] lanes or a thread
+    /// pool that cannot start; libtorch errors.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use dama_nn::{ModelConfig, Network, NnEvaluator, Precision};
+    ///
+    /// let net = Network::new(&ModelConfig::quick(), tch::Device::Cpu)?;
+    /// let mut two = NnEvaluator::with_lanes(&net, tch::Device::Cpu, Precision::F32, 2)?;
+    /// let mut one = NnEvaluator::new(&net, tch::Device::Cpu, Precision::F32)?;
+    /// let game = dama_engine::Game::new();
+    /// let actions: Vec<_> = game.legal_steps().into_iter().collect();
+    /// let batch = vec![(&game, actions.as_slice()); 5];
+    /// let (a, b) = (two.evaluate_states(&batch)?, one.evaluate_states(&batch)?);
+    /// assert_eq!(two.lanes(), 2);
+    /// assert_eq!(a.len(), 5);
+    /// assert!((a[4].value.win - b[4].value.win).abs() < 1e-5);
+    /// # Ok::<(), dama_nn::Error>(())
+    /// ```
+    pub fn with_lanes(
+        net: &Network,
+        device: Device,
+        precision: Precision,
+        lanes: usize,
+    ) -> Result<NnEvaluator> {
+        let mut eval = NnEvaluator::new(net, device, precision)?;
+        let lanes = if lanes == 0 {
+            std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
+        } else {
+            lanes
+        };
+        if lanes > MAX_LANES {
+            return Err(Error::Config(format!(
+                "{lanes} inference lanes, more than the limit of {MAX_LANES}"
+            )));
+        }
+        if lanes <= 1 || device != Device::Cpu {
+            return Ok(eval);
+        }
+        for _ in 1..lanes {
+            eval.extra.push(Lane {
+                net: net.copy_to(device, precision.kind())?,
+                inputs: BatchBuilder::new(),
+            });
+        }
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(lanes)
+            .thread_name(|i| format!("dama-infer-{i}"))
+            // libtorch's intra-op thread count is per thread.
+            .start_handler(|_| crate::device::set_torch_threads(1))
+            .build()
+            .map_err(|e| Error::Config(format!("inference thread pool: {e}")))?;
+        eval.pool = Some(std::sync::Arc::new(pool));
+        Ok(eval)
+    }
+
+    /// Runs every lane on batches of every size up to the part of a batch
+    /// of `batch` positions it would get, twice: libtorch prepares its
+    /// kernels lazily, on the first calls of a network copy at each batch
+    /// size (hundreds of milliseconds), which a timed search should not pay
+    /// on its first move.
+    ///
+    /// # Errors
+    ///
+    /// libtorch errors.
+    pub fn warm_up(&mut self, batch: usize) -> Result<()> {
+        let lanes = self.lanes();
+        let per_lane = batch.div_ceil(lanes).clamp(1, 256);
+        let precision = self.precision;
+        let shape = self.shape();
+        let run = move |net: &mut Network| -> Result<()> {
+            for _ in 0..2 {
+                for n in 1..=per_lane {
+                    let planes = vec![0f32; n * shape.planes_len()];
+                    infer_on(net, precision, &planes, n)?;
+                }
+            }
+            Ok(())
+        };
+        let Some(pool) = self.pool.clone() else {
+            return run(&mut self.net);
+        };
+        let mut nets: Vec<&mut Network> = vec![&mut self.net];
+        nets.extend(self.extra.iter_mut().map(|l| &mut l.net));
+        let mut results: Vec<Option<Result<()>>> = (0..nets.len()).map(|_| None).collect();
+        pool.scope(|scope| {
+            for (net, slot) in nets.into_iter().zip(&mut results) {
+                let run = &run;
+                scope.spawn(move |_| *slot = Some(run(net)));
+            }
+        });
+        for r in results.into_iter().flatten() {
+            r?;
+        }
+        Ok(())
+    }
+
+    /// The number of network copies evaluating parts of a batch at once.
+    pub fn lanes(&self) -> usize {
+        1 + self.extra.len()
+    }
+
+    /// Sets the smallest part of a batch given a lane of its own (default
+    /// 1): a batch of `n` uses at most `n / min` lanes.
+    pub fn set_min_per_lane(&mut self, min: usize) {
+        self.min_per_lane = min.max(1);
     }
 
     /// An evaluator for the checkpoint whose weights are at `path`; if
@@ -154,7 +302,11 @@ impl NnEvaluator {
     ///
     /// [`Error::Config`] if the configs differ; libtorch errors.
     pub fn load_weights_from(&mut self, net: &Network) -> Result<()> {
-        self.net.copy_weights_from(net)
+        self.net.copy_weights_from(net)?;
+        for lane in &mut self.extra {
+            lane.net.copy_weights_from(net)?;
+        }
+        Ok(())
     }
 
     /// The network being run.
@@ -179,15 +331,7 @@ impl NnEvaluator {
     ///
     /// [`Error::Shape`] if `planes` has the wrong length; libtorch errors.
     pub fn infer(&self, planes: &[f32], n: usize) -> Result<RawOutput> {
-        let shape = self.shape();
-        let Some(xs) = input_tensor(planes, n, shape, self.net.device())? else {
-            return Ok(RawOutput::default());
-        };
-        tch::no_grad(|| {
-            let xs = xs.f_to_kind(self.precision.kind())?;
-            let out = self.net.f_forward_t(&xs, false)?;
-            raw_output(&out.policy, &out.wdl, n, shape.policy_size())
-        })
+        infer_on(&self.net, self.precision, planes, n)
     }
 
     /// Evaluates states with explicit action lists: encodes them, runs one
@@ -197,16 +341,73 @@ impl NnEvaluator {
     /// # Errors
     ///
     /// As [`NnEvaluator::infer`].
-    pub fn evaluate_states<S: NnInput>(
-        &mut self,
-        batch: &[(&S, &[S::Action])],
-    ) -> Result<Vec<Evaluation>> {
+    pub fn evaluate_states<S>(&mut self, batch: &[(&S, &[S::Action])]) -> Result<Vec<Evaluation>>
+    where
+        S: NnInput + Sync,
+        S::Action: Sync,
+    {
         check_shape::<S>(self.shape())?;
-        let mut inputs = std::mem::take(&mut self.inputs);
-        let out = evaluate_with(&mut inputs, batch, |p, n| self.infer(p, n));
-        self.inputs = inputs;
-        out
+        let used = self.lanes().min(batch.len() / self.min_per_lane).max(1);
+        let Some(pool) = self.pool.as_ref().filter(|_| used > 1) else {
+            let mut inputs = std::mem::take(&mut self.inputs);
+            let out = evaluate_with(&mut inputs, batch, |p, n| self.infer(p, n));
+            self.inputs = inputs;
+            return out;
+        };
+        // Contiguous parts, the first ones one longer.
+        let (base, rest) = (batch.len() / used, batch.len() % used);
+        let mut parts = Vec::with_capacity(used);
+        let mut start = 0;
+        for k in 0..used {
+            let len = base + usize::from(k < rest);
+            parts.push(&batch[start..start + len]);
+            start += len;
+        }
+        let precision = self.precision;
+        // `&mut`: a network is `Send`, not `Sync`.
+        let mut lanes: Vec<(&mut Network, &mut BatchBuilder)> = Vec::with_capacity(used);
+        lanes.push((&mut self.net, &mut self.inputs));
+        for lane in self.extra.iter_mut().take(used - 1) {
+            lanes.push((&mut lane.net, &mut lane.inputs));
+        }
+        let mut results: Vec<Option<Result<Vec<Evaluation>>>> = (0..used).map(|_| None).collect();
+        // The scope returns when every part is evaluated; its own thread
+        // takes a part too.
+        pool.scope(|scope| {
+            for (((net, inputs), part), slot) in lanes.into_iter().zip(parts).zip(&mut results) {
+                scope.spawn(move |_| {
+                    *slot = Some(evaluate_with(inputs, part, |p, n| {
+                        infer_on(net, precision, p, n)
+                    }));
+                });
+            }
+        });
+        let mut out = Vec::with_capacity(batch.len());
+        for r in results.into_iter().flatten() {
+            out.extend(r?);
+        }
+        if out.len() != batch.len() {
+            return Err(Error::Shape(format!(
+                "{} evaluations for a batch of {}",
+                out.len(),
+                batch.len()
+            )));
+        }
+        Ok(out)
     }
+}
+
+/// [`NnEvaluator::infer`] on one lane's network.
+fn infer_on(net: &Network, precision: Precision, planes: &[f32], n: usize) -> Result<RawOutput> {
+    let shape = net.config().shape();
+    let Some(xs) = input_tensor(planes, n, shape, net.device())? else {
+        return Ok(RawOutput::default());
+    };
+    tch::no_grad(|| {
+        let xs = xs.f_to_kind(precision.kind())?;
+        let out = net.f_forward_t(&xs, false)?;
+        raw_output(&out.policy, &out.wdl, n, shape.policy_size())
+    })
 }
 
 /// Checks that a network of `net` shape can evaluate states of `S`.
@@ -324,7 +525,8 @@ pub fn masked_softmax(logits: &[f32], indices: impl Iterator<Item = usize>) -> V
 
 impl<G> Evaluator<G> for NnEvaluator
 where
-    G: SearchGame + NnInput<Action = <G as SearchGame>::Action>,
+    G: SearchGame + NnInput<Action = <G as SearchGame>::Action> + Sync,
+    <G as SearchGame>::Action: Sync,
 {
     type Error = Error;
 

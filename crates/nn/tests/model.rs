@@ -361,3 +361,56 @@ fn parameter_count_matches_the_built_network() {
         assert_eq!(m.parameter_count(), net.num_parameters() as u128, "{m:?}");
     }
 }
+
+/// Issue 29: an evaluator with several lanes (network copies on their own
+/// threads) gives every position of a batch the evaluation one lane gives,
+/// in the batch's order, for every split of the batch; weights loaded later
+/// reach every lane; an absurd lane count is refused.
+#[test]
+fn lanes_split_a_batch_without_changing_it() {
+    let net = Network::new(&ModelConfig::quick(), Device::Cpu).unwrap();
+    let games = common::random_states(23, 8, 11);
+    let actions: Vec<Vec<_>> = games
+        .iter()
+        .map(|g| g.legal_steps().into_iter().collect())
+        .collect();
+    let pairs: Vec<_> = games
+        .iter()
+        .zip(&actions)
+        .map(|(g, a)| (g, a.as_slice()))
+        .collect();
+    let mut one = NnEvaluator::new(&net, Device::Cpu, Precision::F32).unwrap();
+    let reference = one.evaluate_states(&pairs).unwrap();
+    for lanes in [2, 3, 5] {
+        let mut many = NnEvaluator::with_lanes(&net, Device::Cpu, Precision::F32, lanes).unwrap();
+        assert_eq!(many.lanes(), lanes);
+        for n in [1, 2, lanes, pairs.len()] {
+            let out = many.evaluate_states(&pairs[..n]).unwrap();
+            assert_eq!(out.len(), n, "{lanes} lanes, batch {n}");
+            for (i, (a, b)) in out.iter().zip(&reference).enumerate() {
+                assert_eq!(a.policy.len(), b.policy.len());
+                for (x, y) in a.policy.iter().zip(&b.policy) {
+                    assert!(
+                        (x - y).abs() < 1e-4,
+                        "{lanes} lanes, position {i}: {x} vs {y}"
+                    );
+                }
+                assert!((a.value.win - b.value.win).abs() < 1e-4);
+                assert!((a.value.loss - b.value.loss).abs() < 1e-4);
+            }
+        }
+    }
+    // New weights reach every lane: the last position is evaluated by the
+    // last lane.
+    let other = Network::new(&ModelConfig::quick(), Device::Cpu).unwrap();
+    let mut fresh = NnEvaluator::new(&other, Device::Cpu, Precision::F32).unwrap();
+    let want = fresh.evaluate_states(&pairs).unwrap();
+    let mut many = NnEvaluator::with_lanes(&net, Device::Cpu, Precision::F32, 3).unwrap();
+    many.load_weights_from(&other).unwrap();
+    let got = many.evaluate_states(&pairs).unwrap();
+    let last = pairs.len() - 1;
+    assert!((got[last].value.win - want[last].value.win).abs() < 1e-4);
+    assert!((got[0].value.win - want[0].value.win).abs() < 1e-4);
+    let err = NnEvaluator::with_lanes(&net, Device::Cpu, Precision::F32, 10_000).unwrap_err();
+    assert!(err.to_string().contains("10000 inference lanes"), "{err}");
+}

@@ -200,9 +200,18 @@ pub struct RunSection {
     /// thread count is at most `dama_nn::device::max_threads()` (4 per
     /// core, 8..=256).
     pub threads: usize,
-    /// libtorch intra-op threads for self-play and training; 0 = one per
-    /// core. Default 0.
+    /// libtorch intra-op threads for training (and for self-play's network
+    /// calls when `inference_threads` is 1); 0 = one per core. Default 0.
     pub torch_threads: usize,
+    /// Copies of the network evaluating parts of each self-play batch at
+    /// the same time, each on its own thread with one libtorch thread
+    /// (`dama_nn::NnEvaluator::with_lanes`); 0 = one per core. On a CPU a
+    /// small network's call keeps about one core busy however many
+    /// intra-op threads it has, so one copy per core is what keeps every
+    /// core busy (measured with `dama bench selfplay`: docs/benchmarks.md).
+    /// 1 = one call per batch with `torch_threads` threads. A GPU always
+    /// has one. Default 0.
+    pub inference_threads: usize,
     /// Evaluation games played in parallel, each with one libtorch thread;
     /// 0 = one per core. Default 0.
     pub eval_threads: usize,
@@ -216,6 +225,7 @@ impl Default for RunSection {
             device: dama_run::DeviceSpec::Auto,
             threads: 1,
             torch_threads: 0,
+            inference_threads: 0,
             eval_threads: 0,
         }
     }
@@ -445,6 +455,7 @@ impl RunConfig {
         for (key, n) in [
             ("run.threads", r.threads),
             ("run.torch_threads", r.torch_threads),
+            ("run.inference_threads", r.inference_threads),
             ("run.eval_threads", r.eval_threads),
         ] {
             dama_nn::device::check_threads(key, n).map_err(|err| invalid(key, err))?;

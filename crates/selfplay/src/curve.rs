@@ -191,6 +191,7 @@ fn checkpoint_settings(budget: SearchBudget, search: Algorithm) -> String {
         budget,
         search,
         draw_score: 0.0,
+        inference: Default::default(),
     }
     .to_string();
     let rest = spec.strip_prefix("ckpt:X").unwrap_or("");
@@ -260,6 +261,7 @@ pub fn run_curve(
             budget: config.budget,
             search: config.search,
             draw_score: 0.0,
+            inference: Default::default(),
         };
         let f = dama_eval::factory(&spec, &options).map_err(eval_err)?;
         players.push(dama_eval::named(f, format!("gen-{g:04}")));
@@ -435,6 +437,7 @@ fn tafl_curve(
                 budget: config.budget,
                 search: config.search,
                 draw_score: 0.0,
+                inference: Default::default(),
             },
         ));
     }

@@ -324,7 +324,13 @@ pub fn run_worker(
                 dist::MAX_SEQUENCE + 1
             )));
         }
-        let mut evaluator = NnEvaluator::new(network, device, precision).map_err(Error::Network)?;
+        let mut evaluator = NnEvaluator::with_lanes(
+            network,
+            device,
+            precision,
+            or_cores(cfg.run.inference_threads),
+        )
+        .map_err(Error::Network)?;
         let seed = cfg.run.seed
             ^ fnv1a64(opts.worker.as_str().as_bytes())
             ^ sequence.wrapping_mul(0x94D0_49BB_1331_11EB);

@@ -557,8 +557,13 @@ impl TrainingRun {
             .self_play_net
             .as_ref()
             .unwrap_or(self.trainer.network());
-        let mut evaluator =
-            NnEvaluator::new(net_for_play, self.device, self.precision).map_err(nn_err)?;
+        let mut evaluator = NnEvaluator::with_lanes(
+            net_for_play,
+            self.device,
+            self.precision,
+            or_cores(cfg.run.inference_threads),
+        )
+        .map_err(nn_err)?;
         self.cache.clear();
         progress.event(ProgressEvent::StageStarted {
             generation: gen,
@@ -964,6 +969,7 @@ fn eval_players(
         budget: SearchBudget::Sims(cfg.eval.sims),
         search: cfg.eval.search,
         draw_score: cfg.eval.draw_score,
+        inference: Default::default(),
     };
     let mut opponents = Vec::new();
     if cfg.eval.against_previous {
@@ -1088,6 +1094,7 @@ fn eval_match(
         device: Some(cfg.run.device),
         tablebase: tablebase.clone(),
         rules: Some(cfg.rules),
+        lanes: None,
     };
     let a = dama_eval::factory(me, &options).map_err(Error::Eval)?;
     let b = dama_eval::factory(&opponent.spec, &options).map_err(Error::Eval)?;

@@ -207,6 +207,9 @@ pub struct SelfplayStats {
     pub elapsed: Duration,
     /// Wall time spent inside the network's evaluate calls.
     pub net_time: Duration,
+    /// CPU time of the whole process during the session (all threads):
+    /// `cpu_time / elapsed` is the number of cores kept busy.
+    pub cpu_time: Duration,
     /// Games won by White / drawn / won by Black.
     pub white_wins: usize,
     /// Draws.
@@ -248,7 +251,13 @@ impl SelfplayStats {
         self.net_evals as f64 / (self.batches.max(1)) as f64
     }
 
-    /// Games per hour.
+    /// Cores kept busy on average: process CPU time ÷ wall time (0 where
+    /// the platform cannot measure CPU time).
+    pub fn cores_busy(&self) -> f64 {
+        self.cpu_time.as_secs_f64() / self.elapsed.as_secs_f64().max(1e-9)
+    }
+
+    /// Games finished per hour of wall time.
     pub fn games_per_hour(&self) -> f64 {
         self.games as f64 * 3600.0 / self.elapsed.as_secs_f64().max(1e-9)
     }
@@ -628,6 +637,7 @@ where
     <G as dama_mcts::Game>::Action: Send + Sync,
 {
     let started = Instant::now();
+    let cpu_started = cpu_time::ProcessTime::try_now().ok();
     let mut stats = SelfplayStats::default();
     let mut evaluator = CachedEvaluator::new(Metered::new(net), cache);
     let total = job.selfplay.games_per_generation;
@@ -658,6 +668,7 @@ where
                 update_stats(&mut stats, &record, slot.steps);
                 sync_stats(&mut stats, &evaluator);
                 stats.elapsed = started.elapsed();
+                stats.cpu_time = cpu_since(cpu_started);
                 on_game(&record, &stats)?;
                 finished.push(record);
             } else {
@@ -670,8 +681,16 @@ where
     }
     sync_stats(&mut stats, &evaluator);
     stats.elapsed = started.elapsed();
+    stats.cpu_time = cpu_since(cpu_started);
     finished.sort_by_key(|g| g.game_id);
     Ok((finished, stats))
+}
+
+/// Process CPU time since `start` (zero where the platform cannot say).
+fn cpu_since(start: Option<cpu_time::ProcessTime>) -> Duration {
+    start
+        .and_then(|t| t.try_elapsed().ok())
+        .unwrap_or(Duration::ZERO)
 }
 
 /// The game counters of finished games played elsewhere (by the workers of

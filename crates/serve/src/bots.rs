@@ -225,6 +225,7 @@ impl Catalogue {
                     path: self.runs.run(&run.name).ok()?.model(g),
                     limit: Limit::Sims(dama_eval::DEFAULT_CKPT_SIMS),
                     algorithm: dama_eval::DEFAULT_CKPT_SEARCH,
+                    inference: dama_eval::Inference::default(),
                 })
             });
             if last.as_ref().and_then(other_game).is_some() {
@@ -454,6 +455,7 @@ impl Catalogue {
                         path: run.model(generation),
                         limit: Limit::Sims(dama_eval::DEFAULT_CKPT_SIMS),
                         algorithm: dama_eval::DEFAULT_CKPT_SEARCH,
+                        inference: dama_eval::Inference::default(),
                     };
                     refuse_other_games(id, &spec)?;
                     return Ok(with(spec, limit));
