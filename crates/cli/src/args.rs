@@ -1,6 +1,7 @@
-//! Bounded numbers on the command line: a thread count or a time that would
-//! exhaust the machine is refused when the arguments are parsed, with the
-//! bound in the message (issue 19).
+//! Bounded numbers on the command line: a thread count, a time or a count
+//! that would exhaust the machine (issue 19), or a count of nothing where
+//! one is needed (`--games 0`, `--sims 0`), is refused when the arguments
+//! are parsed, with the flag and the allowed range in the message.
 
 /// A thread count: 0 (one per core) up to [`dama_nn::device::max_threads`].
 pub fn threads(s: &str) -> Result<usize, String> {
@@ -39,6 +40,38 @@ pub fn sims(s: &str) -> Result<u32, String> {
     Ok(n)
 }
 
+/// The most games of one match (`dama eval --games`): a million. A match
+/// draws its openings and sets aside room for its games' records up front,
+/// so a bigger number would exhaust memory before the first game.
+pub const MAX_MATCH_GAMES: u32 = 1_000_000;
+
+/// Games of a match: 1 up to [`MAX_MATCH_GAMES`].
+pub fn match_games(s: &str) -> Result<u32, String> {
+    let n: u32 = s
+        .parse()
+        .map_err(|_| format!("`{s}` is not a number of games"))?;
+    if n == 0 || n > MAX_MATCH_GAMES {
+        return Err(format!("must be in 1..={MAX_MATCH_GAMES}, got {n}"));
+    }
+    Ok(n)
+}
+
+/// The most random opening plies of a Turkish Tafl match: 10000, the
+/// longest ply limit its rules allow (`ply_limit`).
+pub const MAX_OPENING_PLIES: u32 = 10_000;
+
+/// Random opening plies of a Turkish Tafl match: 0 up to
+/// [`MAX_OPENING_PLIES`].
+pub fn opening_plies(s: &str) -> Result<u32, String> {
+    let n: u32 = s
+        .parse()
+        .map_err(|_| format!("`{s}` is not a number of plies"))?;
+    if n > MAX_OPENING_PLIES {
+        return Err(format!("must be in 0..={MAX_OPENING_PLIES}, got {n}"));
+    }
+    Ok(n)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -55,5 +88,11 @@ mod tests {
         assert!(err.contains("3600000"), "{err}");
         assert_eq!(move_time_ms("100").unwrap(), 100);
         assert!(sims("0").is_err() && sims("4000000000").is_err());
+        let err = match_games("0").unwrap_err();
+        assert!(err.contains("1..=1000000"), "{err}");
+        assert!(match_games("1000001").is_err() && match_games("-1").is_err());
+        assert_eq!(match_games("2").unwrap(), 2);
+        assert_eq!(opening_plies("0").unwrap(), 0);
+        assert!(opening_plies("10001").unwrap_err().contains("0..=10000"));
     }
 }

@@ -1,7 +1,9 @@
 //! `dama bot`: the line protocol on stdin/stdout (`docs/protocol.md`), and
 //! the bot options shared by `dama play` and `dama analyse`, for either
 //! game: a Turkish Tafl network (its checkpoint's sidecar says so) or
-//! `--game tafl` runs the Turkish Tafl bot ([`dama_bot::tafl`]).
+//! `--game tafl` runs the Turkish Tafl bot ([`dama_bot::tafl`]); and the
+//! `--rules` and `--position` readers of either game, which `dama perft`
+//! uses too.
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -193,14 +195,35 @@ impl BotArgs {
 /// Parses `--rules` for Turkish Tafl, defaulting to the rules the bot was
 /// trained under; Turkish draughts rules are refused by name.
 pub fn tafl_rules_for(text: Option<&str>, bot: &TaflBot) -> Result<TaflRules> {
-    let Some(t) = text else {
-        return Ok(bot.trained_rules().unwrap_or_default());
-    };
-    t.parse::<TaflRules>().map_err(|e| {
-        if t.parse::<Rules>().is_ok() {
-            anyhow!("--rules `{t}` are Turkish draughts rules; the bot plays Turkish Tafl ({e})")
+    match text {
+        Some(t) => parse_tafl_rules(t),
+        None => Ok(bot.trained_rules().unwrap_or_default()),
+    }
+}
+
+/// Parses `--rules` text as Turkish Tafl's rules ([`TaflRules`]'s parser);
+/// Turkish draughts rules are refused by name.
+pub fn parse_tafl_rules(text: &str) -> Result<TaflRules> {
+    text.parse::<TaflRules>().map_err(|e| {
+        if text.parse::<Rules>().is_ok() {
+            anyhow!("--rules `{text}` are Turkish draughts rules, not Turkish Tafl's ({e})")
         } else {
-            anyhow!("--rules: bad Turkish Tafl rules: {e}")
+            anyhow!("--rules `{text}`: bad Turkish Tafl rules: {e}")
+        }
+    })
+}
+
+/// Parses `--rules` text as Turkish draughts' rules (the engine's
+/// [`Rules`] parser, variants included); Turkish Tafl rules are refused by
+/// name.
+pub fn parse_rules(text: &str) -> Result<Rules> {
+    text.parse::<Rules>().map_err(|e| {
+        if text.parse::<TaflRules>().is_ok() {
+            anyhow!(
+                "--rules `{text}` are Turkish Tafl rules, not Turkish draughts' (--game tafl plays Turkish Tafl) ({e})"
+            )
+        } else {
+            anyhow!("--rules `{text}`: bad Turkish draughts rules: {e}")
         }
     })
 }
@@ -214,10 +237,11 @@ pub fn tafl_position(text: &str, rules: &TaflRules) -> Result<TaflPosition> {
     Ok(text.parse::<TaflPosition>()?)
 }
 
-/// Parses `--rules`, defaulting to the rules the bot was trained under.
+/// Parses `--rules`, defaulting to the rules the bot was trained under;
+/// Turkish Tafl rules are refused by name.
 pub fn rules_for(text: Option<&str>, bot: &Bot) -> Result<Rules> {
     match text {
-        Some(t) => Ok(t.parse::<dama_engine::Rules>()?),
+        Some(t) => parse_rules(t),
         None => Ok(bot.trained_rules().unwrap_or_default()),
     }
 }

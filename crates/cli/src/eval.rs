@@ -21,8 +21,9 @@ pub struct EvalArgs {
     /// Player B (same forms as --a).
     #[arg(long)]
     b: String,
-    /// Games to play (each opening is played with both colours).
-    #[arg(long, default_value_t = 100)]
+    /// Games to play, 1 to 1000000 (each opening is played with both
+    /// colours; a Turkish Tafl match needs an even number).
+    #[arg(long, default_value_t = 100, value_parser = crate::args::match_games)]
     games: u32,
     /// Openings file (one per line: a position, or moves from the start);
     /// default: distinct random 4-ply starts drawn from --seed.
@@ -69,8 +70,9 @@ pub struct EvalArgs {
     #[arg(long)]
     tafl_rules: Option<dama_tafl::TaflRules>,
     /// Turkish Tafl: random whole moves before the players take over, so
-    /// that games differ (each opening is played from both sides).
-    #[arg(long, default_value_t = 2)]
+    /// that games differ (each opening is played from both sides); 0 to
+    /// 10000, the longest ply limit of Turkish Tafl's rules.
+    #[arg(long, default_value_t = 2, value_parser = crate::args::opening_plies)]
     opening_plies: u32,
     /// Turkish Tafl: also score the match as the tournament variant (each
     /// opening's two games, one per side, scored by pieces).

@@ -16,8 +16,9 @@ pub struct ExportArgs {
     /// The bundle directory to write.
     #[arg(long)]
     out: PathBuf,
-    /// Simulations per move recorded as the bundle's default strength.
-    #[arg(long, default_value_t = 200)]
+    /// Simulations per move recorded as the bundle's default strength
+    /// (1 to 1000000).
+    #[arg(long, default_value_t = 200, value_parser = crate::args::sims)]
     sims: u32,
     /// Print the bundle's metadata as JSON.
     #[arg(long)]

@@ -261,6 +261,52 @@ fn huge_numbers_on_the_command_line_are_refused() {
     assert!(stderr.contains("3600000"), "{stderr}");
 }
 
+/// Counts out of range, zero included (`dama eval --games 0`, a match of no
+/// game; `dama export --sims 0`, a default strength the export silently
+/// raised to 1), are refused when parsed, with the flag and the allowed
+/// range in the message.
+#[test]
+fn counts_out_of_range_are_refused_with_the_flag_and_the_range() {
+    let eval = ["eval", "--a", "random", "--b", "greedy"];
+    let export = ["export", "--checkpoint", "missing.safetensors", "--out"];
+    for (args, flag, range) in [
+        (
+            &[&eval[..], &["--games", "0"]].concat(),
+            "--games",
+            "1..=1000000",
+        ),
+        (
+            &[&eval[..], &["--games", "1000001"]].concat(),
+            "--games",
+            "1..=1000000",
+        ),
+        (
+            &[&eval[..], &["--opening-plies", "10001"]].concat(),
+            "--opening-plies",
+            "0..=10000",
+        ),
+        (
+            &[&export[..], &["bundle", "--sims", "0"]].concat(),
+            "--sims",
+            "1..=1000000",
+        ),
+        (
+            &[&export[..], &["bundle", "--sims", "1000001"]].concat(),
+            "--sims",
+            "1..=1000000",
+        ),
+    ] {
+        let out = Command::new(DAMA).args(args).output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{args:?}");
+        assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+        assert!(
+            stderr.contains(flag) && stderr.contains(range),
+            "{args:?}: {stderr}"
+        );
+    }
+}
+
 /// `--run ''` is refused instead of training into the checkpoints
 /// directory itself.
 #[test]
