@@ -165,6 +165,9 @@ def _check_encoding(meta: dict, path: Path):
 def load_bundle(directory) -> Loaded:
     d = Path(directory)
     meta = json.loads((d / "bundle.json").read_text(encoding="utf-8"))
+    if meta.get("kind", "network") != "network":
+        raise ValueError(f"{d / 'bundle.json'}: a learned-evaluator bundle (kind {meta.get('kind')}); "
+                         "dama_py does not evaluate learned evaluators: play it with `dama play --bundle DIR`")
     _check_encoding(meta, d / "bundle.json")
     if meta.get("input_planes", NUM_PLANES) != NUM_PLANES or meta.get("policy_size", POLICY_SIZE) != POLICY_SIZE:
         raise ValueError(f"{d / 'bundle.json'}: input planes {meta.get('input_planes')}, policy size "

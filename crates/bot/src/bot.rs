@@ -1,5 +1,7 @@
-//! [`Bot`]: a network (checkpoint or bundle) or a baseline that thinks
-//! about a position and says what it found.
+//! [`Bot`]: a network (checkpoint or bundle), the alpha-beta engine (with
+//! the handcrafted or a learned evaluation, the latter from a file or a
+//! learned-evaluator bundle) or a baseline that thinks about a position and
+//! says what it found.
 //!
 //! The bot is split by idea: [`BotSpec`](crate::BotSpec) and the options in
 //! `spec.rs`, searching in `think.rs` (on the mcts driver), the reported
@@ -18,7 +20,8 @@ use dama_nn::NnEvaluator;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
-use crate::bundle::{Bundle, BundleMeta};
+use crate::bundle::{Bundle, BundleContents, BundleKind, BundleMeta};
+use crate::evaluator_bundle::{EvaluatorBundle, EvaluatorBundleMeta};
 use crate::export::default_search;
 use crate::report::{Eval, RawEval, Thought};
 use crate::spec::{BotOptions, BotSpec, Limit, DEFAULT_SIMS};
@@ -47,6 +50,7 @@ pub struct Bot {
     default_limit: Limit,
     rng: ChaCha8Rng,
     bundle: Option<BundleMeta>,
+    evaluator_bundle: Option<EvaluatorBundleMeta>,
     rules: Option<Rules>,
     tablebase: Option<std::sync::Arc<dama_tablebase::Tablebase>>,
 }
@@ -94,11 +98,36 @@ impl Bot {
         let rng = ChaCha8Rng::seed_from_u64(options.seed);
         let mut config = default_search(DEFAULT_SIMS);
         let mut bundle = None;
+        let mut evaluator_bundle = None;
         let mut rules = None;
         let mut spec_limit = None;
         let mut inference = dama_eval::Inference::default();
         let mut cuda = false;
+        let alphabeta = |limit: AlphaBetaLimit,
+                         tt_mb: usize,
+                         evaluation: dama_eval::Evaluation,
+                         threads: usize| Brain::AlphaBeta {
+            engine: Box::new(
+                AlphaBeta::new(tt_mb)
+                    .with_tablebase(options.tablebase.clone())
+                    .with_evaluation(evaluation)
+                    .with_threads(threads),
+            ),
+            limit,
+        };
         let (name, brain) = match spec {
+            BotSpec::Bundle(dir) if BundleContents::read(dir)?.kind() == BundleKind::Evaluator => {
+                let b = EvaluatorBundle::load(dir)?;
+                rules = Some(b.meta.rules);
+                // A time limit is the bot's default limit (so `--time`
+                // replaces it); a depth is the engine's own.
+                if let AlphaBetaLimit::TimeMs(ms) = b.meta.limit {
+                    spec_limit = Some(Limit::Time(Duration::from_millis(ms)));
+                }
+                let brain = alphabeta(b.meta.limit, b.meta.tt_mb, b.evaluation, b.meta.threads);
+                evaluator_bundle = Some(b.meta);
+                (format!("bundle:{}", dir.display()), brain)
+            }
             BotSpec::Bundle(dir) => {
                 let b = Bundle::load(dir)?;
                 if b.meta.game != dama_nn::GameName::Draughts {
@@ -175,17 +204,11 @@ impl Bot {
                     None => dama_eval::Evaluation::Handcrafted,
                     Some(path) => dama_eval::Evaluation::load(path, None)?,
                 };
+                // A learned evaluation plays the rules it was trained for.
+                rules = evaluation.rules().copied();
                 (
                     spec.to_string(),
-                    Brain::AlphaBeta {
-                        engine: Box::new(
-                            AlphaBeta::new(*tt_mb)
-                                .with_tablebase(options.tablebase.clone())
-                                .with_evaluation(evaluation)
-                                .with_threads(*threads),
-                        ),
-                        limit: *limit,
-                    },
+                    alphabeta(*limit, *tt_mb, evaluation, *threads),
                 )
             }
             BotSpec::Player(spec) => {
@@ -214,6 +237,7 @@ impl Bot {
             default_limit,
             rng,
             bundle,
+            evaluator_bundle,
             rules,
             tablebase: options.tablebase.clone(),
         })
@@ -224,12 +248,37 @@ impl Bot {
         &self.name
     }
 
-    /// The bundle's metadata, for a bundle bot.
+    /// The bundle's metadata, for a network bundle's bot.
     pub fn bundle(&self) -> Option<&BundleMeta> {
         self.bundle.as_ref()
     }
 
-    /// The rules the network was trained under (network bots).
+    /// The bundle's metadata, for a learned-evaluator bundle's bot.
+    pub fn evaluator_bundle(&self) -> Option<&EvaluatorBundleMeta> {
+        self.evaluator_bundle.as_ref()
+    }
+
+    /// The limit the alpha-beta engine searches to when [`Bot::think`] gets
+    /// a simulation count (none: [`Limit`] has no depth), for an alpha-beta
+    /// bot.
+    pub fn alphabeta_limit(&self) -> Option<AlphaBetaLimit> {
+        match &self.brain {
+            Brain::AlphaBeta { limit, .. } => Some(*limit),
+            _ => None,
+        }
+    }
+
+    /// The default limit in words: `200 simulations`, `100 ms`, or
+    /// `depth 6` for an alpha-beta bot searching to its own depth.
+    pub fn describe_limit(&self) -> String {
+        match (self.default_limit, self.alphabeta_limit()) {
+            (Limit::Sims(_), Some(AlphaBetaLimit::Depth(d))) => format!("depth {d}"),
+            (Limit::Sims(_), Some(AlphaBetaLimit::TimeMs(ms))) => format!("{ms} ms"),
+            (limit, _) => limit.to_string(),
+        }
+    }
+
+    /// The rules the network (or learned evaluation) was trained under.
     pub fn trained_rules(&self) -> Option<Rules> {
         self.rules
     }
@@ -424,6 +473,41 @@ mod tests {
                 assert!((share - 1.0).abs() < 1e-3, "{share}");
             }
         }
+    }
+
+    /// Issue 27: a learned-evaluator bundle is the alpha-beta engine with
+    /// its evaluator, limit, threads and rules.
+    #[test]
+    fn a_learned_evaluator_bundle_plays_alpha_beta() {
+        let tmp = tempfile::tempdir().unwrap();
+        let file = tmp.path().join("n.nnue");
+        let net = dama_nnue::FloatNet::random(Rules::default(), 4);
+        dama_nnue::write_network(&file, &net, &[]).unwrap();
+        let out = tmp.path().join("b");
+        crate::export_evaluator(&crate::EvaluatorExportOptions {
+            evaluator: file,
+            out: out.clone(),
+            limit: AlphaBetaLimit::Depth(2),
+            threads: 2,
+        })
+        .unwrap();
+        let spec = format!("bundle:{}", out.display());
+        let mut bot = Bot::from_spec(&spec, &BotOptions::default()).unwrap();
+        assert_eq!(bot.name(), spec);
+        assert_eq!(bot.trained_rules(), Some(Rules::default()));
+        assert_eq!(bot.describe_limit(), "depth 2");
+        assert!(bot.bundle().is_none() && !bot.has_network() && bot.searches());
+        assert_eq!(bot.evaluator_bundle().unwrap().threads, 2);
+        let game = Game::new();
+        let t = bot.think(&game, None).unwrap();
+        assert!(game.legal_moves().contains(&t.best));
+        assert_eq!(t.score_cm.map(|(_, d)| d), Some(2));
+        let mut session = crate::Session::new(bot);
+        let hello = session.handle("hello").lines.join("\n");
+        assert!(hello.contains("id evaluator threads 2"), "{hello}");
+        assert!(hello.contains("id limit depth 2"), "{hello}");
+        let go = session.handle("go time 30").lines.join("\n");
+        assert!(go.contains("bestmove "), "{go}");
     }
 
     #[test]

@@ -1,10 +1,15 @@
 //! The bundle written by [`export`](crate::export): its metadata and loading.
 //!
-//! A bundle is a directory:
+//! A bundle is a directory whose `bundle.json` says what it holds
+//! (`kind`, [`BundleKind`]; [`BundleContents`] reads either): a
+//! policy/value network played with search ([`Bundle`], below), or a
+//! learned evaluator played by the alpha-beta engine
+//! ([`EvaluatorBundle`](crate::EvaluatorBundle), written by
+//! [`export_evaluator`](crate::export_evaluator)). A network bundle:
 //!
 //! | file | contents |
 //! |---|---|
-//! | `bundle.json` | [`BundleMeta`]: format, encoding version, rules, model, search defaults, step, Elo |
+//! | `bundle.json` | [`BundleMeta`]: format, kind, encoding version, rules, model, search defaults, step, Elo |
 //! | `model.ts` | TorchScript traced from Rust: planes `[B, 13, 8, 8]` f32 → `[B, 3587]`, the policy logits `[B, 3584]` then the WDL logits `[B, 3]` |
 //! | `weights.safetensors`, `weights.json` | the same network as a `dama-nn` checkpoint |
 //! | `dama_py/`, `bundle_example.py` | the Python side (positions, legal steps, encoder, loader, the PyTorch twin), so that the bundle is usable from Python alone |
@@ -12,7 +17,9 @@
 //!
 //! Format 1 (written before `dama export` traced from Rust) had a
 //! `model.ts` scripted in Python that returns the tuple `(policy_logits,
-//! wdl_logits)` and no Python files; this build still loads it.
+//! wdl_logits)` and no Python files; this build still loads it. Format 4
+//! added `kind` (absent in older bundles, which are all network bundles)
+//! and the learned-evaluator bundle.
 
 use std::path::{Path, PathBuf};
 
@@ -21,13 +28,173 @@ use dama_mcts::SearchConfig;
 use dama_nn::{GameName, GameRules, ModelConfig, TorchScriptEvaluator};
 use serde::{Deserialize, Serialize};
 
+use crate::evaluator_bundle::EvaluatorBundleMeta;
 use crate::Error;
 
 /// Version of the bundle layout (this module) that this build writes.
-pub const BUNDLE_FORMAT: u32 = 3;
+pub const BUNDLE_FORMAT: u32 = 4;
 
 /// The oldest bundle format this build reads.
 pub const OLDEST_BUNDLE_FORMAT: u32 = 1;
+
+/// What a bundle holds (`kind` in `bundle.json`, format 4; older bundles
+/// have none and are network bundles).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BundleKind {
+    /// A policy/value network (TorchScript and weights), played with
+    /// search ([`Bundle`]).
+    #[default]
+    Network,
+    /// A learned evaluator (`.nnue`), played by the alpha-beta engine
+    /// ([`crate::EvaluatorBundle`]).
+    Evaluator,
+}
+
+impl BundleKind {
+    /// The kind a `bundle.json` names (absent: a network bundle).
+    fn of(value: &serde_json::Value) -> Result<BundleKind, String> {
+        match value.get("kind") {
+            None => Ok(BundleKind::Network),
+            Some(k) => serde_json::from_value(k.clone())
+                .map_err(|_| format!("bundle.json: `kind` is {k}, not network or evaluator")),
+        }
+    }
+}
+
+impl std::fmt::Display for BundleKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            BundleKind::Network => "network",
+            BundleKind::Evaluator => "evaluator",
+        })
+    }
+}
+
+/// Checks the `format` of a `bundle.json`: a problem if this build cannot
+/// read it.
+pub(crate) fn format_problem(value: &serde_json::Value) -> Option<String> {
+    match value.get("format").and_then(serde_json::Value::as_u64) {
+        Some(f) if (u64::from(OLDEST_BUNDLE_FORMAT)..=u64::from(BUNDLE_FORMAT)).contains(&f) => {
+            None
+        }
+        Some(f) => Some(format!(
+            "bundle format {f}, this build reads formats {OLDEST_BUNDLE_FORMAT} to {BUNDLE_FORMAT}"
+        )),
+        None => Some("bundle.json has no `format`".into()),
+    }
+}
+
+/// Whether `name` is a plain file name inside the bundle directory (no
+/// separators, no `..`); a problem naming `key` if not.
+pub(crate) fn file_name_problem(key: &str, name: &str) -> Option<String> {
+    let plain = Path::new(name)
+        .components()
+        .all(|c| matches!(c, std::path::Component::Normal(_)));
+    if name.is_empty() || !plain || name.contains('/') || name.contains('\\') {
+        Some(format!(
+            "`{key}` is {name:?}, not a file name inside the bundle directory"
+        ))
+    } else {
+        None
+    }
+}
+
+/// Reads the `bundle.json` of the bundle `dir` (or `dir` itself if it
+/// names the file): the bundle directory and the text.
+pub(crate) fn read_bundle_json(dir: &Path) -> Result<(PathBuf, String), Error> {
+    let (dir, file) = if dir.is_file() {
+        let parent = dir.parent().map_or_else(PathBuf::new, Path::to_path_buf);
+        (parent, dir.to_path_buf())
+    } else {
+        (dir.to_path_buf(), dir.join("bundle.json"))
+    };
+    if !dir.is_dir() {
+        return Err(Error::Bundle {
+            path: dir,
+            problems: vec!["no such directory".into()],
+        });
+    }
+    match dama_nn::files::read_bounded_string(&file, dama_nn::files::MAX_TEXT_FILE) {
+        Ok(text) => Ok((dir, text)),
+        Err(e) => Err(Error::Bundle {
+            path: dir,
+            problems: vec![format!(
+                "cannot read {}: {e} (is this a directory written by `dama export`?)",
+                file.display()
+            )],
+        }),
+    }
+}
+
+/// What a `bundle.json` describes, of either kind.
+#[derive(Clone, Debug, PartialEq)]
+pub enum BundleContents {
+    /// A network bundle (boxed: its metadata is the larger).
+    Network(Box<BundleMeta>),
+    /// A learned-evaluator bundle.
+    Evaluator(EvaluatorBundleMeta),
+}
+
+impl BundleContents {
+    /// Parses a `bundle.json` of either kind and checks that this build can
+    /// use it ([`BundleMeta::parse`], [`EvaluatorBundleMeta::parse`]).
+    ///
+    /// # Errors
+    ///
+    /// Every problem found, in words.
+    pub fn parse(text: &str) -> Result<BundleContents, Vec<String>> {
+        let value: serde_json::Value = serde_json::from_str(text)
+            .map_err(|e| vec![format!("bundle.json does not parse: {e}")])?;
+        match BundleKind::of(&value).map_err(|p| vec![p])? {
+            BundleKind::Network => {
+                BundleMeta::parse(text).map(|m| BundleContents::Network(Box::new(m)))
+            }
+            BundleKind::Evaluator => {
+                EvaluatorBundleMeta::parse(text).map(BundleContents::Evaluator)
+            }
+        }
+    }
+
+    /// Reads and checks the `bundle.json` of the bundle `dir` (or `dir`
+    /// itself if it names the file), without loading what the bundle holds.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Bundle`] naming every problem.
+    pub fn read(dir: &Path) -> Result<BundleContents, Error> {
+        let (dir, text) = read_bundle_json(dir)?;
+        BundleContents::parse(&text).map_err(|problems| Error::Bundle {
+            path: dir,
+            problems,
+        })
+    }
+
+    /// What the bundle holds.
+    pub fn kind(&self) -> BundleKind {
+        match self {
+            BundleContents::Network(_) => BundleKind::Network,
+            BundleContents::Evaluator(_) => BundleKind::Evaluator,
+        }
+    }
+
+    /// The game the bundle plays.
+    pub fn game(&self) -> GameName {
+        match self {
+            BundleContents::Network(m) => m.game,
+            BundleContents::Evaluator(m) => m.game,
+        }
+    }
+
+    /// The Turkish draughts rules the bundle was trained under (the
+    /// defaults for a Turkish Tafl network).
+    pub fn rules(&self) -> Rules {
+        match self {
+            BundleContents::Network(m) => m.rules,
+            BundleContents::Evaluator(m) => m.rules,
+        }
+    }
+}
 
 /// One evaluation result of the checkpoint's generation, from the run's
 /// `metrics.jsonl`.
@@ -77,6 +244,9 @@ pub struct BundleMeta {
     /// [`BUNDLE_FORMAT`] of the writer (this build reads
     /// [`OLDEST_BUNDLE_FORMAT`] up to it).
     pub format: u32,
+    /// [`BundleKind::Network`] (format 4; absent before).
+    #[serde(default)]
+    pub kind: BundleKind,
     /// The game the network plays (format 3; older bundles are draughts).
     #[serde(default)]
     pub game: GameName,
@@ -140,12 +310,19 @@ impl BundleMeta {
             .map_err(|e| vec![format!("bundle.json does not parse: {e}")])?;
         let mut problems = Vec::new();
         let num = |k: &str| value.get(k).and_then(serde_json::Value::as_u64);
-        match num("format") {
-            Some(f) if (u64::from(OLDEST_BUNDLE_FORMAT)..=u64::from(BUNDLE_FORMAT)).contains(&f) => {}
-            Some(f) => problems.push(format!(
-                "bundle format {f}, this build reads formats {OLDEST_BUNDLE_FORMAT} to {BUNDLE_FORMAT}"
-            )),
-            None => problems.push("bundle.json has no `format`".into()),
+        problems.extend(format_problem(&value));
+        match BundleKind::of(&value) {
+            Ok(BundleKind::Network) => {}
+            Ok(BundleKind::Evaluator) => {
+                problems.push(
+                    "a learned-evaluator bundle (`kind` evaluator), not a network bundle".into(),
+                );
+                return Err(problems);
+            }
+            Err(p) => {
+                problems.push(p);
+                return Err(problems);
+            }
         }
         let game = match value.get("game") {
             None => GameName::Draughts,
@@ -213,14 +390,7 @@ impl BundleMeta {
             ("model_file", &meta.model_file),
             ("weights_file", &meta.weights_file),
         ] {
-            let plain = Path::new(name.as_str())
-                .components()
-                .all(|c| matches!(c, std::path::Component::Normal(_)));
-            if name.is_empty() || !plain || name.contains('/') || name.contains('\\') {
-                problems.push(format!(
-                    "`{key}` is {name:?}, not a file name inside the bundle directory"
-                ));
-            }
+            problems.extend(file_name_problem(key, name));
         }
         if problems.is_empty() {
             Ok(meta)
@@ -237,29 +407,15 @@ impl Bundle {
     /// # Errors
     ///
     /// [`Error::Bundle`] naming every problem: no such directory or file,
-    /// JSON that does not parse, another bundle format, another encoding
-    /// version, input planes or policy size, a missing model file.
+    /// JSON that does not parse, another bundle format, a learned-evaluator
+    /// bundle, another encoding version, input planes or policy size, a
+    /// missing model file.
     pub fn load(dir: &Path) -> Result<Bundle, Error> {
-        let (dir, file) = if dir.is_file() {
-            let parent = dir.parent().map_or_else(PathBuf::new, Path::to_path_buf);
-            (parent, dir.to_path_buf())
-        } else {
-            (dir.to_path_buf(), dir.join("bundle.json"))
-        };
+        let (dir, text) = read_bundle_json(dir)?;
         let fail = |p: String| Error::Bundle {
             path: dir.clone(),
             problems: vec![p],
         };
-        if !dir.is_dir() {
-            return Err(fail("no such directory".into()));
-        }
-        let text = dama_nn::files::read_bounded_string(&file, dama_nn::files::MAX_TEXT_FILE)
-            .map_err(|e| {
-                fail(format!(
-                    "cannot read {}: {e} (is this a directory written by `dama export`?)",
-                    file.display()
-                ))
-            })?;
         let meta = BundleMeta::parse(&text).map_err(|problems| Error::Bundle {
             path: dir.clone(),
             problems,
@@ -315,6 +471,7 @@ mod tests {
     fn meta() -> BundleMeta {
         BundleMeta {
             format: BUNDLE_FORMAT,
+            kind: BundleKind::Network,
             game: GameName::Draughts,
             tafl_rules: None,
             encoding_version: ENCODING_VERSION,
@@ -389,9 +546,19 @@ mod tests {
         let check = m.check.unwrap();
         assert_eq!(check.libtorch_max_policy_logit_diff, 2e-6);
         assert!(check.batch_sizes.is_empty());
+        // Format 3 had no `kind`: a network bundle.
+        let mut v3 = serde_json::to_value(meta()).unwrap();
+        v3["format"] = 3.into();
+        v3.as_object_mut().unwrap().remove("kind");
+        let m3 = BundleMeta::parse(&v3.to_string()).unwrap();
+        assert_eq!(m3.kind, BundleKind::Network);
+        assert_eq!(
+            BundleContents::parse(&v3.to_string()).unwrap(),
+            BundleContents::Network(Box::new(m3))
+        );
         v["format"] = (BUNDLE_FORMAT + 1).into();
         let problems = BundleMeta::parse(&v.to_string()).unwrap_err().join("; ");
-        assert!(problems.contains("reads formats 1 to 3"), "{problems}");
+        assert!(problems.contains("reads formats 1 to 4"), "{problems}");
         v["format"] = 0.into();
         assert!(BundleMeta::parse(&v.to_string()).is_err());
     }

@@ -25,7 +25,7 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde::Serialize;
 
-use crate::bundle::{Bundle, BundleMeta, EloEntry, ExportCheck, BUNDLE_FORMAT};
+use crate::bundle::{Bundle, BundleKind, BundleMeta, EloEntry, ExportCheck, BUNDLE_FORMAT};
 use crate::Error;
 
 /// Largest output difference accepted between the exported module and the
@@ -162,6 +162,7 @@ pub fn export(opts: &ExportOptions) -> Result<ExportReport, Error> {
     let generation = generation_of(&opts.checkpoint);
     let meta = BundleMeta {
         format: BUNDLE_FORMAT,
+        kind: BundleKind::Network,
         game,
         encoding_version: encoding.version,
         input_planes: encoding.shape.planes,
@@ -319,6 +320,12 @@ fn elo_entries(checkpoint: &Path, gen: u32) -> Vec<EloEntry> {
     let Some(run) = checkpoint.parent().and_then(Path::parent) else {
         return Vec::new();
     };
+    elo_entries_of_run(run, gen)
+}
+
+/// The `eval` events of generation `gen` in the `metrics.jsonl` of the run
+/// directory `run`, as [`elo_entries`] reads them.
+pub(crate) fn elo_entries_of_run(run: &Path, gen: u32) -> Vec<EloEntry> {
     let run = dama_run::RunDir::new(run);
     let Ok(events) = dama_run::read_metrics(&run.metrics()) else {
         return Vec::new();
@@ -348,7 +355,7 @@ fn elo_entries(checkpoint: &Path, gen: u32) -> Vec<EloEntry> {
 
 /// The README of a Turkish Tafl bundle.
 fn tafl_readme(meta: &BundleMeta) -> String {
-    let elo = elo_text(meta);
+    let elo = elo_text_of(meta);
     let check = check_text(meta);
     let shape = meta.model.shape();
     format!(
@@ -412,21 +419,25 @@ policy_logits, wdl_logits = out[:, :{policy}], out[:, {policy}:]
     )
 }
 
-fn elo_text(meta: &BundleMeta) -> String {
+fn elo_text_of(meta: &BundleMeta) -> String {
     if meta.elo.is_empty() {
         "No evaluation results were found for this checkpoint.".to_owned()
     } else {
-        meta.elo
-            .iter()
-            .map(|e| {
-                format!(
-                    "- against `{}`: score {:.3} over {} games, Elo {:+.0} [{:+.0}, {:+.0}]",
-                    e.opponent, e.score, e.games, e.elo, e.elo_lo, e.elo_hi
-                )
-            })
-            .collect::<Vec<_>>()
-            .join("\n")
+        elo_text(&meta.elo)
     }
+}
+
+/// One line per evaluation result.
+pub(crate) fn elo_text(elo: &[EloEntry]) -> String {
+    elo.iter()
+        .map(|e| {
+            format!(
+                "- against `{}`: score {:.3} over {} games, Elo {:+.0} [{:+.0}, {:+.0}]",
+                e.opponent, e.score, e.games, e.elo, e.elo_lo, e.elo_hi
+            )
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 fn check_text(meta: &BundleMeta) -> String {
@@ -445,7 +456,7 @@ fn check_text(meta: &BundleMeta) -> String {
 }
 
 fn readme(meta: &BundleMeta) -> String {
-    let elo = elo_text(meta);
+    let elo = elo_text_of(meta);
     let check = check_text(meta);
     format!(
         r#"# dama bot bundle

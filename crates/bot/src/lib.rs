@@ -5,6 +5,12 @@
 //!   `weights.json`, `bundle.json`, `README.md`, and the Python side:
 //!   `dama_py/` and `bundle_example.py`), without Python; [`Bundle::load`]
 //!   reads one back and checks its format and encoding version.
+//! * [`export_evaluator`]: a learned evaluator (`.nnue`, or a
+//!   learned-evaluator run's `best.nnue`) → a bundle that the alpha-beta
+//!   engine plays (`evaluator.nnue`, `bundle.json` with `"kind":
+//!   "evaluator"`, `README.md`); [`EvaluatorBundle::load`] checks the file
+//!   against the checksum `bundle.json` records and the rules.
+//!   [`BundleContents`] reads a `bundle.json` of either kind.
 //! * [`find_python`]: the Python with PyTorch that the tests and scripts run
 //!   the bundle's Python side with.
 //! * [`Bot`]: thinks about a [`dama_engine::Game`] with a network (a
@@ -35,7 +41,9 @@ mod board;
 mod bot;
 mod bundle;
 mod error;
+mod evaluator_bundle;
 mod export;
+mod export_evaluator;
 mod protocol;
 mod python;
 mod report;
@@ -45,9 +53,16 @@ mod think;
 
 pub use board::draw_board;
 pub use bot::Bot;
-pub use bundle::{Bundle, BundleMeta, EloEntry, ExportCheck, BUNDLE_FORMAT, OLDEST_BUNDLE_FORMAT};
+pub use bundle::{
+    Bundle, BundleContents, BundleKind, BundleMeta, EloEntry, ExportCheck, BUNDLE_FORMAT,
+    OLDEST_BUNDLE_FORMAT,
+};
 pub use error::Error;
+pub use evaluator_bundle::{
+    EvaluatorBundle, EvaluatorBundleMeta, EVALUATOR_BUNDLE_FORMAT, MAX_EVALUATOR_FILE,
+};
 pub use export::{export, ExportOptions, ExportReport};
+pub use export_evaluator::{export_evaluator, EvaluatorExportOptions, EvaluatorExportReport};
 pub use protocol::{Reply, Session, PROTOCOL_VERSION};
 pub use python::find_python;
 pub use report::{describe_tablebase, Eval, RawEval, Thought, TopMove};

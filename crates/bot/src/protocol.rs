@@ -75,6 +75,10 @@ pub(crate) trait Commands {
     }
     /// The bot's limit when `go` names none.
     fn default_limit(&self) -> Limit;
+    /// That limit as `id limit` writes it (`sims N`, `time MS`).
+    fn default_limit_text(&self) -> String {
+        limit_text(self.default_limit())
+    }
     /// The rules in force, as `rules` writes them.
     fn rules_text(&self) -> String;
     /// The rules the bot's network was trained under, if they are not
@@ -184,7 +188,7 @@ fn hello<S: Commands>(s: &S) -> Reply {
         format!("id bot {}", s.bot_name()),
     ];
     lines.extend(s.bot_ids());
-    lines.push(format!("id limit {}", limit_text(s.default_limit())));
+    lines.push(format!("id limit {}", s.default_limit_text()));
     lines.push(format!("rules {}", s.rules_text()));
     lines.push("ok".into());
     Reply::with_lines(lines)
@@ -362,15 +366,31 @@ impl Commands for Session {
     }
 
     fn bot_ids(&self) -> Vec<String> {
-        self.bot
+        let network = self
+            .bot
             .bundle()
-            .map(|m| format!("id encoding {} step {}", m.encoding_version, m.step))
-            .into_iter()
-            .collect()
+            .map(|m| format!("id encoding {} step {}", m.encoding_version, m.step));
+        let evaluator = self.bot.evaluator_bundle().map(|m| {
+            let mut line = format!("id evaluator threads {}", m.threads);
+            if let Some(g) = m.generation {
+                line.push_str(&format!(" generation {g}"));
+            }
+            line
+        });
+        network.into_iter().chain(evaluator).collect()
     }
 
     fn default_limit(&self) -> Limit {
         self.bot.default_limit()
+    }
+
+    /// An alpha-beta bot searching to its own depth says `depth N`.
+    fn default_limit_text(&self) -> String {
+        match (self.bot.default_limit(), self.bot.alphabeta_limit()) {
+            (Limit::Sims(_), Some(dama_eval::AlphaBetaLimit::Depth(d))) => format!("depth {d}"),
+            (Limit::Sims(_), Some(dama_eval::AlphaBetaLimit::TimeMs(ms))) => format!("time {ms}"),
+            (limit, _) => limit_text(limit),
+        }
     }
 
     fn rules_text(&self) -> String {

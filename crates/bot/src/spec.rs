@@ -20,7 +20,8 @@ pub use dama_eval::SearchBudget as Limit;
 /// What the bot is.
 #[derive(Clone, Debug, PartialEq)]
 pub enum BotSpec {
-    /// A bundle directory written by `dama export` (TorchScript).
+    /// A bundle directory written by `dama export`: a network
+    /// (TorchScript) or a learned evaluator for the alpha-beta engine.
     Bundle(PathBuf),
     /// A checkpoint with search.
     Checkpoint {
@@ -67,7 +68,7 @@ impl BotSpec {
     /// build's format.
     pub fn trained_rules(&self) -> Result<Option<dama_engine::Rules>, Error> {
         match self {
-            BotSpec::Bundle(dir) => Ok(Some(crate::Bundle::load(dir)?.meta.rules)),
+            BotSpec::Bundle(dir) => Ok(Some(crate::BundleContents::read(dir)?.rules())),
             BotSpec::Checkpoint { path, .. } | BotSpec::Player(PlayerSpec::Policy { path }) => {
                 Ok(Some(dama_nn::read_meta(path)?.rules))
             }
@@ -91,7 +92,7 @@ impl BotSpec {
     /// build's format.
     pub fn game(&self) -> Result<Option<dama_nn::GameName>, Error> {
         match self {
-            BotSpec::Bundle(dir) => Ok(Some(crate::Bundle::load(dir)?.meta.game)),
+            BotSpec::Bundle(dir) => Ok(Some(crate::BundleContents::read(dir)?.game())),
             BotSpec::Checkpoint { path, .. } | BotSpec::Player(PlayerSpec::Policy { path }) => {
                 Ok(Some(dama_nn::read_meta(path)?.game))
             }

@@ -1,25 +1,51 @@
 //! `dama export`: a checkpoint → a bundle (TorchScript, weights, metadata,
-//! README).
+//! README); a learned evaluator → a bundle that the alpha-beta engine plays
+//! (`--evaluator`).
 
 use std::path::PathBuf;
 
 use anyhow::{Context, Result};
 use clap::Args;
-use dama_bot::{export, ExportOptions};
+use dama_bot::{export, export_evaluator, EvaluatorExportOptions, ExportOptions};
+use dama_eval::AlphaBetaLimit;
+
+/// Default time per move of a learned-evaluator bundle, in milliseconds.
+const DEFAULT_EVALUATOR_TIME_MS: u64 = 1000;
 
 /// Arguments of `dama export`.
 #[derive(Args, Debug)]
 pub struct ExportArgs {
-    /// The checkpoint's weights (`.safetensors`, with its `.json` sidecar).
+    /// The checkpoint's weights (`.safetensors`, with its `.json` sidecar):
+    /// a network bundle.
+    #[arg(
+        long,
+        required_unless_present = "evaluator",
+        conflicts_with = "evaluator"
+    )]
+    checkpoint: Option<PathBuf>,
+    /// A learned evaluator (`.nnue`), or a learned-evaluator run's
+    /// directory (its `best.nnue`): a bundle that the alpha-beta engine
+    /// plays with it.
     #[arg(long)]
-    checkpoint: PathBuf,
+    evaluator: Option<PathBuf>,
     /// The bundle directory to write.
     #[arg(long)]
     out: PathBuf,
-    /// Simulations per move recorded as the bundle's default strength
+    /// Simulations per move recorded as a network bundle's default strength
     /// (1 to 1000000).
-    #[arg(long, default_value_t = 200, value_parser = crate::args::sims)]
+    #[arg(long, default_value_t = 200, conflicts_with = "evaluator", value_parser = crate::args::sims)]
     sims: u32,
+    /// Time per move in milliseconds recorded as a learned-evaluator
+    /// bundle's default (default 1000).
+    #[arg(long, requires = "evaluator", conflicts_with = "depth", value_parser = crate::args::move_time_ms)]
+    time: Option<u64>,
+    /// Depth in plies recorded as a learned-evaluator bundle's default,
+    /// instead of a time (1 to 64).
+    #[arg(long, requires = "evaluator")]
+    depth: Option<u32>,
+    /// Search threads of a learned-evaluator bundle (Lazy SMP, 1 to 64).
+    #[arg(long, requires = "evaluator")]
+    threads: Option<usize>,
     /// Print the bundle's metadata as JSON.
     #[arg(long)]
     json: bool,
@@ -27,12 +53,18 @@ pub struct ExportArgs {
 
 /// Runs `dama export`.
 pub fn run(args: &ExportArgs) -> Result<()> {
+    if let Some(evaluator) = &args.evaluator {
+        return run_evaluator(args, evaluator);
+    }
+    let Some(checkpoint) = &args.checkpoint else {
+        anyhow::bail!("give --checkpoint PATH or --evaluator PATH");
+    };
     let report = export(&ExportOptions {
-        checkpoint: args.checkpoint.clone(),
+        checkpoint: checkpoint.clone(),
         out: args.out.clone(),
         sims: args.sims,
     })
-    .with_context(|| format!("cannot export {}", args.checkpoint.display()))?;
+    .with_context(|| format!("cannot export {}", checkpoint.display()))?;
     if args.json {
         outln!("{}", serde_json::to_string_pretty(&report.meta)?);
         return Ok(());
@@ -70,7 +102,11 @@ pub fn run(args: &ExportArgs) -> Result<()> {
             c.torch
         );
     }
-    for e in &m.elo {
+    print_elo(&m.elo)
+}
+
+fn print_elo(elo: &[dama_bot::EloEntry]) -> Result<()> {
+    for e in elo {
         outln!(
             "  Elo vs {}: {:+.0} [{:+.0}, {:+.0}] ({} games)",
             e.opponent,
@@ -81,4 +117,45 @@ pub fn run(args: &ExportArgs) -> Result<()> {
         );
     }
     Ok(())
+}
+
+/// `dama export --evaluator`.
+fn run_evaluator(args: &ExportArgs, evaluator: &std::path::Path) -> Result<()> {
+    let limit = match (args.depth, args.time) {
+        (Some(d), _) => AlphaBetaLimit::Depth(d),
+        (None, ms) => AlphaBetaLimit::TimeMs(ms.unwrap_or(DEFAULT_EVALUATOR_TIME_MS)),
+    };
+    let report = export_evaluator(&EvaluatorExportOptions {
+        evaluator: evaluator.to_path_buf(),
+        out: args.out.clone(),
+        limit,
+        threads: args.threads.unwrap_or(1),
+    })
+    .with_context(|| format!("cannot export {}", evaluator.display()))?;
+    if args.json {
+        outln!("{}", serde_json::to_string_pretty(&report.meta)?);
+        return Ok(());
+    }
+    let m = &report.meta;
+    outln!("bundle written to {}", report.dir.display());
+    outln!(
+        "  {} ({} bytes, checksum {}, read back and checked), bundle.json, README.md",
+        m.evaluator_file,
+        m.evaluator_bytes,
+        m.evaluator_fnv1a64
+    );
+    let limit = match m.limit {
+        AlphaBetaLimit::Depth(d) => format!("depth {d}"),
+        AlphaBetaLimit::TimeMs(ms) => format!("{ms} ms per move"),
+    };
+    let generation = m
+        .generation
+        .map_or_else(String::new, |g| format!(", generation {g}"));
+    outln!(
+        "  alpha-beta with a learned evaluation, rules {}{generation}; {limit}, {} thread{} by default",
+        m.rules,
+        m.threads,
+        if m.threads == 1 { "" } else { "s" }
+    );
+    print_elo(&m.elo)
 }

@@ -80,7 +80,9 @@ enum Command {
     Evaluator(nnue::EvaluatorArgs),
     /// Plot a run (PNG files) and summarise it (report.md) in its directory.
     Report(report::ReportArgs),
-    /// Export a checkpoint as a bundle: TorchScript, weights, metadata, README.
+    /// Export a checkpoint as a bundle (TorchScript, weights, metadata,
+    /// README), or a learned evaluator as a bundle the alpha-beta engine
+    /// plays (--evaluator).
     Export(export::ExportArgs),
     /// Play against the bot in the terminal.
     Play(play::PlayArgs),

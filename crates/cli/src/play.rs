@@ -101,7 +101,7 @@ pub fn run(args: &PlayArgs) -> Result<()> {
     outln!(
         "dama play: you are {human}, the bot is {} ({}); rules: {}",
         bot.name(),
-        bot.default_limit(),
+        bot.describe_limit(),
         rules.to_string()
     );
     let game = Game::from_position(pos);

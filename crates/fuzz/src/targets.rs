@@ -460,7 +460,8 @@ fn sidecar(data: &[u8]) -> bool {
 
 fn bundle(data: &[u8]) -> bool {
     let Some(s) = text(data) else { return false };
-    dama_bot::BundleMeta::parse(s).is_ok()
+    // Either kind of bundle (a network, a learned evaluator).
+    dama_bot::BundleContents::parse(s).is_ok()
 }
 
 fn opening(data: &[u8]) -> bool {
@@ -605,6 +606,7 @@ pub fn builtin_seeds(name: &str) -> Vec<Vec<u8>> {
         "bundle" => {
             let meta = dama_bot::BundleMeta {
                 format: dama_bot::BUNDLE_FORMAT,
+                kind: dama_bot::BundleKind::Network,
                 game: dama_nn::GameName::Draughts,
                 tafl_rules: None,
                 encoding_version: dama_nn::encode::ENCODING_VERSION,
@@ -622,7 +624,27 @@ pub fn builtin_seeds(name: &str) -> Vec<Vec<u8>> {
                 check: None,
                 dama_version: "0.1.0".into(),
             };
-            vec![serde_json::to_string_pretty(&meta).unwrap_or_default()]
+            let evaluator = dama_bot::EvaluatorBundleMeta {
+                format: dama_bot::BUNDLE_FORMAT,
+                kind: dama_bot::BundleKind::Evaluator,
+                game: dama_nn::GameName::Draughts,
+                rules: Rules::default(),
+                limit: dama_eval::AlphaBetaLimit::TimeMs(1000),
+                threads: 2,
+                tt_mb: 16,
+                evaluator_file: "evaluator.nnue".into(),
+                evaluator_bytes: 201_000,
+                evaluator_fnv1a64: "0123456789abcdef".into(),
+                generation: Some(3),
+                step: Some(900),
+                elo: Vec::new(),
+                source: "checkpoints/n/best.nnue".into(),
+                dama_version: "0.1.0".into(),
+            };
+            vec![
+                serde_json::to_string_pretty(&meta).unwrap_or_default(),
+                serde_json::to_string_pretty(&evaluator).unwrap_or_default(),
+            ]
         }
         "opening" => vec![
             "d3-d4 d6-d5".into(),

@@ -66,7 +66,8 @@ pub struct BotEntry {
     pub id: String,
     /// A label for people.
     pub label: String,
-    /// `baseline`, `network` or `bundle`.
+    /// `baseline`, `network`, `evaluator` (a learned-evaluator run) or
+    /// `bundle` (either kind of bundle).
     pub kind: &'static str,
     /// What its strength is measured in.
     pub strength: StrengthKind,
@@ -141,8 +142,51 @@ fn trained_rules_text(spec: &BotSpec) -> Option<String> {
     spec.trained_rules().ok().flatten().map(|r| r.to_string())
 }
 
+/// The metadata of a learned-evaluator bundle (`None` for a network
+/// bundle, or one whose `bundle.json` cannot be read: choosing it says why).
+fn evaluator_bundle(dir: &std::path::Path) -> Option<dama_bot::EvaluatorBundleMeta> {
+    match dama_bot::BundleContents::read(dir) {
+        Ok(dama_bot::BundleContents::Evaluator(m)) => Some(m),
+        _ => None,
+    }
+}
+
+/// The strength a learned-evaluator bundle plays at by default.
+fn evaluator_default(meta: &dama_bot::EvaluatorBundleMeta) -> Strength {
+    match meta.limit {
+        AlphaBetaLimit::Depth(d) => Strength {
+            depth: Some(d),
+            ..Strength::default()
+        },
+        AlphaBetaLimit::TimeMs(ms) => Strength {
+            time_ms: Some(ms),
+            ..Strength::default()
+        },
+    }
+}
+
+/// What a learned-evaluator bundle plays as at `depth`: the bundle itself
+/// (its default limit, or a time the request gives), or its evaluator in
+/// the alpha-beta engine at the depth asked for (a [`Limit`] holds no
+/// depth), once the bundle has loaded and checked its file.
+fn evaluator_bundle_at(
+    id: &str,
+    dir: &std::path::Path,
+    depth: Option<u32>,
+) -> Result<BotSpec, ApiError> {
+    let Some(d) = depth else {
+        return Ok(BotSpec::Bundle(dir.to_path_buf()));
+    };
+    let bundle = dama_bot::EvaluatorBundle::load(dir)
+        .map_err(|e| ApiError::unprocessable(format!("bot `{}`: {e}", id.escape_default())))?;
+    bundle
+        .alphabeta_spec(Some(AlphaBetaLimit::Depth(d)))
+        .map_err(|e| ApiError::bad_request(format!("bot `{}`: {e}", id.escape_default())))
+}
+
 fn spec_kind(spec: &BotSpec) -> StrengthKind {
     match spec {
+        BotSpec::Bundle(dir) if evaluator_bundle(dir).is_some() => StrengthKind::Depth,
         BotSpec::Bundle(_) | BotSpec::Checkpoint { .. } | BotSpec::Rollout { .. } => {
             StrengthKind::Sims
         }
@@ -184,7 +228,12 @@ impl Catalogue {
                     _ => "baseline",
                 },
                 strength: spec_kind(spec),
-                default: Strength::default(),
+                default: match spec {
+                    BotSpec::Bundle(dir) => evaluator_bundle(dir)
+                        .map(|m| evaluator_default(&m))
+                        .unwrap_or_default(),
+                    _ => Strength::default(),
+                },
                 rules: trained_rules_text(spec),
             });
         }
@@ -275,12 +324,26 @@ impl Catalogue {
             if other_game(&BotSpec::Bundle(dir.clone())).is_some() {
                 continue;
             }
+            // A learned-evaluator bundle is the alpha-beta engine: depth or
+            // time, from its own default.
+            let (label, strength, default) = match evaluator_bundle(&dir) {
+                Some(m) => (
+                    format!("bundle {name} (alpha-beta, learned evaluation)"),
+                    StrengthKind::Depth,
+                    evaluator_default(&m),
+                ),
+                None => (
+                    format!("bundle {name}"),
+                    StrengthKind::Sims,
+                    Strength::default(),
+                ),
+            };
             out.push(BotEntry {
                 id: format!("bundle:{name}"),
-                label: format!("bundle {name}"),
+                label,
                 kind: "bundle",
-                strength: StrengthKind::Sims,
-                default: Strength::default(),
+                strength,
+                default,
                 rules: trained_rules_text(&BotSpec::Bundle(dir)),
             });
         }
@@ -368,6 +431,11 @@ impl Catalogue {
                 };
                 let kind = spec_kind(spec);
                 let limit = self.limit(id, kind, strength)?;
+                if let BotSpec::Bundle(dir) = spec {
+                    if kind == StrengthKind::Depth {
+                        return Ok(with(evaluator_bundle_at(id, dir, strength.depth)?, limit));
+                    }
+                }
                 let spec = match (spec, strength.depth) {
                     (
                         BotSpec::AlphaBeta {
@@ -471,9 +539,13 @@ impl Catalogue {
                     else {
                         return Err(ApiError::not_found(format!("no bundle `{name}`")));
                     };
-                    let limit = self.limit(id, StrengthKind::Sims, strength)?;
-                    let spec = BotSpec::Bundle(dir);
+                    let spec = BotSpec::Bundle(dir.clone());
                     refuse_other_games(id, &spec)?;
+                    if evaluator_bundle(&dir).is_some() {
+                        let limit = self.limit(id, StrengthKind::Depth, strength)?;
+                        return Ok(with(evaluator_bundle_at(id, &dir, strength.depth)?, limit));
+                    }
+                    let limit = self.limit(id, StrengthKind::Sims, strength)?;
                     return Ok(with(spec, limit));
                 }
                 Err(ApiError::bad_request(format!(

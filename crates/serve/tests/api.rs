@@ -1015,3 +1015,70 @@ async fn a_learned_evaluator_run_is_a_bot() {
         .await;
     assert_eq!(refused.status, 400, "{}", refused.error());
 }
+
+/// Issue 27: a learned-evaluator bundle in the runs directory (or given
+/// with `--bundle`) is a bot measured in depth or time, at its own default.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_learned_evaluator_bundle_is_a_bot() {
+    let runs = tempfile::tempdir().unwrap();
+    let net_file = runs.path().join("net.nnue");
+    let net = dama_nnue::FloatNet::random(Rules::default(), 6);
+    dama_nnue::write_network(&net_file, &net, &[]).unwrap();
+    let dir = runs.path().join("eb");
+    dama_bot::export_evaluator(&dama_bot::EvaluatorExportOptions {
+        evaluator: net_file,
+        out: dir.clone(),
+        limit: dama_eval::AlphaBetaLimit::TimeMs(20),
+        threads: 1,
+    })
+    .unwrap();
+    let mut o = options(runs.path());
+    o.bot = Some(dama_bot::BotSpec::Bundle(dir.clone()));
+    let http = Http::new(start(o).await);
+    let bots = http.get("/api/bots").await.json();
+    let entries = bots["bots"].as_array().unwrap();
+    for id in ["bundle:eb", "default"] {
+        let e = entries.iter().find(|b| b["id"] == id).unwrap();
+        assert_eq!(e["strength"], "depth", "{e}");
+        assert_eq!(e["default"]["time_ms"], 20, "{e}");
+        assert!(e["rules"].is_string(), "{e}");
+        // At a depth, at a time, and at the bundle's own limit: the bot
+        // opens the game.
+        for strength in [json!({"depth": 2}), json!({"time_ms": 10}), json!({})] {
+            let created = http
+                .post(
+                    "/api/games",
+                    &json!({"bot": id, "strength": strength, "human": "black"}),
+                )
+                .await;
+            assert_eq!(created.status, 201, "{}", created.error());
+            let game = created.json();
+            assert_eq!(game["state"], "bot", "{game}");
+            let moved = http
+                .post_empty(&format!("/api/games/{}/bot", game["id"].as_str().unwrap()))
+                .await;
+            assert_eq!(moved.status, 200, "{}", moved.error());
+            assert_eq!(moved.json()["state"], "human", "{}", moved.json());
+        }
+        let refused = http
+            .post(
+                "/api/games",
+                &json!({"bot": id, "strength": {"sims": 5}, "human": "black"}),
+            )
+            .await;
+        assert_eq!(refused.status, 400, "{}", refused.error());
+    }
+    // A damaged evaluator file: refused when the bot is chosen at a depth.
+    let file = dir.join("evaluator.nnue");
+    let mut bytes = std::fs::read(&file).unwrap();
+    bytes[500] ^= 1;
+    std::fs::write(&file, &bytes).unwrap();
+    let refused = http
+        .post(
+            "/api/games",
+            &json!({"bot": "bundle:eb", "strength": {"depth": 2}, "human": "black"}),
+        )
+        .await;
+    assert_eq!(refused.status, 422, "{}", refused.error());
+    assert!(refused.error().contains("corrupt"), "{}", refused.error());
+}

@@ -1,0 +1,337 @@
+//! `dama export --evaluator`: a learned evaluator (`.nnue`, or a
+//! learned-evaluator run's `best.nnue`) → a bundle that plays it with the
+//! alpha-beta engine ([`EvaluatorBundle`]).
+//!
+//! The evaluator file is read once, written into the bundle, read back and
+//! compared byte for byte (size and FNV-1a 64), loaded as the search would
+//! load it, and only then are `bundle.json` and the README written; the
+//! bundle is finally loaded through [`EvaluatorBundle::load`], so a bundle
+//! that would not load is never reported as written.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use dama_eval::{AlphaBetaLimit, DEFAULT_TT_MB};
+use dama_nn::GameName;
+use serde::Serialize;
+
+use crate::bundle::{BundleKind, BUNDLE_FORMAT};
+use crate::evaluator_bundle::{fnv_hex, EvaluatorBundle, EvaluatorBundleMeta, MAX_EVALUATOR_FILE};
+use crate::export::{elo_entries_of_run, elo_text};
+use crate::Error;
+
+/// The evaluator file's name inside the bundle.
+const EVALUATOR_FILE: &str = "evaluator.nnue";
+
+/// What to export and how.
+#[derive(Clone, Debug)]
+pub struct EvaluatorExportOptions {
+    /// The evaluator file (`.nnue`), or a learned-evaluator run's directory
+    /// (its `best.nnue`).
+    pub evaluator: PathBuf,
+    /// The bundle directory to write (created; existing bundle files are
+    /// replaced).
+    pub out: PathBuf,
+    /// The bundle's default limit: depth or time per move.
+    pub limit: AlphaBetaLimit,
+    /// Search threads (Lazy SMP).
+    pub threads: usize,
+}
+
+/// What an evaluator export produced.
+#[derive(Clone, Debug, Serialize)]
+pub struct EvaluatorExportReport {
+    /// The bundle directory.
+    pub dir: PathBuf,
+    /// Its metadata.
+    pub meta: EvaluatorBundleMeta,
+}
+
+/// The evaluator file `path` names: the file itself, or the `best.nnue` of
+/// a run directory.
+fn source_file(path: &Path) -> Result<PathBuf, Error> {
+    if path.is_dir() {
+        let best = dama_run::RunDir::new(path).best_evaluator();
+        if best.is_file() {
+            return Ok(best);
+        }
+        return Err(Error::Input(format!(
+            "{} is a directory without best.nnue: give an evaluator file (.nnue) or a \
+             learned-evaluator run that has accepted a network",
+            path.display()
+        )));
+    }
+    Ok(path.to_path_buf())
+}
+
+/// The run directory an evaluator file belongs to: `RUN/best.nnue` or
+/// `RUN/models/gen-NNNN.nnue` (where a `metrics.jsonl` is beside).
+fn run_of(file: &Path) -> Option<PathBuf> {
+    let parent = file.parent()?;
+    let run = if parent.file_name().is_some_and(|n| n == "models") {
+        parent.parent()?
+    } else {
+        parent
+    };
+    dama_run::RunDir::new(run)
+        .metrics()
+        .is_file()
+        .then(|| run.to_path_buf())
+}
+
+/// Writes a learned-evaluator bundle: see the [module docs](self).
+///
+/// # Errors
+///
+/// [`Error::Input`] for a run without `best.nnue` or an output that is a
+/// file; [`Error::Bundle`] for an evaluator file that does not read, a
+/// copy that does not read back the same, limits out of bounds; I/O
+/// errors.
+pub fn export_evaluator(opts: &EvaluatorExportOptions) -> Result<EvaluatorExportReport, Error> {
+    let source = source_file(&opts.evaluator)?;
+    let out = &opts.out;
+    let fail = |path: &Path, p: String| Error::Bundle {
+        path: path.to_path_buf(),
+        problems: vec![p],
+    };
+    let bytes = dama_nn::files::read_bounded(&source, MAX_EVALUATOR_FILE)
+        .map_err(|e| fail(&source, format!("cannot read the evaluator file: {e}")))?;
+    // The source is read whole before anything is written, so the bundle
+    // holds one version of a file that training may be replacing.
+    let (net, header) =
+        dama_nnue::read_network(&source, None).map_err(|e| fail(&source, e.to_string()))?;
+    if out.is_file() {
+        return Err(Error::Input(format!(
+            "{} is a file, the bundle is a directory",
+            out.display()
+        )));
+    }
+    let value = |k: &str| {
+        header
+            .iter()
+            .find(|(key, _)| key == k)
+            .map(|(_, v)| v.as_str())
+    };
+    let generation = value("generation")
+        .and_then(|g| g.parse().ok())
+        .or_else(|| dama_run::generation_of(&source));
+    let mut meta = EvaluatorBundleMeta {
+        format: BUNDLE_FORMAT,
+        kind: BundleKind::Evaluator,
+        game: GameName::Draughts,
+        rules: net.rules,
+        limit: opts.limit,
+        threads: opts.threads,
+        tt_mb: DEFAULT_TT_MB,
+        evaluator_file: EVALUATOR_FILE.to_owned(),
+        evaluator_bytes: bytes.len() as u64,
+        evaluator_fnv1a64: fnv_hex(&bytes),
+        generation,
+        step: value("step").and_then(|s| s.parse().ok()),
+        elo: Vec::new(),
+        source: source.display().to_string(),
+        dama_version: env!("CARGO_PKG_VERSION").to_owned(),
+    };
+    // The limits are checked before anything is written.
+    meta.player_spec(meta.limit, None)
+        .map_err(|e| Error::Input(format!("cannot export with these limits: {e}")))?;
+    if let (Some(run), Some(g)) = (run_of(&source), generation) {
+        meta.elo = elo_entries_of_run(&run, g);
+    }
+
+    fs::create_dir_all(out).map_err(Error::file(out))?;
+    let copy = out.join(EVALUATOR_FILE);
+    write_atomic(&copy, &bytes)?;
+    // Read back: the same bytes, and an evaluator the search loads under
+    // the rules the bundle records.
+    let back =
+        dama_nn::files::read_bounded(&copy, MAX_EVALUATOR_FILE).map_err(Error::file(&copy))?;
+    if back.len() != bytes.len() || fnv_hex(&back) != meta.evaluator_fnv1a64 {
+        return Err(fail(
+            out,
+            format!(
+                "{EVALUATOR_FILE} does not read back as written ({} bytes, checksum {}; wrote {} bytes, checksum {})",
+                back.len(),
+                fnv_hex(&back),
+                bytes.len(),
+                meta.evaluator_fnv1a64
+            ),
+        ));
+    }
+    dama_eval::Evaluation::load(&copy, Some(&meta.rules))
+        .map_err(|e| fail(out, crate::error::chain(&e)))?;
+
+    write_atomic(
+        &out.join("bundle.json"),
+        format!("{}\n", serde_json::to_string_pretty(&meta)?).as_bytes(),
+    )?;
+    write_atomic(&out.join("README.md"), readme(&meta).as_bytes())?;
+    let bundle = EvaluatorBundle::load(out)?;
+    Ok(EvaluatorExportReport {
+        dir: bundle.dir,
+        meta: bundle.meta,
+    })
+}
+
+fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), Error> {
+    dama_nn::files::write_atomic(path, bytes).map_err(Error::file(path))?;
+    Ok(())
+}
+
+/// The limit as a player spec writes it (`depth=6`, `time=1000`).
+fn limit_key(limit: AlphaBetaLimit) -> String {
+    match limit {
+        AlphaBetaLimit::Depth(d) => format!("depth={d}"),
+        AlphaBetaLimit::TimeMs(ms) => format!("time={ms}"),
+    }
+}
+
+/// The limit in words.
+fn limit_words(limit: AlphaBetaLimit) -> String {
+    match limit {
+        AlphaBetaLimit::Depth(d) => format!("{d} plies deep"),
+        AlphaBetaLimit::TimeMs(ms) => format!("{ms} ms per move"),
+    }
+}
+
+/// The README of a learned-evaluator bundle.
+fn readme(meta: &EvaluatorBundleMeta) -> String {
+    let trained = match (meta.generation, meta.step) {
+        (Some(g), Some(s)) => format!(", generation {g}, step {s}"),
+        (Some(g), None) => format!(", generation {g}"),
+        _ => String::new(),
+    };
+    let elo = if meta.elo.is_empty() {
+        "No evaluation results were found for this evaluator.".to_owned()
+    } else {
+        elo_text(&meta.elo)
+    };
+    let threads = if meta.threads == 1 {
+        "1 search thread".to_owned()
+    } else {
+        format!("{} search threads (Lazy SMP)", meta.threads)
+    };
+    let spec_threads = if meta.threads == 1 {
+        String::new()
+    } else {
+        format!(",threads={}", meta.threads)
+    };
+    format!(
+        r#"# dama bot bundle (learned evaluator)
+
+The alpha-beta engine of dama with a learned evaluation (an NNUE-style network, crate `dama-nnue`), exported by `dama export --evaluator` (dama {version}) from `{source}`{trained}.
+
+## Files
+
+- `{file}`: the learned evaluator ({bytes} bytes, FNV-1a 64 `{sum}`), a copy of the file above.
+- `bundle.json`: metadata: the kind (`evaluator`), the game and rules, the default limit, threads and table size, the evaluator file's size and checksum, generation, step, Elo.
+
+## Playing it
+
+```
+dama play --bundle {dir_hint}                          # in the terminal
+dama analyse --bundle {dir_hint} --position startpos   # the engine's move, score and line
+dama bot --bundle {dir_hint}                           # line protocol (docs/protocol.md)
+dama serve --bundle {dir_hint}                         # the web page (or put the bundle in --runs)
+```
+
+The bundle searches {limit} by default, with {threads} and a {tt} MiB table; `--time MS` sets another time per move (and `go time MS` in the protocol).
+The same player as a spec: `alphabeta:{limit_key},tt={tt}{spec_threads},eval={dir_hint}/{file}`, for `dama eval`, `dama ladder` and `dama curve`.
+Loading checks the evaluator file against the size and checksum in `bundle.json`, its own checksum and architecture, and the rules, and refuses a missing, corrupt or replaced file, or one trained for other rules, by name.
+
+## Python
+
+The Python side of dama (`dama_py`) does not evaluate learned evaluators: this bundle is played by `dama` only (its file format is in `crates/nnue/src/file.rs`).
+
+## Strength
+
+{elo}
+
+## Rules
+
+`{rules}`
+"#,
+        version = meta.dama_version,
+        source = meta.source,
+        file = meta.evaluator_file,
+        bytes = meta.evaluator_bytes,
+        sum = meta.evaluator_fnv1a64,
+        limit = limit_words(meta.limit),
+        limit_key = limit_key(meta.limit),
+        tt = meta.tt_mb,
+        dir_hint = "BUNDLE_DIR",
+        rules = meta.rules,
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn exports_a_file_or_a_runs_best_and_refuses_what_does_not_read() {
+        let tmp = tempfile::tempdir().unwrap();
+        let run = dama_run::RunDir::new(tmp.path().join("run"));
+        fs::create_dir_all(run.root()).unwrap();
+        let net = dama_nnue::FloatNet::random(dama_engine::Rules::default(), 3);
+        dama_nnue::write_network(
+            &run.best_evaluator(),
+            &net,
+            &[("generation", "2".to_owned())],
+        )
+        .unwrap();
+        let out = tmp.path().join("bundle");
+        let opts = EvaluatorExportOptions {
+            evaluator: run.root().to_path_buf(),
+            out: out.clone(),
+            limit: AlphaBetaLimit::TimeMs(50),
+            threads: 2,
+        };
+        let report = export_evaluator(&opts).unwrap();
+        assert_eq!(report.meta.generation, Some(2));
+        assert_eq!(report.meta.limit, AlphaBetaLimit::TimeMs(50));
+        assert_eq!(
+            fs::read(out.join(EVALUATOR_FILE)).unwrap(),
+            fs::read(run.best_evaluator()).unwrap()
+        );
+        let readme = fs::read_to_string(out.join("README.md")).unwrap();
+        assert!(
+            readme.contains("does not evaluate learned evaluators"),
+            "{readme}"
+        );
+        assert!(
+            readme.contains("alphabeta:time=50,tt=16,threads=2,eval="),
+            "{readme}"
+        );
+        let b = EvaluatorBundle::load(&out).unwrap();
+        assert_eq!(b.meta, report.meta);
+
+        // Bad limits write nothing; a directory without best.nnue and a
+        // corrupt file are refused.
+        let e = export_evaluator(&EvaluatorExportOptions {
+            threads: 0,
+            out: tmp.path().join("nothing"),
+            ..opts.clone()
+        })
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("threads must be"), "{e}");
+        assert!(!tmp.path().join("nothing").exists());
+        let e = export_evaluator(&EvaluatorExportOptions {
+            evaluator: tmp.path().to_path_buf(),
+            ..opts.clone()
+        })
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("without best.nnue"), "{e}");
+        let bad = tmp.path().join("bad.nnue");
+        fs::write(&bad, b"DAMANNUE\x01\0\0\0garbage").unwrap();
+        let e = export_evaluator(&EvaluatorExportOptions {
+            evaluator: bad,
+            ..opts
+        })
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("bad.nnue"), "{e}");
+    }
+}
