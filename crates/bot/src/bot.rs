@@ -37,16 +37,35 @@ enum Brain {
     Player(Box<dyn Player>),
 }
 
+/// How a checkpoint bot runs its network.
+#[derive(Clone, Copy, Debug)]
+struct NetRun {
+    inference: dama_eval::Inference,
+    cuda: bool,
+    lanes: usize,
+}
+
+impl NetRun {
+    /// Leaves per network call of a search within `limit` (a timed search
+    /// is PUCT: see `Thinking::new`).
+    fn leaves(&self, limit: Limit, algorithm: dama_mcts::Algorithm) -> u32 {
+        let algorithm = match limit {
+            Limit::Time(_) => dama_mcts::Algorithm::Puct,
+            Limit::Sims(_) => algorithm,
+        };
+        self.inference
+            .leaves_for(limit, algorithm, self.cuda, self.lanes)
+    }
+}
+
 /// A player that explains itself: see the [crate docs](crate).
 pub struct Bot {
     name: String,
     brain: Brain,
     config: SearchConfig,
-    /// Leaves per network call of a search (per limit; see
-    /// [`dama_eval::Inference::leaves_for`]).
-    inference: dama_eval::Inference,
-    /// Whether the network runs on a GPU.
-    cuda: bool,
+    /// A checkpoint bot's network options, for the leaves per network call
+    /// of each search (per limit; see [`dama_eval::Inference::leaves_for`]).
+    net: Option<NetRun>,
     default_limit: Limit,
     rng: ChaCha8Rng,
     bundle: Option<BundleMeta>,
@@ -101,8 +120,7 @@ impl Bot {
         let mut evaluator_bundle = None;
         let mut rules = None;
         let mut spec_limit = None;
-        let mut inference = dama_eval::Inference::default();
-        let mut cuda = false;
+        let mut net_run = None;
         let alphabeta = |limit: AlphaBetaLimit,
                          tt_mb: usize,
                          evaluation: dama_eval::Evaluation,
@@ -156,18 +174,23 @@ impl Bot {
                 let device = device()?;
                 let (net, meta) = dama_nn::load_network(path, device, None)?;
                 let lanes = spec_inference.lanes_or(options.lanes.unwrap_or_else(cores));
-                // The precision of a timed search (a bot's limit may
-                // change from move to move; `auto` is f32 unless this CPU
-                // runs bf16 fast).
-                let timed = Limit::Time(Duration::ZERO);
+                // The precision of the spec's limit: a timed bot computes
+                // in bf16 where this CPU runs it fast, a bot at a
+                // simulation count in f32 (the same numbers everywhere).
                 let precision =
-                    dama_eval::net_precision(spec_inference.precision_for(timed), device);
+                    dama_eval::net_precision(spec_inference.precision_for(*limit), device);
                 let mut eval = NnEvaluator::with_lanes(&net, device, precision, lanes)?;
-                // libtorch prepares its kernels on a copy's first calls at
-                // each batch size: not on the first move's clock.
-                eval.warm_up(spec_inference.leaves_for(timed, false) as usize)?;
-                inference = *spec_inference;
-                cuda = matches!(device, dama_nn::device::Device::Cuda(_));
+                let run = NetRun {
+                    inference: *spec_inference,
+                    cuda: matches!(device, dama_nn::device::Device::Cuda(_)),
+                    lanes,
+                };
+                if let Limit::Time(_) = limit {
+                    // libtorch prepares its kernels on a copy's first calls
+                    // at each batch size: not on the first move's clock.
+                    eval.warm_up(run.leaves(*limit, *algorithm) as usize)?;
+                }
+                net_run = Some(run);
                 spec_limit = Some(*limit);
                 if let Limit::Sims(n) = limit {
                     config.simulations = *n;
@@ -232,8 +255,7 @@ impl Bot {
             name,
             brain,
             config,
-            inference,
-            cuda,
+            net: net_run,
             default_limit,
             rng,
             bundle,
@@ -396,7 +418,9 @@ impl Bot {
             Brain::Search(eval) => think_search(
                 eval,
                 &SearchConfig {
-                    batch_size: self.inference.leaves_for(limit, self.cuda),
+                    batch_size: self.net.map_or(self.config.batch_size, |n| {
+                        n.leaves(limit, self.config.algorithm)
+                    }),
                     ..self.config.clone()
                 },
                 &mut self.rng,

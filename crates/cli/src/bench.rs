@@ -12,7 +12,7 @@ use std::time::Instant;
 use anyhow::{Context, Result};
 use clap::{Args, Subcommand};
 use dama_engine::Game;
-use dama_nn::{BatchBuilder, Network, NnEvaluator, Precision};
+use dama_nn::{BatchBuilder, Network, NnEvaluator};
 use dama_selfplay::selfplay::{play_games, EvalCache, SelfplayJob};
 use dama_selfplay::RunConfig;
 use rand::seq::SliceRandom;
@@ -58,9 +58,9 @@ struct SelfplayBenchArgs {
     /// The run config whose model, search and self-play sections are used.
     #[arg(long)]
     config: std::path::PathBuf,
-    /// Games to play.
-    #[arg(long, default_value_t = 32)]
-    games: usize,
+    /// Games to play, 1 to 100000.
+    #[arg(long, default_value_t = 32, value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    games: u32,
     /// Thread settings to compare, as RAYON:TORCH[:LANES] (search workers,
     /// libtorch threads per call, network copies evaluating each batch at
     /// once, 0 = one per core; e.g. `1:2:1,1:1:2`); default: the config's
@@ -194,7 +194,7 @@ fn or_cores(n: usize) -> usize {
 
 fn selfplay(args: &SelfplayBenchArgs) -> Result<()> {
     let mut cfg = RunConfig::load(&args.config)?;
-    cfg.selfplay.games_per_generation = args.games;
+    cfg.selfplay.games_per_generation = args.games as usize;
     let settings: Vec<ThreadSetting> = if args.threads.is_empty() {
         vec![ThreadSetting {
             rayon: cfg.run.threads,
@@ -210,6 +210,12 @@ fn selfplay(args: &SelfplayBenchArgs) -> Result<()> {
     let device = dama_nn::device::resolve(cfg.run.device)?;
     dama_nn::device::manual_seed(cfg.run.seed);
     let net = Network::new(&cfg.model, device)?;
+    // The precision self-play runs at (`[selfplay] precision`: `auto` is
+    // bf16 where this CPU runs it fast).
+    let precision = cfg
+        .selfplay
+        .precision
+        .resolve(device, dama_nn::CpuFeatures::detect());
     outln!(
         "self-play bench: {} games, model {}x{}, {} {} sims, {} games in flight, device {}",
         args.games,
@@ -221,7 +227,7 @@ fn selfplay(args: &SelfplayBenchArgs) -> Result<()> {
         dama_nn::device::describe(device)
     );
     let cpu = dama_nn::cpu::cpu_model().unwrap_or_else(|| "unknown CPU".into());
-    outln!("cpu: {cpu}");
+    outln!("cpu: {cpu}, precision {precision:?}");
     outln!(
         "{:>6} {:>6} {:>6} {:>10} {:>12} {:>10} {:>14} {:>7} {:>10} {:>6}",
         "rayon",
@@ -243,7 +249,7 @@ fn selfplay(args: &SelfplayBenchArgs) -> Result<()> {
         let torch_threads = or_cores(setting.torch);
         dama_nn::device::set_torch_threads(torch_threads);
         let mut evaluator =
-            NnEvaluator::with_lanes(&net, device, Precision::F32, or_cores(setting.lanes))?;
+            NnEvaluator::with_lanes(&net, device, precision, or_cores(setting.lanes))?;
         // The cache is off: a hit is not a network evaluation, and the ratio
         // compares network evaluations.
         let mut cache = EvalCache::new(0);

@@ -52,9 +52,10 @@ pub struct BotArgs {
     /// auto, cpu, cuda or cuda:N.
     #[arg(long, default_value = "cpu")]
     pub device: dama_run::DeviceSpec,
-    /// Network copies evaluating each batch of a checkpoint bot's search at
-    /// once, one core and one libtorch thread each (0: one per core; a
-    /// spec's `threads=N` wins).
+    /// Network copies evaluating each batch of a Turkish draughts
+    /// checkpoint bot's search at once, one core and one libtorch thread
+    /// each (0: one per core; a spec's `threads=N` wins); a Turkish Tafl
+    /// bot's libtorch threads (0: libtorch's default).
     #[arg(long, default_value_t = 0, value_parser = crate::args::threads)]
     pub threads: usize,
     /// Seed of the bot's random choices.
@@ -76,7 +77,11 @@ impl BotArgs {
         } else if let Some(p) = &self.checkpoint {
             BotSpec::Checkpoint {
                 path: p.clone(),
-                limit: Limit::Sims(dama_eval::DEFAULT_CKPT_SIMS),
+                // --sims/--time (a timed bot is built for speed: see
+                // `dama_eval::Inference`).
+                limit: self
+                    .limit()?
+                    .unwrap_or(Limit::Sims(dama_eval::DEFAULT_CKPT_SIMS)),
                 algorithm: dama_eval::DEFAULT_CKPT_SEARCH,
                 inference: dama_eval::Inference::default(),
             }
@@ -172,7 +177,9 @@ impl BotArgs {
     /// --tablebase gets a note).
     pub fn build_tafl(&self) -> Result<TaflBot> {
         let spec = self.spec()?;
-        dama_nn::device::set_torch_threads(1);
+        // Turkish Tafl bots search one position at a time: --threads are
+        // libtorch's (0: its default, one per core).
+        dama_nn::device::set_torch_threads(self.threads);
         if !self.tablebase.is_empty() && self.tablebase != "tablebases" {
             eprintln!("note: --tablebase: the endgame tables are for Turkish draughts; ignored");
         }

@@ -96,8 +96,8 @@ pub struct LadderArgs {
         default_value = "random,greedy,alphabeta:depth=2"
     )]
     baselines: Vec<String>,
-    /// Games per pairing.
-    #[arg(long, default_value_t = 20)]
+    /// Games per pairing, 1 to 1000000.
+    #[arg(long, default_value_t = 20, value_parser = crate::args::match_games)]
     games: u32,
     /// Simulations per move of the checkpoint players.
     #[arg(long, default_value_t = 32, value_parser = crate::args::sims)]
@@ -132,8 +132,8 @@ pub struct CurveArgs {
     #[arg(long, default_value = "default")]
     anchors: String,
     /// Games per pairing (each checkpoint against each anchor, and each anchor
-    /// against the next).
-    #[arg(long, default_value_t = 20)]
+    /// against the next), 1 to 1000000.
+    #[arg(long, default_value_t = 20, value_parser = crate::args::match_games)]
     games: u32,
     /// Rate every K-th checkpoint (the last one always).
     #[arg(long, default_value_t = 1)]

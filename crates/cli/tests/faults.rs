@@ -295,6 +295,21 @@ fn counts_out_of_range_are_refused_with_the_flag_and_the_range() {
             "--sims",
             "1..=1000000",
         ),
+        (
+            &["ladder", "--run", "x", "--games", "0"][..].to_vec(),
+            "--games",
+            "1..=1000000",
+        ),
+        (
+            &["curve", "--run", "x", "--games", "0"][..].to_vec(),
+            "--games",
+            "1..=1000000",
+        ),
+        (
+            &["bench", "selfplay", "--config", "x.toml", "--games", "0"][..].to_vec(),
+            "--games",
+            "1..=100000",
+        ),
     ] {
         let out = Command::new(DAMA).args(args).output().unwrap();
         let stderr = String::from_utf8_lossy(&out.stderr);

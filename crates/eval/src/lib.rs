@@ -82,8 +82,8 @@ pub use rating::{fit_elo, FitConfig, PairResult, Rating, RatingTable};
 pub use searcher::{BatchedSearcher, NetworkError, NetworkEvaluator};
 pub use spec::{
     AlphaBetaLimit, Inference, NetPrecision, PlayerSpec, SearchBudget, DEFAULT_CKPT_SEARCH,
-    DEFAULT_CKPT_SIMS, DEFAULT_CPU_TIMED_BATCH, DEFAULT_CUDA_BATCH, DEFAULT_TT_MB, MAX_LANES,
-    MAX_LEAF_BATCH, MAX_MOVE_TIME, MAX_MOVE_TIME_MS,
+    DEFAULT_CKPT_SIMS, DEFAULT_CPU_TIMED_BATCH_PER_LANE, DEFAULT_CUDA_BATCH, DEFAULT_TT_MB,
+    MAX_LANES, MAX_LEAF_BATCH, MAX_MOVE_TIME, MAX_MOVE_TIME_MS,
 };
 pub use stats::{
     elo_from_score, expected_score, gsprt_llr, EloEstimate, GameScore, Pentanomial, Sprt,

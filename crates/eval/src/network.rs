@@ -63,15 +63,18 @@ pub(crate) fn factory(
                 SearchBudget::Time(d) => (crate::mcts_player::MAX_TIMED_SIMS, Some(d)),
             };
             let cuda = matches!(device, dama_nn::device::Device::Cuda(_));
-            let config = SearchConfig {
-                draw_score: *draw_score,
-                batch_size: inference.leaves_for(*budget, cuda),
-                ..search_config(*search, sims, &device)
-            };
             let lanes = Lanes {
                 player: inference.lanes_or(options.lanes.unwrap_or(1)),
                 shared: inference.lanes_or(cores),
                 precision: net_precision(inference.precision_for(*budget), device),
+            };
+            // A simulation budget searches one leaf at a time (batched
+            // across games in the arena); a timed one as many as its lanes
+            // take.
+            let config = SearchConfig {
+                draw_score: *draw_score,
+                batch_size: inference.leaves_for(*budget, *search, cuda, lanes.player),
+                ..search_config(*search, sims, &device)
             };
             (path, Some(config), time, lanes)
         }
@@ -427,18 +430,21 @@ pub fn tafl_network_player(
         .map_err(|e| nn_error(&name, e))?;
     let (net, _meta) = dama_nn::load_network_for(path, device, &dama_nn::GameRules::Tafl(*rules))
         .map_err(|e| nn_error(&name, e))?;
+    // The Tafl arena batches the searches of all games in flight through
+    // this one evaluator: one lane per core, as draughts' batched arena.
     let cores = std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get);
+    let lanes = inference.lanes_or(cores);
     let evaluator = NnEvaluator::with_lanes(
         &net,
         device,
         net_precision(inference.precision_for(*budget), device),
-        inference.lanes_or(options.lanes.unwrap_or(cores)),
+        lanes,
     )
     .map_err(|e| nn_error(&name, e))?;
     let cuda = matches!(device, dama_nn::device::Device::Cuda(_));
     let config = SearchConfig {
         draw_score: *draw_score,
-        batch_size: inference.leaves_for(*budget, cuda),
+        batch_size: inference.leaves_for(*budget, *search, cuda, lanes),
         ..search_config(*search, sims, &device)
     };
     Ok(crate::tafl::TaflPlayer::Network {

@@ -188,28 +188,42 @@ pub const MAX_LEAF_BATCH: u32 = 256;
 /// The most network copies (threads) one player evaluates with.
 pub const MAX_LANES: usize = 64;
 
-/// Leaves per network call of a timed search on a CPU when the spec does
-/// not say (`batch=`): measured on a 2-core AMD EPYC with the networks of
-/// `configs/quick.toml` and `configs/strong.toml` (docs/benchmarks.md).
-pub const DEFAULT_CPU_TIMED_BATCH: u32 = 32;
+/// Leaves per network call and lane of a timed PUCT search on a CPU when
+/// the spec does not say (`batch=`): 32 leaves on the 2 lanes of a 2-core
+/// AMD EPYC, measured with the networks of `configs/quick.toml` and
+/// `configs/strong.toml` (docs/benchmarks.md). A round of leaves is one
+/// network call, and the clock is read between rounds, so the batch grows
+/// with the lanes that share it rather than the time a call takes.
+pub const DEFAULT_CPU_TIMED_BATCH_PER_LANE: u32 = 16;
 
 /// Leaves per network call of a search on a GPU when the spec does not say.
 pub const DEFAULT_CUDA_BATCH: u32 = 8;
 
 impl Inference {
-    /// The leaves per call of a search to `budget` on a GPU (`cuda`) or a
-    /// CPU: the spec's, else [`DEFAULT_CUDA_BATCH`] on a GPU,
-    /// [`DEFAULT_CPU_TIMED_BATCH`] for a timed search on a CPU, and 1 for a
-    /// simulation budget on a CPU (exactly the sequential search; the
-    /// batched arena batches across games instead). Never more than the
-    /// simulations.
+    /// The leaves per call of a search to `budget` with `algorithm` on a
+    /// GPU (`cuda`) or a CPU with `lanes` network copies: the spec's, else
+    /// [`DEFAULT_CUDA_BATCH`] on a GPU, [`DEFAULT_CPU_TIMED_BATCH_PER_LANE`]
+    /// per lane for a timed PUCT search on a CPU, and 1 otherwise: a
+    /// simulation budget is exactly the sequential search (the batched
+    /// arena batches across games instead), and timed Gumbel sequential
+    /// halving decides each phase on the values its simulations brought
+    /// back, which leaves still in flight would not have. Never more than
+    /// the simulations.
     #[must_use]
-    pub fn leaves_for(&self, budget: SearchBudget, cuda: bool) -> u32 {
-        let n = match (self.leaves, budget, cuda) {
-            (Some(n), _, _) => n,
-            (None, _, true) => DEFAULT_CUDA_BATCH,
-            (None, SearchBudget::Time(_), false) => DEFAULT_CPU_TIMED_BATCH,
-            (None, SearchBudget::Sims(_), false) => 1,
+    pub fn leaves_for(
+        &self,
+        budget: SearchBudget,
+        algorithm: Algorithm,
+        cuda: bool,
+        lanes: usize,
+    ) -> u32 {
+        let n = match (self.leaves, budget, cuda, algorithm) {
+            (Some(n), ..) => n,
+            (None, _, true, _) => DEFAULT_CUDA_BATCH,
+            (None, SearchBudget::Time(_), false, Algorithm::Puct) => {
+                DEFAULT_CPU_TIMED_BATCH_PER_LANE.saturating_mul(lanes.clamp(1, MAX_LANES) as u32)
+            }
+            (None, ..) => 1,
         };
         match budget {
             SearchBudget::Sims(sims) => n.min(sims).max(1),
@@ -780,11 +794,15 @@ mod tests {
         // simulations); a GPU batches either way.
         let none = Inference::default();
         let time = SearchBudget::Time(Duration::from_millis(100));
-        assert_eq!(none.leaves_for(time, false), DEFAULT_CPU_TIMED_BATCH);
-        assert_eq!(none.leaves_for(SearchBudget::Sims(400), false), 1);
-        assert_eq!(none.leaves_for(SearchBudget::Sims(4), true), 4);
+        let puct = Algorithm::Puct;
+        let per_lane = DEFAULT_CPU_TIMED_BATCH_PER_LANE;
+        assert_eq!(none.leaves_for(time, puct, false, 1), per_lane);
+        assert_eq!(none.leaves_for(time, puct, false, 2), 2 * per_lane);
+        assert_eq!(none.leaves_for(time, Algorithm::Gumbel, false, 2), 1);
+        assert_eq!(none.leaves_for(SearchBudget::Sims(400), puct, false, 2), 1);
+        assert_eq!(none.leaves_for(SearchBudget::Sims(4), puct, true, 1), 4);
         assert_eq!(
-            none.leaves_for(SearchBudget::Sims(400), true),
+            none.leaves_for(SearchBudget::Sims(400), puct, true, 1),
             DEFAULT_CUDA_BATCH
         );
         assert_eq!(none.precision_for(time), NetPrecision::Auto);
@@ -795,7 +813,7 @@ mod tests {
                 leaves: Some(64),
                 ..none
             }
-            .leaves_for(SearchBudget::Sims(10), false),
+            .leaves_for(SearchBudget::Sims(10), puct, false, 1),
             10
         );
         for (s, why) in [

@@ -123,22 +123,13 @@ pub struct RawOutput {
 /// results are as reproducible as with one lane.
 #[derive(Debug)]
 pub struct NnEvaluator {
-    /// The first lane: the network the calling thread runs.
+    /// The network the calling thread runs (without lanes), and the one
+    /// lanes copy.
     net: Network,
     precision: Precision,
     inputs: BatchBuilder,
-    /// Lanes 2..=k, run on `pool` (empty for one lane).
-    extra: Vec<Lane>,
-    pool: Option<std::sync::Arc<rayon::ThreadPool>>,
-    /// Smallest part of a batch worth a lane of its own.
-    min_per_lane: usize,
-}
-
-/// One more copy of the network with its input buffer.
-#[derive(Debug)]
-struct Lane {
-    net: Network,
-    inputs: BatchBuilder,
+    /// The lanes, when there are two or more.
+    lanes: Option<crate::lanes::Lanes>,
 }
 
 /// The most lanes an evaluator accepts (each is a copy of the network and
@@ -156,9 +147,7 @@ impl NnEvaluator {
             net: net.copy_to(device, precision.kind())?,
             precision,
             inputs: BatchBuilder::new(),
-            extra: Vec::new(),
-            pool: None,
-            min_per_lane: 1,
+            lanes: None,
         })
     }
 
@@ -171,7 +160,7 @@ impl NnEvaluator {
     /// # Errors
     ///
     /// [`Error::Config`] for more than [`MAX_LANES`] lanes or a thread
-    /// pool that cannot start; libtorch errors.
+    /// lane thread that cannot start; libtorch errors.
     ///
     /// # Examples
     ///
@@ -197,8 +186,13 @@ impl NnEvaluator {
         lanes: usize,
     ) -> Result<NnEvaluator> {
         let mut eval = NnEvaluator::new(net, device, precision)?;
+        if device != Device::Cpu {
+            return Ok(eval);
+        }
         let lanes = if lanes == 0 {
-            std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
+            std::thread::available_parallelism()
+                .map_or(1, std::num::NonZeroUsize::get)
+                .min(MAX_LANES)
         } else {
             lanes
         };
@@ -207,23 +201,9 @@ impl NnEvaluator {
                 "{lanes} inference lanes, more than the limit of {MAX_LANES}"
             )));
         }
-        if lanes <= 1 || device != Device::Cpu {
-            return Ok(eval);
+        if lanes > 1 {
+            eval.lanes = Some(crate::lanes::Lanes::start(net, device, precision, lanes)?);
         }
-        for _ in 1..lanes {
-            eval.extra.push(Lane {
-                net: net.copy_to(device, precision.kind())?,
-                inputs: BatchBuilder::new(),
-            });
-        }
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(lanes)
-            .thread_name(|i| format!("dama-infer-{i}"))
-            // libtorch's intra-op thread count is per thread.
-            .start_handler(|_| crate::device::set_torch_threads(1))
-            .build()
-            .map_err(|e| Error::Config(format!("inference thread pool: {e}")))?;
-        eval.pool = Some(std::sync::Arc::new(pool));
         Ok(eval)
     }
 
@@ -237,46 +217,16 @@ impl NnEvaluator {
     ///
     /// libtorch errors.
     pub fn warm_up(&mut self, batch: usize) -> Result<()> {
-        let lanes = self.lanes();
-        let per_lane = batch.div_ceil(lanes).clamp(1, 256);
-        let precision = self.precision;
-        let shape = self.shape();
-        let run = move |net: &mut Network| -> Result<()> {
-            for _ in 0..2 {
-                for n in 1..=per_lane {
-                    let planes = vec![0f32; n * shape.planes_len()];
-                    infer_on(net, precision, &planes, n)?;
-                }
-            }
-            Ok(())
-        };
-        let Some(pool) = self.pool.clone() else {
-            return run(&mut self.net);
-        };
-        let mut nets: Vec<&mut Network> = vec![&mut self.net];
-        nets.extend(self.extra.iter_mut().map(|l| &mut l.net));
-        let mut results: Vec<Option<Result<()>>> = (0..nets.len()).map(|_| None).collect();
-        pool.scope(|scope| {
-            for (net, slot) in nets.into_iter().zip(&mut results) {
-                let run = &run;
-                scope.spawn(move |_| *slot = Some(run(net)));
-            }
-        });
-        for r in results.into_iter().flatten() {
-            r?;
+        let per_lane = batch.div_ceil(self.lanes()).clamp(1, 256);
+        match &self.lanes {
+            Some(lanes) => lanes.warm_up(per_lane),
+            None => crate::lanes::warm(&self.net, self.precision, self.shape(), per_lane),
         }
-        Ok(())
     }
 
     /// The number of network copies evaluating parts of a batch at once.
     pub fn lanes(&self) -> usize {
-        1 + self.extra.len()
-    }
-
-    /// Sets the smallest part of a batch given a lane of its own (default
-    /// 1): a batch of `n` uses at most `n / min` lanes.
-    pub fn set_min_per_lane(&mut self, min: usize) {
-        self.min_per_lane = min.max(1);
+        self.lanes.as_ref().map_or(1, crate::lanes::Lanes::len)
     }
 
     /// An evaluator for the checkpoint whose weights are at `path`; if
@@ -303,8 +253,8 @@ impl NnEvaluator {
     /// [`Error::Config`] if the configs differ; libtorch errors.
     pub fn load_weights_from(&mut self, net: &Network) -> Result<()> {
         self.net.copy_weights_from(net)?;
-        for lane in &mut self.extra {
-            lane.net.copy_weights_from(net)?;
+        if let Some(lanes) = &self.lanes {
+            lanes.load(&self.net, self.net.device(), self.precision)?;
         }
         Ok(())
     }
@@ -331,7 +281,10 @@ impl NnEvaluator {
     ///
     /// [`Error::Shape`] if `planes` has the wrong length; libtorch errors.
     pub fn infer(&self, planes: &[f32], n: usize) -> Result<RawOutput> {
-        infer_on(&self.net, self.precision, planes, n)
+        match &self.lanes {
+            Some(lanes) => lanes.infer(planes, n),
+            None => infer_on(&self.net, self.precision, planes, n),
+        }
     }
 
     /// Evaluates states with explicit action lists: encodes them, runs one
@@ -341,64 +294,25 @@ impl NnEvaluator {
     /// # Errors
     ///
     /// As [`NnEvaluator::infer`].
-    pub fn evaluate_states<S>(&mut self, batch: &[(&S, &[S::Action])]) -> Result<Vec<Evaluation>>
-    where
-        S: NnInput + Sync,
-        S::Action: Sync,
-    {
+    pub fn evaluate_states<S: NnInput>(
+        &mut self,
+        batch: &[(&S, &[S::Action])],
+    ) -> Result<Vec<Evaluation>> {
         check_shape::<S>(self.shape())?;
-        let used = self.lanes().min(batch.len() / self.min_per_lane).max(1);
-        let Some(pool) = self.pool.as_ref().filter(|_| used > 1) else {
-            let mut inputs = std::mem::take(&mut self.inputs);
-            let out = evaluate_with(&mut inputs, batch, |p, n| self.infer(p, n));
-            self.inputs = inputs;
-            return out;
-        };
-        // Contiguous parts, the first ones one longer.
-        let (base, rest) = (batch.len() / used, batch.len() % used);
-        let mut parts = Vec::with_capacity(used);
-        let mut start = 0;
-        for k in 0..used {
-            let len = base + usize::from(k < rest);
-            parts.push(&batch[start..start + len]);
-            start += len;
-        }
-        let precision = self.precision;
-        // `&mut`: a network is `Send`, not `Sync`.
-        let mut lanes: Vec<(&mut Network, &mut BatchBuilder)> = Vec::with_capacity(used);
-        lanes.push((&mut self.net, &mut self.inputs));
-        for lane in self.extra.iter_mut().take(used - 1) {
-            lanes.push((&mut lane.net, &mut lane.inputs));
-        }
-        let mut results: Vec<Option<Result<Vec<Evaluation>>>> = (0..used).map(|_| None).collect();
-        // The scope returns when every part is evaluated; its own thread
-        // takes a part too.
-        pool.scope(|scope| {
-            for (((net, inputs), part), slot) in lanes.into_iter().zip(parts).zip(&mut results) {
-                scope.spawn(move |_| {
-                    *slot = Some(evaluate_with(inputs, part, |p, n| {
-                        infer_on(net, precision, p, n)
-                    }));
-                });
-            }
-        });
-        let mut out = Vec::with_capacity(batch.len());
-        for r in results.into_iter().flatten() {
-            out.extend(r?);
-        }
-        if out.len() != batch.len() {
-            return Err(Error::Shape(format!(
-                "{} evaluations for a batch of {}",
-                out.len(),
-                batch.len()
-            )));
-        }
-        Ok(out)
+        let mut inputs = std::mem::take(&mut self.inputs);
+        let out = evaluate_with(&mut inputs, batch, |p, n| self.infer(p, n));
+        self.inputs = inputs;
+        out
     }
 }
 
-/// [`NnEvaluator::infer`] on one lane's network.
-fn infer_on(net: &Network, precision: Precision, planes: &[f32], n: usize) -> Result<RawOutput> {
+/// [`NnEvaluator::infer`] on one network.
+pub(crate) fn infer_on(
+    net: &Network,
+    precision: Precision,
+    planes: &[f32],
+    n: usize,
+) -> Result<RawOutput> {
     let shape = net.config().shape();
     let Some(xs) = input_tensor(planes, n, shape, net.device())? else {
         return Ok(RawOutput::default());
@@ -525,8 +439,7 @@ pub fn masked_softmax(logits: &[f32], indices: impl Iterator<Item = usize>) -> V
 
 impl<G> Evaluator<G> for NnEvaluator
 where
-    G: SearchGame + NnInput<Action = <G as SearchGame>::Action> + Sync,
-    <G as SearchGame>::Action: Sync,
+    G: SearchGame + NnInput<Action = <G as SearchGame>::Action>,
 {
     type Error = Error;
 

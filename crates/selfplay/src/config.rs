@@ -460,6 +460,12 @@ impl RunConfig {
         ] {
             dama_nn::device::check_threads(key, n).map_err(|err| invalid(key, err))?;
         }
+        if r.inference_threads > dama_nn::MAX_LANES {
+            return Err(invalid(
+                "run.inference_threads",
+                format!("must be at most {}", dama_nn::MAX_LANES),
+            ));
+        }
         let s = &self.selfplay;
         if s.games_per_generation == 0 {
             return Err(invalid(

@@ -82,7 +82,9 @@ pub struct WorkerOptions {
     pub max_chunks: Option<u64>,
     /// Override `run.device`.
     pub device: Option<DeviceSpec>,
-    /// Override `run.torch_threads` (0: one per core).
+    /// Override `run.torch_threads` (0: one per core): the worker then runs
+    /// one network call at a time on that many libtorch threads
+    /// (`run.inference_threads = 1`), as when many workers share a machine.
     pub torch_threads: Option<usize>,
 }
 
@@ -262,6 +264,7 @@ pub fn run_worker(
     }
     if let Some(t) = opts.torch_threads {
         cfg.run.torch_threads = t;
+        cfg.run.inference_threads = 1;
     }
     cfg.validate()?;
     poll = cfg.distributed.poll_secs;

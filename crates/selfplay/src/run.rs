@@ -192,6 +192,7 @@ pub(crate) fn differs_only_in_session_settings(a: &RunConfig, b: &RunConfig) -> 
         c.run.device = dama_run::DeviceSpec::Auto;
         c.run.threads = 0;
         c.run.torch_threads = 0;
+        c.run.inference_threads = 0;
         c.run.eval_threads = 0;
         c.distributed = crate::config::DistributedConfig::default();
     }
@@ -969,7 +970,15 @@ fn eval_players(
         budget: SearchBudget::Sims(cfg.eval.sims),
         search: cfg.eval.search,
         draw_score: cfg.eval.draw_score,
-        inference: Default::default(),
+        // The network computes as in self-play (`[selfplay] precision`).
+        inference: dama_eval::Inference {
+            precision: Some(match cfg.selfplay.precision {
+                dama_nn::PrecisionChoice::Auto => dama_eval::NetPrecision::Auto,
+                dama_nn::PrecisionChoice::F32 => dama_eval::NetPrecision::F32,
+                dama_nn::PrecisionChoice::Bf16 => dama_eval::NetPrecision::Bf16,
+            }),
+            ..dama_eval::Inference::default()
+        },
     };
     let mut opponents = Vec::new();
     if cfg.eval.against_previous {
@@ -1237,9 +1246,10 @@ mod tests {
                 "[eval]\ngames = 2\nbaselines = [\"random\", \"ab:depth=2\"]\n{eval}\n"
             ));
             let (me, opponents) = eval_players(&cfg, &dir, 3, 2).unwrap();
-            // What the loop used to format and parse again.
+            // What the loop used to format and parse again, at self-play's
+            // precision (`[selfplay] precision`, default auto).
             let old = |g: u32| -> PlayerSpec {
-                format!("ckpt:{}{opts}", dir.model(g).display())
+                format!("ckpt:{}{opts},precision=auto", dir.model(g).display())
                     .parse()
                     .unwrap()
             };
@@ -1302,6 +1312,7 @@ mod tests {
         b.run.generations = 9;
         b.run.device = dama_run::DeviceSpec::Cpu;
         b.run.torch_threads = 1;
+        b.run.inference_threads = 3;
         assert!(differs_only_in_session_settings(&a, &b));
         b.run.seed += 1;
         assert!(!differs_only_in_session_settings(&a, &b));

@@ -1,0 +1,267 @@
+//! Lanes: copies of a network, each owned by a thread of its own that runs
+//! libtorch with one intra-op thread, so that the parts of one batch are
+//! evaluated at the same time (see [`NnEvaluator`](crate::NnEvaluator)'s
+//! "Lanes").
+//!
+//! The caller encodes the batch, sends each lane its rows and blocks on
+//! plain channels for the answers: it never runs other work while it waits
+//! (a rayon scope would, and inside an arena worker that means whole games
+//! nested in one network call).
+
+use std::sync::mpsc::{channel, Receiver, Sender};
+use std::thread::JoinHandle;
+
+use tch::Device;
+
+use crate::error::{Error, Result};
+use crate::evaluator::{infer_on, Precision, RawOutput};
+use crate::model::Network;
+use crate::shape::Shape;
+
+/// What a lane is asked to do.
+enum Job {
+    /// Run the network on `n` encoded positions.
+    Infer { planes: Vec<f32>, n: usize },
+    /// Replace the lane's network (a copy made by the caller).
+    Load(Box<Network>),
+    /// Run every batch size from 1 to `max` twice.
+    Warm { max: usize },
+}
+
+struct Lane {
+    jobs: Option<Sender<Job>>,
+    answers: Receiver<Result<RawOutput>>,
+    thread: Option<JoinHandle<()>>,
+}
+
+/// `k` lanes (threads with a network copy each).
+pub(crate) struct Lanes {
+    lanes: Vec<Lane>,
+    shape: Shape,
+}
+
+impl std::fmt::Debug for Lanes {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Lanes")
+            .field("lanes", &self.lanes.len())
+            .finish_non_exhaustive()
+    }
+}
+
+fn stopped() -> Error {
+    Error::Config("an inference lane stopped (its thread ended)".into())
+}
+
+impl Lanes {
+    /// Starts `k` lanes running copies of `net` on `device` at `precision`.
+    /// Returns once every lane has set up libtorch on its thread; the
+    /// calling thread's libtorch thread count is kept.
+    pub(crate) fn start(
+        net: &Network,
+        device: Device,
+        precision: Precision,
+        k: usize,
+    ) -> Result<Lanes> {
+        // libtorch keeps a process-wide thread count that a thread adopts
+        // on its first parallel operation, besides each thread's own: each
+        // lane sets 1, runs once (so that its own count is fixed), sets 1
+        // again; the caller's count is put back once all lanes are up.
+        let caller_threads = tch::get_num_threads();
+        let shape = net.config().shape();
+        let mut lanes = Vec::with_capacity(k);
+        let mut failed = None;
+        for i in 0..k {
+            let copy = net.copy_to(device, precision_kind(precision))?;
+            let (jobs, inbox) = channel::<Job>();
+            let (outbox, answers) = channel::<Result<RawOutput>>();
+            let thread = std::thread::Builder::new()
+                .name(format!("dama-infer-{i}"))
+                .spawn(move || lane_main(copy, precision, shape, &inbox, &outbox))
+                .map_err(|e| Error::Config(format!("cannot start inference lane {i}: {e}")))?;
+            let lane = Lane {
+                jobs: Some(jobs),
+                answers,
+                thread: Some(thread),
+            };
+            // The lane's first answer says it is ready.
+            match lane.answers.recv() {
+                Ok(Ok(_)) => {}
+                Ok(Err(e)) => failed = Some(e),
+                Err(_) => failed = Some(stopped()),
+            }
+            lanes.push(lane);
+            if failed.is_some() {
+                break;
+            }
+        }
+        tch::set_num_threads(caller_threads);
+        let lanes = Lanes { lanes, shape };
+        match failed {
+            Some(e) => Err(e),
+            None => Ok(lanes),
+        }
+    }
+
+    pub(crate) fn len(&self) -> usize {
+        self.lanes.len()
+    }
+
+    /// Runs the network on `n` positions (`planes` as
+    /// [`NnEvaluator::infer`](crate::NnEvaluator::infer)), split into
+    /// contiguous parts over the lanes (at most one lane per position), and
+    /// returns the outputs in order.
+    pub(crate) fn infer(&self, planes: &[f32], n: usize) -> Result<RawOutput> {
+        let per = self.shape.planes_len();
+        if planes.len() != n * per {
+            return Err(Error::Shape(format!(
+                "infer: {} plane values for {n} positions of {per}",
+                planes.len()
+            )));
+        }
+        if n == 0 {
+            return Ok(RawOutput::default());
+        }
+        let used = self.lanes.len().min(n);
+        let (base, rest) = (n / used, n % used);
+        let mut start = 0;
+        for (k, lane) in self.lanes.iter().take(used).enumerate() {
+            let len = base + usize::from(k < rest);
+            let part = planes[start * per..(start + len) * per].to_vec();
+            start += len;
+            send(
+                lane,
+                Job::Infer {
+                    planes: part,
+                    n: len,
+                },
+            )?;
+        }
+        // Every lane that was sent a part answers, even after an error in
+        // another, so the channels stay in step.
+        let mut out = RawOutput::default();
+        let mut first_error = None;
+        for lane in self.lanes.iter().take(used) {
+            match lane.answers.recv() {
+                Ok(Ok(raw)) => {
+                    out.policy_logits.extend_from_slice(&raw.policy_logits);
+                    out.wdl.extend_from_slice(&raw.wdl);
+                }
+                Ok(Err(e)) => {
+                    first_error.get_or_insert(e);
+                }
+                Err(_) => {
+                    first_error.get_or_insert_with(stopped);
+                }
+            }
+        }
+        match first_error {
+            Some(e) => Err(e),
+            None => Ok(out),
+        }
+    }
+
+    /// Gives every lane a copy of `net`'s weights (all or, on an error,
+    /// the error).
+    pub(crate) fn load(&self, net: &Network, device: Device, precision: Precision) -> Result<()> {
+        let copies = self
+            .lanes
+            .iter()
+            .map(|_| net.copy_to(device, precision_kind(precision)))
+            .collect::<Result<Vec<_>>>()?;
+        for (lane, copy) in self.lanes.iter().zip(copies) {
+            send(lane, Job::Load(Box::new(copy)))?;
+        }
+        self.wait_all()
+    }
+
+    /// Runs every lane at every batch size up to `max`, twice.
+    pub(crate) fn warm_up(&self, max: usize) -> Result<()> {
+        for lane in &self.lanes {
+            send(lane, Job::Warm { max })?;
+        }
+        self.wait_all()
+    }
+
+    fn wait_all(&self) -> Result<()> {
+        let mut first_error = None;
+        for lane in &self.lanes {
+            match lane.answers.recv() {
+                Ok(Ok(_)) => {}
+                Ok(Err(e)) => {
+                    first_error.get_or_insert(e);
+                }
+                Err(_) => {
+                    first_error.get_or_insert_with(stopped);
+                }
+            }
+        }
+        first_error.map_or(Ok(()), Err)
+    }
+}
+
+impl Drop for Lanes {
+    fn drop(&mut self) {
+        for lane in &mut self.lanes {
+            // Closing the channel ends the lane's loop.
+            lane.jobs.take();
+            if let Some(t) = lane.thread.take() {
+                let _ = t.join();
+            }
+        }
+    }
+}
+
+fn send(lane: &Lane, job: Job) -> Result<()> {
+    lane.jobs
+        .as_ref()
+        .ok_or_else(stopped)?
+        .send(job)
+        .map_err(|_| stopped())
+}
+
+fn precision_kind(p: Precision) -> tch::Kind {
+    match p {
+        Precision::F32 => tch::Kind::Float,
+        Precision::Bf16 => tch::Kind::BFloat16,
+    }
+}
+
+/// Runs `n` zero positions through `net` for every `n` in `1..=max`,
+/// twice (libtorch prepares its kernels per batch size on first use).
+pub(crate) fn warm(net: &Network, precision: Precision, shape: Shape, max: usize) -> Result<()> {
+    for _ in 0..2 {
+        for n in 1..=max.clamp(1, 256) {
+            let planes = vec![0f32; n * shape.planes_len()];
+            infer_on(net, precision, &planes, n)?;
+        }
+    }
+    Ok(())
+}
+
+fn lane_main(
+    mut net: Network,
+    precision: Precision,
+    shape: Shape,
+    inbox: &Receiver<Job>,
+    outbox: &Sender<Result<RawOutput>>,
+) {
+    crate::device::set_torch_threads(1);
+    let ready = warm(&net, precision, shape, 1).map(|()| RawOutput::default());
+    crate::device::set_torch_threads(1);
+    if outbox.send(ready).is_err() {
+        return;
+    }
+    while let Ok(job) = inbox.recv() {
+        let answer = match job {
+            Job::Infer { planes, n } => infer_on(&net, precision, &planes, n),
+            Job::Load(new) => {
+                net = *new;
+                Ok(RawOutput::default())
+            }
+            Job::Warm { max } => warm(&net, precision, shape, max).map(|()| RawOutput::default()),
+        };
+        if outbox.send(answer).is_err() {
+            return;
+        }
+    }
+}
