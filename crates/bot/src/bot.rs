@@ -83,11 +83,6 @@ impl fmt::Debug for Bot {
     }
 }
 
-/// The cores of this machine: a bot's default network copies.
-fn cores() -> usize {
-    std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
-}
-
 fn game_over(game: &Game) -> Option<String> {
     if game.pending_capture().is_some() {
         return None;
@@ -173,7 +168,8 @@ impl Bot {
             } => {
                 let device = device()?;
                 let (net, meta) = dama_nn::load_network(path, device, None)?;
-                let lanes = spec_inference.lanes_or(options.lanes.unwrap_or_else(cores));
+                let lanes =
+                    spec_inference.lanes_or(options.lanes.unwrap_or_else(dama_nn::device::cores));
                 // The precision of the spec's limit: a timed bot computes
                 // in bf16 where this CPU runs it fast, a bot at a
                 // simulation count in f32 (the same numbers everywhere).

@@ -184,14 +184,6 @@ fn parse_setting(s: &str) -> Result<ThreadSetting> {
     })
 }
 
-fn or_cores(n: usize) -> usize {
-    if n > 0 {
-        n
-    } else {
-        std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
-    }
-}
-
 fn selfplay(args: &SelfplayBenchArgs) -> Result<()> {
     let mut cfg = RunConfig::load(&args.config)?;
     cfg.selfplay.games_per_generation = args.games as usize;
@@ -243,13 +235,17 @@ fn selfplay(args: &SelfplayBenchArgs) -> Result<()> {
     );
     for setting in settings {
         let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(or_cores(setting.rayon))
+            .num_threads(dama_nn::device::or_cores(setting.rayon))
             .build()
             .context("cannot build the thread pool")?;
-        let torch_threads = or_cores(setting.torch);
+        let torch_threads = dama_nn::device::or_cores(setting.torch);
         dama_nn::device::set_torch_threads(torch_threads);
-        let mut evaluator =
-            NnEvaluator::with_lanes(&net, device, precision, or_cores(setting.lanes))?;
+        let mut evaluator = NnEvaluator::with_lanes(
+            &net,
+            device,
+            precision,
+            dama_nn::device::or_cores(setting.lanes),
+        )?;
         // The cache is off: a hit is not a network evaluation, and the ratio
         // compares network evaluations.
         let mut cache = EvalCache::new(0);

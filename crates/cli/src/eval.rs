@@ -218,7 +218,7 @@ pub fn run_eval(args: &EvalArgs) -> Result<()> {
         Some(r) => r,
         None => trained.and_then(|r| r.draughts()).unwrap_or_default(),
     };
-    let cores = std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get);
+    let cores = dama_nn::device::cores();
     let opts = BuildOptions {
         tablebase: match &args.tablebase {
             Some(dir) => tablebase(dir)?,

@@ -48,7 +48,7 @@ pub(crate) fn factory(
 ) -> Result<Arc<dyn PlayerFactory>, Error> {
     let device_spec = options.device.unwrap_or_default();
     let device = dama_nn::device::resolve(device_spec).map_err(|e| nn_error(&name, e))?;
-    let cores = std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get);
+    let cores = dama_nn::device::cores();
     let (path, search, time, lanes) = match spec {
         PlayerSpec::Checkpoint {
             path,
@@ -432,7 +432,7 @@ pub fn tafl_network_player(
         .map_err(|e| nn_error(&name, e))?;
     // The Tafl arena batches the searches of all games in flight through
     // this one evaluator: one lane per core, as draughts' batched arena.
-    let cores = std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get);
+    let cores = dama_nn::device::cores();
     let lanes = inference.lanes_or(cores);
     let evaluator = NnEvaluator::with_lanes(
         &net,

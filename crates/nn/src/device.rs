@@ -58,8 +58,21 @@ pub fn describe(device: Device) -> String {
 /// at least 8 and at most 256. More only makes threads fight over cores,
 /// and tens of thousands exhaust the machine.
 pub fn max_threads() -> usize {
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    (4 * cores).clamp(8, 256)
+    (4 * cores()).clamp(8, 256)
+}
+
+/// The cores this process may use (1 when the platform cannot say).
+pub fn cores() -> usize {
+    std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
+}
+
+/// A thread-count setting where 0 means one per core.
+pub fn or_cores(n: usize) -> usize {
+    if n > 0 {
+        n
+    } else {
+        cores()
+    }
 }
 
 /// Checks a user-supplied thread count `n` (0 meaning "one per core")

@@ -190,9 +190,7 @@ impl NnEvaluator {
             return Ok(eval);
         }
         let lanes = if lanes == 0 {
-            std::thread::available_parallelism()
-                .map_or(1, std::num::NonZeroUsize::get)
-                .min(MAX_LANES)
+            crate::device::cores().min(MAX_LANES)
         } else {
             lanes
         };

@@ -273,9 +273,9 @@ pub fn run_worker(
         .selfplay
         .precision
         .resolve(device, CpuFeatures::detect());
-    device::set_torch_threads(or_cores(cfg.run.torch_threads));
+    device::set_torch_threads(device::or_cores(cfg.run.torch_threads));
     let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(or_cores(cfg.run.threads))
+        .num_threads(device::or_cores(cfg.run.threads))
         .build()
         .map_err(|e| Error::Config(format!("cannot start the search threads: {e}")))?;
     let tablebase = open_tablebase(&cfg.selfplay.tablebase, &cfg.rules, progress)?;
@@ -331,7 +331,7 @@ pub fn run_worker(
             network,
             device,
             precision,
-            or_cores(cfg.run.inference_threads),
+            device::or_cores(cfg.run.inference_threads),
         )
         .map_err(Error::Network)?;
         let seed = cfg.run.seed
@@ -880,13 +880,4 @@ pub fn learn(
         last_eval,
         checkpoint: run.dir.model(run.state.generation),
     })
-}
-
-/// `n`, or the number of cores when `n` is 0.
-fn or_cores(n: usize) -> usize {
-    if n > 0 {
-        n
-    } else {
-        std::thread::available_parallelism().map_or(1, |n| n.get())
-    }
 }

@@ -368,10 +368,10 @@ impl TrainingRun {
         let device = device::resolve(cfg.run.device).map_err(nn_err)?;
         let cpu = CpuFeatures::detect();
         let precision: Precision = cfg.selfplay.precision.resolve(device, cpu);
-        let torch_threads = or_cores(cfg.run.torch_threads);
+        let torch_threads = device::or_cores(cfg.run.torch_threads);
         device::set_torch_threads(torch_threads);
         let search_pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(or_cores(cfg.run.threads))
+            .num_threads(device::or_cores(cfg.run.threads))
             .build()
             .map_err(|e| {
                 Error::Config(format!(
@@ -562,7 +562,7 @@ impl TrainingRun {
             net_for_play,
             self.device,
             self.precision,
-            or_cores(cfg.run.inference_threads),
+            device::or_cores(cfg.run.inference_threads),
         )
         .map_err(nn_err)?;
         self.cache.clear();
@@ -1109,7 +1109,7 @@ fn eval_match(
     let b = dama_eval::factory(&opponent.spec, &options).map_err(Error::Eval)?;
     let config = dama_eval::MatchConfig {
         games: cfg.eval.games as u32,
-        threads: Some(or_cores(cfg.run.eval_threads)),
+        threads: Some(device::or_cores(cfg.run.eval_threads)),
         seed: eval_seed(cfg, gen, k),
         rules: cfg.rules,
         ..dama_eval::MatchConfig::default()
@@ -1205,15 +1205,6 @@ fn eval_started(progress: &dyn Progress, gen: u32, games: u32, label: &str) {
         total: u64::from(games),
         opponent: Some(label),
     });
-}
-
-/// `n`, or the number of cores when `n` is 0.
-fn or_cores(n: usize) -> usize {
-    if n > 0 {
-        n
-    } else {
-        std::thread::available_parallelism().map_or(1, |n| n.get())
-    }
 }
 
 /// A checkpoint's short name: its file stem (`gen-0002`).
