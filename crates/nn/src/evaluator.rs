@@ -71,7 +71,8 @@ pub enum Precision {
 }
 
 impl Precision {
-    fn kind(self) -> Kind {
+    /// The tensor kind of this precision.
+    pub(crate) fn kind(self) -> Kind {
         match self {
             Precision::F32 => Kind::Float,
             Precision::Bf16 => Kind::BFloat16,

@@ -71,7 +71,7 @@ impl Lanes {
         let mut lanes = Vec::with_capacity(k);
         let mut failed = None;
         for i in 0..k {
-            let copy = net.copy_to(device, precision_kind(precision))?;
+            let copy = net.copy_to(device, precision.kind())?;
             let (jobs, inbox) = channel::<Job>();
             let (outbox, answers) = channel::<Result<RawOutput>>();
             let thread = std::thread::Builder::new()
@@ -166,7 +166,7 @@ impl Lanes {
         let copies = self
             .lanes
             .iter()
-            .map(|_| net.copy_to(device, precision_kind(precision)))
+            .map(|_| net.copy_to(device, precision.kind()))
             .collect::<Result<Vec<_>>>()?;
         for (lane, copy) in self.lanes.iter().zip(copies) {
             send(lane, Job::Load(Box::new(copy)))?;
@@ -217,13 +217,6 @@ fn send(lane: &Lane, job: Job) -> Result<()> {
         .ok_or_else(stopped)?
         .send(job)
         .map_err(|_| stopped())
-}
-
-fn precision_kind(p: Precision) -> tch::Kind {
-    match p {
-        Precision::F32 => tch::Kind::Float,
-        Precision::Bf16 => tch::Kind::BFloat16,
-    }
 }
 
 /// Runs `n` zero positions through `net` for every `n` in `1..=max`,
