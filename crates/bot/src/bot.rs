@@ -11,10 +11,10 @@
 use std::fmt;
 use std::time::{Duration, Instant};
 
+use dama_draughts::DamaState;
 use dama_engine::{Game, Rules, Step};
 use dama_eval::alphabeta::{AlphaBeta, SearchLimits};
 use dama_eval::{AlphaBetaLimit, BuildOptions, Player, PlayerSpec};
-use dama_mcts::dama::DamaState;
 use dama_mcts::{RolloutEvaluator, SearchConfig};
 use dama_nn::NnEvaluator;
 use rand::SeedableRng;
@@ -340,9 +340,10 @@ impl Bot {
         let Brain::Search(eval) = &mut self.brain else {
             return Ok(None);
         };
+        let state = DamaState::new(game.clone());
         let evals = match eval.as_mut() {
-            NetEval::Native(e) => e.evaluate_states(&[(game, steps.as_slice())])?,
-            NetEval::Script(e) => e.evaluate_states(&[(game, steps.as_slice())])?,
+            NetEval::Native(e) => e.evaluate_states(&[(&state, steps.as_slice())])?,
+            NetEval::Script(e) => e.evaluate_states(&[(&state, steps.as_slice())])?,
             NetEval::Rollout(_) => return Ok(None),
         };
         let Some(ev) = evals.into_iter().next() else {
@@ -354,7 +355,7 @@ impl Bot {
             priors: steps
                 .iter()
                 .zip(ev.policy)
-                .map(|(&s, p)| (s, dama_nn::encode::policy_index(s, turn), p))
+                .map(|(&s, p)| (s, dama_draughts::encode::policy_index(s, turn), p))
                 .collect(),
         }))
     }

@@ -466,7 +466,7 @@ impl BundleMeta {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use dama_nn::encode::{ENCODING_VERSION, NUM_PLANES, POLICY_SIZE};
+    use dama_draughts::encode::{ENCODING_VERSION, NUM_PLANES, POLICY_SIZE};
 
     fn meta() -> BundleMeta {
         BundleMeta {

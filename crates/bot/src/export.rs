@@ -116,7 +116,12 @@ pub fn export(opts: &ExportOptions) -> Result<ExportReport, Error> {
     // The traced module, run by libtorch from the file just written, against
     // the Rust network, on fixed positions in batches of several sizes.
     let inputs = match game_rules {
-        GameRules::Draughts(rules) => encode_all(&check_positions(rules)),
+        GameRules::Draughts(rules) => encode_all(
+            &check_positions(rules)
+                .into_iter()
+                .map(dama_draughts::DamaState::new)
+                .collect::<Vec<_>>(),
+        ),
         GameRules::Tafl(rules) => encode_all(&tafl_check_positions(rules)),
     };
     let reference = NnEvaluator::new(&net, Device::Cpu, Precision::F32)?;

@@ -26,10 +26,10 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use dama_eval::PlayerSpec;
-use dama_mcts::tafl::TaflState;
 use dama_mcts::{search_turn, Algorithm, Evaluator, Leaf, SearchConfig};
 use dama_nn::{GameName, NnEvaluator, Precision};
 use dama_tafl::players::{best_move, Baseline};
+use dama_tafl::search::TaflState;
 use dama_tafl::{Game, Move, Outcome, Position, Side, Square, Step, TaflRules};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -78,7 +78,7 @@ impl fmt::Debug for TaflBot {
 pub type TaflTopMove = TopMove<Move, Step>;
 
 /// The raw network output for one position (no search): the policy
-/// indices are [`dama_nn::tafl::policy_index`]'s.
+/// indices are [`dama_tafl::encode::policy_index`]'s.
 pub type TaflRawEval = RawEval<Step>;
 
 /// What a [`TaflBot`] found.
@@ -403,7 +403,7 @@ impl TaflBot {
             priors: steps
                 .iter()
                 .zip(ev.policy)
-                .map(|(&s, p)| (s, dama_nn::tafl::policy_index(s), p))
+                .map(|(&s, p)| (s, dama_tafl::encode::policy_index(s), p))
                 .collect(),
         }))
     }
@@ -779,7 +779,7 @@ mod tests {
     /// A tiny random Turkish Tafl network saved as a checkpoint.
     fn tafl_checkpoint(dir: &Path) -> std::path::PathBuf {
         dama_nn::device::manual_seed(5);
-        let config = small().with_shape(dama_nn::tafl::TAFL_SHAPE);
+        let config = small().with_shape(dama_tafl::encode::TAFL_SHAPE);
         let net = Network::new(&config, Device::Cpu).unwrap();
         let path = dir.join("tafl.safetensors");
         dama_nn::save_network(&net, TaflRules::default(), 7, &path).unwrap();

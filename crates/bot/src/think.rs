@@ -6,8 +6,8 @@
 
 use std::time::{Duration, Instant};
 
+use dama_draughts::{search_move, DamaState};
 use dama_engine::Game;
-use dama_mcts::dama::{search_move, DamaState};
 use dama_mcts::{
     Algorithm, Budget, Evaluation, Evaluator, Leaf, RolloutEvaluator, Search, SearchConfig,
     SearchResult, TurnPolicy,

@@ -266,7 +266,7 @@ fn selfplay(args: &SelfplayBenchArgs) -> Result<()> {
                 })?
             }
             dama_nn::GameName::Tafl => {
-                let job: SelfplayJob<'_, dama_mcts::tafl::TaflState> = SelfplayJob {
+                let job: SelfplayJob<'_, dama_tafl::search::TaflState> = SelfplayJob {
                     selfplay: &cfg.selfplay,
                     search: &cfg.search,
                     setup: cfg.tafl,
@@ -328,7 +328,7 @@ fn pure_inference(
                         game.play_unchecked(&m);
                     }
                 }
-                inputs.push_state(&game);
+                inputs.push_state(&dama_draughts::DamaState::new(game));
             }
             dama_nn::GameRules::Tafl(r) => {
                 let mut game = dama_tafl::Game::new(*r);

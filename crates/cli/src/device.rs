@@ -22,7 +22,7 @@ pub fn run(args: &DeviceArgs) -> Result<()> {
     let config = ModelConfig::quick();
     let net = Network::new(&config, device).context("cannot build a network")?;
     let mut eval = NnEvaluator::new(&net, device, Precision::F32)?;
-    let game = dama_mcts::dama::DamaState::new(dama_engine::Game::new());
+    let game = dama_draughts::DamaState::new(dama_engine::Game::new());
     let actions: Vec<_> = game.game().legal_steps().into_iter().collect();
     let start = Instant::now();
     let out = eval.evaluate(&[Leaf {

@@ -91,7 +91,10 @@ fn export_then_play_analyse_and_drive_the_bundle() {
     }
     assert!(!bundle.join(".export-check").exists());
     let meta = json(&std::fs::read_to_string(bundle.join("bundle.json")).unwrap());
-    assert_eq!(meta["encoding_version"], dama_nn::encode::ENCODING_VERSION);
+    assert_eq!(
+        meta["encoding_version"],
+        dama_draughts::encode::ENCODING_VERSION
+    );
     assert_eq!(meta["step"], 42);
     assert_eq!(meta["generation"], 1);
     assert_eq!(meta["search"]["simulations"], 16);

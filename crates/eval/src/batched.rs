@@ -16,8 +16,8 @@
 
 use std::collections::BTreeMap;
 
+use dama_draughts::{complete_turn, DamaState};
 use dama_engine::{Color, Game};
-use dama_mcts::dama::{complete_turn, DamaState};
 use dama_mcts::{driver, Budget, SearchConfig, TurnSearch};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;

@@ -4,11 +4,11 @@
 //! The search of `dama_mcts` decides a capture one jump at a time
 //! ([`DamaState`]); a player returns whole moves, so [`choose_by_steps`]
 //! runs one search per decision until the turn is complete
-//! ([`dama_mcts::dama::search_move`]) and returns the move that was played;
+//! ([`dama_draughts::search_move`]) and returns the move that was played;
 //! `crate::timed` does the same within a time budget per move.
 
+use dama_draughts::{search_move, DamaState};
 use dama_engine::{Game, Move};
-use dama_mcts::dama::{search_move, DamaState};
 use dama_mcts::{Budget, Evaluator, RolloutEvaluator, SearchConfig};
 use rand::{RngCore, SeedableRng};
 use rand_chacha::ChaCha8Rng;

@@ -200,12 +200,12 @@ impl PlayerFactory for NetworkFactory {
             evaluator
                 .warm_up(config.batch_size as usize)
                 .map_err(|e| nn_error(&self.name, e))?;
-            let game = Game::new();
-            let steps: Vec<_> = game.legal_steps().into_iter().collect();
+            let game = dama_draughts::DamaState::new(Game::new());
+            let steps: Vec<_> = game.game().legal_steps().into_iter().collect();
             for _ in 0..2 {
                 let t = std::time::Instant::now();
                 evaluator
-                    .evaluate_states::<Game>(&[(&game, steps.as_slice())])
+                    .evaluate_states(&[(&game, steps.as_slice())])
                     .map_err(|e| nn_error(&self.name, e))?;
                 rate = SimRate::default();
                 rate.observe(t.elapsed(), 1);
@@ -272,7 +272,10 @@ impl NetworkPlayer {
                 _ => {
                     let eval = self
                         .evaluator
-                        .evaluate_states::<Game>(&[(&state, steps.as_slice())])
+                        .evaluate_states(&[(
+                            &dama_draughts::DamaState::new(state.clone()),
+                            steps.as_slice(),
+                        )])
                         .map_err(|e| nn_error(&self.name, e))?;
                     let policy = eval.first().map(|e| e.policy.as_slice()).unwrap_or(&[]);
                     let p = |i: usize| policy.get(i).copied().unwrap_or(0.0);

@@ -1,7 +1,7 @@
 //! What a checkpoint player hands the batched arena: its network behind a
 //! type-erased evaluator, and its search settings.
 
-use dama_mcts::dama::DamaState;
+use dama_draughts::DamaState;
 use dama_mcts::{Evaluator, SearchConfig};
 
 /// Why a network evaluation failed (the network's own error is the source).

@@ -35,9 +35,9 @@
 
 use std::collections::BTreeMap;
 
-use dama_mcts::tafl::TaflState;
 use dama_mcts::{driver, Budget, Evaluator, SearchConfig, TurnSearch, MAX_SIMULATIONS};
 use dama_tafl::players::Baseline;
+use dama_tafl::search::TaflState;
 use dama_tafl::{Game, Side, TaflRules};
 use rand::seq::SliceRandom;
 use rand::SeedableRng;

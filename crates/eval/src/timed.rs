@@ -3,8 +3,8 @@
 
 use std::time::{Duration, Instant};
 
+use dama_draughts::{search_move, DamaState};
 use dama_engine::{Game, Move, StepResult};
-use dama_mcts::dama::{search_move, DamaState};
 use dama_mcts::{
     Algorithm, Budget, Evaluator, Game as _, Leaf, Search, SearchConfig, SearchResult, TurnPolicy,
 };

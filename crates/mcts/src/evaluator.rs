@@ -158,7 +158,7 @@ impl<G: Game, R: Rng> Evaluator<G> for RolloutEvaluator<R> {
 }
 
 /// A uniform distribution over `n` actions.
-pub(crate) fn uniform(n: usize) -> Vec<f32> {
+pub fn uniform(n: usize) -> Vec<f32> {
     if n == 0 {
         Vec::new()
     } else {

@@ -81,14 +81,12 @@
 
 mod cache;
 mod config;
-pub mod dama;
 pub mod driver;
 mod error;
 mod evaluator;
 mod game;
 mod search;
 mod select;
-pub mod tafl;
 pub mod toy;
 mod tree;
 mod turn;
@@ -98,7 +96,7 @@ pub use cache::{CacheError, CachedEvaluator, EvalCache};
 pub use config::{Algorithm, SearchConfig, MAX_SIMULATIONS};
 pub use driver::{step, Budget};
 pub use error::Error;
-pub use evaluator::{Evaluation, Evaluator, Leaf, RolloutEvaluator, UniformEvaluator};
+pub use evaluator::{uniform, Evaluation, Evaluator, Leaf, RolloutEvaluator, UniformEvaluator};
 pub use game::Game;
 pub use search::{Search, SearchResult};
 pub use tree::{NodeId, Tree};

@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use dama_mcts::toy::{BonusNim, TicTacToe};
 use dama_mcts::{
-    dama, driver, search_turn, Algorithm, Budget, CacheError, CachedEvaluator, Error, EvalCache,
+    driver, search_turn, Algorithm, Budget, CacheError, CachedEvaluator, Error, EvalCache,
     Evaluation, Evaluator, Game, Leaf, Search, SearchConfig, SearchResult, TurnPolicy, TurnSearch,
     UniformEvaluator, Wdl,
 };
@@ -390,20 +390,5 @@ fn a_finished_game_has_no_turn() {
     assert!(matches!(
         TurnSearch::new(SearchConfig::default(), over),
         Err(Error::TerminalRoot)
-    ));
-}
-
-#[test]
-fn complete_turn_needs_a_whole_move() {
-    let game = dama_engine::Game::from_position("W:Wb3:Bc3,d4".parse().unwrap());
-    let steps = game.legal_steps();
-    // The first jump alone does not finish the capture.
-    assert!(matches!(
-        dama::complete_turn(&game, &steps[..1]),
-        Err(Error::IncompleteTurn)
-    ));
-    assert!(matches!(
-        dama::complete_turn(&game, &[]),
-        Err(Error::IncompleteTurn)
     ));
 }

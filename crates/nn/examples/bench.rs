@@ -17,8 +17,9 @@
 use std::io::Write;
 use std::time::Instant;
 
+use dama_draughts::encode;
 use dama_nn::{
-    encode, Batch, BatchBuilder, ModelConfig, Network, NnEvaluator, Precision, TrainConfig, Trainer,
+    Batch, BatchBuilder, ModelConfig, Network, NnEvaluator, Precision, TrainConfig, Trainer,
 };
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -256,7 +257,14 @@ fn closeness(net: &Network, n: usize, rng: &mut StdRng) -> Result<(), Box<dyn st
     }
     let mut f32e = NnEvaluator::new(trainer.network(), Device::Cpu, Precision::F32)?;
     let mut bf16 = NnEvaluator::new(trainer.network(), Device::Cpu, Precision::Bf16)?;
-    let actions: Vec<Vec<_>> = states.iter().map(|g| g.legal_steps().to_vec()).collect();
+    let states: Vec<_> = states
+        .iter()
+        .map(|g| dama_draughts::DamaState::new(g.clone()))
+        .collect();
+    let actions: Vec<Vec<_>> = states
+        .iter()
+        .map(|g| g.game().legal_steps().to_vec())
+        .collect();
     let pairs: Vec<_> = states
         .iter()
         .zip(&actions)

@@ -13,10 +13,10 @@
 use ndarray::{ArrayView2, ArrayView4, ArrayViewMut1, ArrayViewMut3, Ix3};
 use tch::{Device, Kind, Tensor};
 
-use crate::encode;
 use crate::error::{Error, Result};
-use crate::evaluator::NnInput;
-use crate::shape::Shape;
+use dama_draughts::encode;
+use dama_game::NnInput;
+use dama_game::Shape;
 
 /// The shape of one position's input planes, `[C, H, W]`.
 fn row(shape: Shape) -> Ix3 {
@@ -27,7 +27,7 @@ fn row(shape: Shape) -> Ix3 {
 #[derive(Debug)]
 pub struct SampleMut<'a> {
     /// Input planes `[C, H, W]`, the layout of the game's encoding
-    /// ([`encode`](crate::encode) for draughts).
+    /// ([`encode`](dama_draughts::encode) for draughts).
     pub planes: ArrayViewMut3<'a, f32>,
     /// Policy target `[N]`: a distribution over policy indices.
     pub policy: ArrayViewMut1<'a, f32>,
@@ -94,12 +94,12 @@ pub struct BatchBuilder {
 
 impl Default for BatchBuilder {
     fn default() -> Self {
-        BatchBuilder::for_shape(Shape::DRAUGHTS)
+        BatchBuilder::for_shape(dama_draughts::encode::SHAPE)
     }
 }
 
 impl BatchBuilder {
-    /// An empty builder for draughts positions ([`Shape::DRAUGHTS`]).
+    /// An empty builder for draughts positions ([`dama_draughts::encode::SHAPE`]).
     pub fn new() -> BatchBuilder {
         BatchBuilder::default()
     }
@@ -251,7 +251,7 @@ impl BatchBuilder {
 #[derive(Debug)]
 pub struct Batch {
     /// Input planes, `[B, C, H, W]` f32, as the game's encoding writes them
-    /// ([`encode::encode_planes`](crate::encode) for draughts).
+    /// ([`encode::encode_planes`](dama_draughts::encode) for draughts).
     pub planes: Tensor,
     /// Policy targets, `[B, N]` f32: a probability distribution over
     /// policy indices (MCTS visit fractions), zero on illegal actions.
@@ -359,7 +359,7 @@ impl Batch {
         Ok(())
     }
 
-    /// A draughts batch ([`Shape::DRAUGHTS`]) mirrored left to right (planes
+    /// A draughts batch ([`dama_draughts::encode::SHAPE`]) mirrored left to right (planes
     /// flipped along files, policy and mask permuted by
     /// [`encode::mirror_policy_index`]); the value targets are unchanged. The
     /// game's only symmetry, used as data augmentation.
@@ -406,7 +406,7 @@ impl Batch {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::encode::{self, NUM_PLANES, PLANES_LEN, POLICY_SIZE};
+    use dama_draughts::encode::{self, NUM_PLANES, PLANES_LEN, POLICY_SIZE};
 
     #[test]
     fn rows_land_where_their_shape_says() {
@@ -445,8 +445,8 @@ mod tests {
         b.clear();
         assert!(b.is_empty() && b.planes_slice().is_empty() && b.policy().is_empty());
         let game = dama_engine::Game::new();
-        b.push_state(&game);
-        b.push_state(&game);
+        b.push_state(&dama_draughts::DamaState::new(game.clone()));
+        b.push_state(&dama_draughts::DamaState::new(game.clone()));
         let mut want = vec![0.0; PLANES_LEN];
         encode::encode_planes(&game, &mut want);
         assert_eq!(&b.planes_slice()[PLANES_LEN..], want.as_slice());
@@ -460,11 +460,11 @@ mod tests {
             s.wdl[k] = 1.0;
         }
         let batch = t.to_batch(Device::Cpu).unwrap();
-        batch.validate(Shape::DRAUGHTS).unwrap();
+        batch.validate(dama_draughts::encode::SHAPE).unwrap();
         assert!(batch
             .validate(Shape {
                 height: 4,
-                ..Shape::DRAUGHTS
+                ..dama_draughts::encode::SHAPE
             })
             .is_err());
         assert_eq!(batch.len(), 3);
@@ -493,9 +493,9 @@ mod tests {
         let batch = b.to_batch(Device::Cpu).unwrap();
         batch.validate(shape).unwrap();
         assert_eq!(batch.policy.size(), [1, 288]);
-        b.reset(Shape::DRAUGHTS);
+        b.reset(dama_draughts::encode::SHAPE);
         assert!(b.is_empty());
-        b.push_state(&dama_engine::Game::new());
+        b.push_state(&dama_draughts::DamaState::new(dama_engine::Game::new()));
         assert_eq!(b.planes_slice().len(), PLANES_LEN);
     }
 }

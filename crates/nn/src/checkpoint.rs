@@ -27,9 +27,9 @@ use tch::{Device, Tensor};
 use crate::config::{ModelConfig, TrainConfig};
 use crate::error::{Error, Result};
 use crate::files::{fnv1a64, tmp_path, write_atomic};
-use crate::game::{GameName, GameRules};
 use crate::model::Network;
 use crate::train::Trainer;
+use dama_registry::{GameName, GameRules};
 
 /// Version of the checkpoint layout (this module).
 pub const CHECKPOINT_FORMAT: u32 = 1;
@@ -67,7 +67,7 @@ pub struct CheckpointMeta {
     #[serde(default)]
     pub game: GameName,
     /// The version of the game's encoding the network was trained with
-    /// ([`Encoding::version`](crate::game::Encoding::version)).
+    /// ([`Encoding::version`](dama_registry::Encoding::version)).
     pub encoding_version: u32,
     /// Network shape.
     pub model: ModelConfig,

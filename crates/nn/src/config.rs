@@ -2,9 +2,9 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::encode::NUM_PLANES;
 use crate::error::{Error, Result};
-use crate::shape::Shape;
+use dama_draughts::encode::NUM_PLANES;
+use dama_game::Shape;
 
 /// Shape of the residual policy/value network.
 ///
@@ -20,7 +20,7 @@ use crate::shape::Shape;
 #[serde(default, deny_unknown_fields)]
 pub struct ModelConfig {
     /// Input planes per position, `C` in `[B, C, H, W]`: set from the game by
-    /// the trainer (default [`encode::NUM_PLANES`](crate::encode::NUM_PLANES),
+    /// the trainer (default [`encode::NUM_PLANES`](dama_draughts::encode::NUM_PLANES),
     /// the draughts encoding's).
     pub input_planes: usize,
     /// Residual blocks in the tower (default 6). The whole network is at
@@ -43,7 +43,7 @@ pub struct ModelConfig {
     /// Board width `W` (default 8).
     pub board_width: usize,
     /// Policy planes `P` of the output `[P, H, W]`: set from the game
-    /// (default [`encode::POLICY_PLANES`](crate::encode::POLICY_PLANES)).
+    /// (default [`encode::POLICY_PLANES`](dama_draughts::encode::POLICY_PLANES)).
     pub policy_planes: usize,
 }
 
@@ -64,9 +64,9 @@ impl Default for ModelConfig {
             policy_channels: 32,
             value_channels: 8,
             value_hidden: 128,
-            board_height: Shape::DRAUGHTS.height,
-            board_width: Shape::DRAUGHTS.width,
-            policy_planes: Shape::DRAUGHTS.policy_planes,
+            board_height: dama_draughts::encode::SHAPE.height,
+            board_width: dama_draughts::encode::SHAPE.width,
+            policy_planes: dama_draughts::encode::SHAPE.policy_planes,
         }
     }
 }

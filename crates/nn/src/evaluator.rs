@@ -9,54 +9,9 @@ use tch::{Device, Kind, Tensor};
 
 use crate::batch::BatchBuilder;
 use crate::checkpoint;
-use crate::encode;
 use crate::error::{Error, Result};
 use crate::model::Network;
-use crate::shape::Shape;
-
-/// What the network needs from a search state: its input planes and the
-/// policy index of each of its actions, in its game's [`Shape`].
-pub trait NnInput {
-    /// The action type (the search game's action).
-    type Action: Copy;
-
-    /// The shapes of the encoding (a network must be built for them).
-    const SHAPE: Shape;
-
-    /// Writes the `SHAPE.planes_len()` input values of this state into
-    /// `out` (see [`encode`](crate::encode) for the draughts layout).
-    fn encode_planes(&self, out: &mut [f32]);
-
-    /// The policy index (in `0..SHAPE.policy_size()`) of `action`, a legal
-    /// action here. Distinct legal actions have distinct indices.
-    fn policy_index(&self, action: Self::Action) -> usize;
-}
-
-impl NnInput for dama_engine::Game {
-    type Action = dama_engine::Step;
-    const SHAPE: Shape = Shape::DRAUGHTS;
-
-    fn encode_planes(&self, out: &mut [f32]) {
-        encode::encode_planes(self, out);
-    }
-
-    fn policy_index(&self, action: dama_engine::Step) -> usize {
-        encode::policy_index(action, self.turn())
-    }
-}
-
-impl NnInput for dama_mcts::dama::DamaState {
-    type Action = dama_engine::Step;
-    const SHAPE: Shape = Shape::DRAUGHTS;
-
-    fn encode_planes(&self, out: &mut [f32]) {
-        encode::encode_planes(self.game(), out);
-    }
-
-    fn policy_index(&self, action: dama_engine::Step) -> usize {
-        encode::policy_index(action, self.game().turn())
-    }
-}
+use dama_game::{NnInput, Shape};
 
 /// Numeric precision of inference.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]

@@ -16,7 +16,7 @@ use tch::Device;
 use crate::error::{Error, Result};
 use crate::evaluator::{infer_on, Precision, RawOutput};
 use crate::model::Network;
-use crate::shape::Shape;
+use dama_game::Shape;
 
 /// What a lane is asked to do.
 enum Job {

@@ -1,8 +1,9 @@
 //! Position encoding, policy/value network, training and checkpoints: the
 //! only crate of the workspace that links libtorch (through `tch`).
 //!
-//! * [`encode`]: position → input planes `[C, 8, 8]` and step ↔ policy index
-//!   (`0..3584`), pure slice code, plus the left-right mirror.
+//! * Encodings are each game's own (`dama_game::NnInput`, `dama_draughts::encode`,
+//!   `dama_tafl::encode`): position → input planes and action ↔ policy index
+//!   (pure slice code); this crate batches them for any [`Shape`].
 //! * [`Network`]: residual tower with a convolutional policy head (`[B,
 //!   3584]` logits) and a win/draw/loss value head (`[B, 3]` logits).
 //! * [`BatchBuilder`]: positions → network input `[B, C, 8, 8]` and
@@ -22,7 +23,8 @@
 //! # Examples
 //!
 //! ```
-//! use dama_nn::{encode, Batch, BatchBuilder, ModelConfig, Network, TrainConfig, Trainer};
+//! use dama_draughts::encode;
+//! use dama_nn::{Batch, BatchBuilder, ModelConfig, Network, TrainConfig, Trainer};
 //! use tch::Device;
 //!
 //! // One self-play sample: planes, visit distribution, result.
@@ -49,17 +51,13 @@ pub mod checkpoint;
 mod config;
 pub mod cpu;
 pub mod device;
-pub mod encode;
 mod error;
 mod evaluator;
 pub mod files;
-mod game;
 mod lanes;
 mod loss;
 mod model;
 pub mod nnue;
-mod shape;
-pub mod tafl;
 pub mod torchscript;
 mod train;
 
@@ -70,13 +68,13 @@ pub use checkpoint::{
 };
 pub use config::{LrSchedule, ModelConfig, OptimizerConfig, TrainConfig};
 pub use cpu::{cpu_bf16_fast, CpuFeatures, PrecisionChoice};
+pub use dama_game::{NnInput, Shape};
+pub use dama_registry::{Encoding, GameName, GameRules, UnknownGame};
 pub use device::DeviceSpec;
 pub use error::{Error, Result};
-pub use evaluator::{masked_softmax, NnEvaluator, NnInput, Precision, RawOutput, MAX_LANES};
-pub use game::{Encoding, GameName, GameRules, UnknownGame};
+pub use evaluator::{masked_softmax, NnEvaluator, Precision, RawOutput, MAX_LANES};
 pub use loss::MASKED_LOGIT;
 pub use model::{Network, Output};
 pub use nnue::{NnueTrainSettings, NnueTrainStats, NnueTrainer};
-pub use shape::Shape;
 pub use torchscript::TorchScriptEvaluator;
 pub use train::{StepMetrics, Trainer};

@@ -13,7 +13,7 @@
 //! from [`ModelConfig::shape`]). The policy head is fully convolutional:
 //! output plane `k` at square `s` is the logit of policy index
 //! `k·H·W + s`, which is the layout of
-//! [`encode::policy_index`](crate::encode::policy_index) for draughts.
+//! [`encode::policy_index`](dama_draughts::encode::policy_index) for draughts.
 //!
 //! Parameter names are the checkpoint keys and must stay stable. They are
 //! built from `nn::Path` components joined by dots, as in a PyTorch

@@ -10,7 +10,7 @@
 //! a batch of any size (checked by the tests on sizes 1, 3 and 64).
 //!
 //! The module's `forward` takes planes `[B, C, 8, 8]` (f32, the layout of
-//! [`encode`](crate::encode)) and returns one tensor `[B, 3587]`, the policy
+//! [`encode`](dama_draughts::encode)) and returns one tensor `[B, 3587]`, the policy
 //! logits `[B, 3584]` followed by the WDL logits `[B, 3]` (a traced method
 //! has a single return value), exactly what [`Network::forward_t`](crate::Network::forward_t)
 //! computes in evaluation mode. [`TorchScriptEvaluator`] also runs modules
@@ -27,10 +27,11 @@ use tch::{CModule, Device, IValue, Kind, Tensor};
 
 use crate::batch::BatchBuilder;
 use crate::error::{Error, Result};
-use crate::evaluator::{check_shape, evaluate_with, input_tensor, raw_output, NnInput, RawOutput};
+use crate::evaluator::{check_shape, evaluate_with, input_tensor, raw_output, RawOutput};
 use crate::files;
 use crate::model::Network;
-use crate::shape::Shape;
+use dama_game::NnInput;
+use dama_game::Shape;
 
 /// Positions in the example batch a module is traced on. More than one, so
 /// that nothing batch-size-specific (a squeezed dimension of size 1) can
@@ -147,13 +148,13 @@ pub struct TorchScriptEvaluator {
 impl TorchScriptEvaluator {
     /// Loads the TorchScript module of a draughts network at `path` onto
     /// `device` ([`TorchScriptEvaluator::load_for`] with
-    /// [`Shape::DRAUGHTS`]).
+    /// [`dama_draughts::encode::SHAPE`]).
     ///
     /// # Errors
     ///
     /// As [`TorchScriptEvaluator::load_for`].
     pub fn load(path: &Path, device: Device) -> Result<TorchScriptEvaluator> {
-        TorchScriptEvaluator::load_for(path, device, Shape::DRAUGHTS)
+        TorchScriptEvaluator::load_for(path, device, dama_draughts::encode::SHAPE)
     }
 
     /// Loads the TorchScript module at `path` onto `device`, for positions

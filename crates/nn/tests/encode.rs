@@ -6,8 +6,8 @@
 
 mod common;
 
+use dama_draughts::encode::{self, PLANES_LEN, POLICY_SIZE};
 use dama_engine::{Game, Rules, StepResult, Variant};
-use dama_nn::encode::{self, PLANES_LEN, POLICY_SIZE};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 

@@ -4,10 +4,11 @@
 
 mod common;
 
+use dama_draughts::{encode, DamaState};
 use dama_engine::Rules;
 use dama_nn::{
-    checkpoint, encode, Batch, Error, ModelConfig, Network, NnEvaluator, OptimizerConfig,
-    Precision, TrainConfig, Trainer,
+    checkpoint, Batch, Error, ModelConfig, Network, NnEvaluator, OptimizerConfig, Precision,
+    TrainConfig, Trainer,
 };
 use tch::{Device, Kind, Tensor};
 
@@ -213,7 +214,7 @@ fn truncated_and_mismatched_checkpoints_are_named() {
     assert!(
         has(&format!(
             "tensor input.conv.weight has shape [64, {}, 3, 3]",
-            dama_nn::encode::NUM_PLANES
+            dama_draughts::encode::NUM_PLANES
         )),
         "{problems:?}"
     );
@@ -251,12 +252,18 @@ fn mirror_equivariance_after_training_on_mirrored_data() {
 
 #[test]
 fn evaluator_priors_follow_legal_actions_and_bf16_is_close() {
-    let states = common::random_states(15, 64, 4);
+    let states: Vec<DamaState> = common::random_states(15, 64, 4)
+        .into_iter()
+        .map(DamaState::new)
+        .collect();
     tch::manual_seed(7);
     let net = Network::new(&ModelConfig::quick(), Device::Cpu).unwrap();
     let mut f32e = NnEvaluator::new(&net, Device::Cpu, Precision::F32).unwrap();
     let mut bf16 = NnEvaluator::new(&net, Device::Cpu, Precision::Bf16).unwrap();
-    let actions: Vec<Vec<_>> = states.iter().map(|g| g.legal_steps().to_vec()).collect();
+    let actions: Vec<Vec<_>> = states
+        .iter()
+        .map(|g| g.game().legal_steps().to_vec())
+        .collect();
     let batch: Vec<_> = states
         .iter()
         .zip(&actions)
@@ -287,7 +294,7 @@ fn evaluator_priors_follow_legal_actions_and_bf16_is_close() {
 fn batch_shapes_are_checked() {
     let err = Batch::from_slices(
         2,
-        dama_nn::Shape::DRAUGHTS,
+        dama_draughts::encode::SHAPE,
         &[0.0; 10],
         &[],
         &[],
@@ -304,7 +311,6 @@ fn batch_shapes_are_checked() {
 /// The evaluator behind the search's trait, on the search's state type.
 #[test]
 fn evaluator_implements_the_search_trait_for_dama_state() {
-    use dama_mcts::dama::DamaState;
     use dama_mcts::{Evaluator, Game as _, Leaf};
     let net = Network::new(&ModelConfig::quick(), Device::Cpu).unwrap();
     let mut eval = NnEvaluator::new(&net, Device::Cpu, Precision::F32).unwrap();
@@ -327,9 +333,8 @@ fn evaluator_implements_the_search_trait_for_dama_state() {
         .collect();
     let out = eval.evaluate(&leaves).unwrap();
     assert_eq!(out.len(), leaves.len());
-    // Same numbers as the engine-level path.
-    let games: Vec<_> = states.iter().map(|s| s.game().clone()).collect();
-    let pairs: Vec<_> = games
+    // Same numbers as the direct path.
+    let pairs: Vec<_> = states
         .iter()
         .zip(&actions)
         .map(|(g, a)| (g, a.as_slice()))
@@ -369,10 +374,13 @@ fn parameter_count_matches_the_built_network() {
 #[test]
 fn lanes_split_a_batch_without_changing_it() {
     let net = Network::new(&ModelConfig::quick(), Device::Cpu).unwrap();
-    let games = common::random_states(23, 8, 11);
+    let games: Vec<DamaState> = common::random_states(23, 8, 11)
+        .into_iter()
+        .map(DamaState::new)
+        .collect();
     let actions: Vec<Vec<_>> = games
         .iter()
-        .map(|g| g.legal_steps().into_iter().collect())
+        .map(|g| g.game().legal_steps().into_iter().collect())
         .collect();
     let pairs: Vec<_> = games
         .iter()

@@ -5,10 +5,10 @@
 
 #![allow(clippy::unwrap_used)]
 
-use dama_mcts::tafl::TaflState;
 use dama_mcts::{Algorithm, Search, SearchConfig};
-use dama_nn::tafl::{self, TAFL_SHAPE};
 use dama_nn::{BatchBuilder, ModelConfig, Network, NnEvaluator, Precision, TrainConfig, Trainer};
+use dama_tafl::encode::{self as tafl, TAFL_SHAPE};
+use dama_tafl::search::TaflState;
 use dama_tafl::{Game, TaflRules};
 use rand::{Rng, SeedableRng};
 use tch::Device;
@@ -87,8 +87,8 @@ fn networks_refuse_the_other_games_positions() {
         "{err}"
     );
     let mut eval = NnEvaluator::new(&tafl_net(1), Device::Cpu, Precision::F32).unwrap();
-    let d = dama_engine::Game::new();
-    let s: Vec<_> = d.legal_steps().into_iter().collect();
+    let d = dama_draughts::DamaState::new(dama_engine::Game::new());
+    let s: Vec<_> = d.game().legal_steps().into_iter().collect();
     assert!(eval.evaluate_states(&[(&d, s.as_slice())]).is_err());
 }
 

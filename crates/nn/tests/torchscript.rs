@@ -49,12 +49,12 @@ fn traced_module_matches_the_network_on_any_batch_size() {
     let rust = NnEvaluator::new(&net, Device::Cpu, Precision::F32).unwrap();
     let states = common::random_states(5, 64, 4);
     for n in [1, 3, torchscript::TRACE_BATCH as usize, 64] {
-        let mut planes = vec![0.0; n * dama_nn::encode::PLANES_LEN];
+        let mut planes = vec![0.0; n * dama_draughts::encode::PLANES_LEN];
         for (g, chunk) in states
             .iter()
-            .zip(planes.chunks_exact_mut(dama_nn::encode::PLANES_LEN))
+            .zip(planes.chunks_exact_mut(dama_draughts::encode::PLANES_LEN))
         {
-            dama_nn::encode::encode_planes(g, chunk);
+            dama_draughts::encode::encode_planes(g, chunk);
         }
         let want = rust.infer(&planes, n).unwrap();
         let got = script.infer(&planes, n).unwrap();
@@ -68,7 +68,7 @@ fn traced_module_matches_the_network_on_any_batch_size() {
         // whose value hidden units are all dead for these positions is a
         // constant on WDL, and the tests of this binary share libtorch's
         // seed, so its weights vary from run to run.)
-        let width = dama_nn::encode::POLICY_SIZE;
+        let width = dama_draughts::encode::POLICY_SIZE;
         let first = &got.policy_logits[..width];
         assert!(
             n == 1

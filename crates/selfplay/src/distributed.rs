@@ -392,7 +392,7 @@ pub fn run_worker(
                     })
                 }
                 dama_nn::GameName::Tafl => {
-                    let job: SelfplayJob<'_, dama_mcts::tafl::TaflState> = SelfplayJob {
+                    let job: SelfplayJob<'_, dama_tafl::search::TaflState> = SelfplayJob {
                         selfplay: &selfplay_cfg,
                         search: &cfg.search,
                         setup: cfg.tafl,

@@ -626,7 +626,7 @@ impl TrainingRun {
                     })
                 }
                 GameName::Tafl => {
-                    let job: SelfplayJob<'_, dama_mcts::tafl::TaflState> = SelfplayJob {
+                    let job: SelfplayJob<'_, dama_tafl::search::TaflState> = SelfplayJob {
                         selfplay: &cfg.selfplay,
                         search: &cfg.search,
                         setup: cfg.tafl,

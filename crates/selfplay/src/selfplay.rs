@@ -31,7 +31,7 @@ pub(crate) const MOVE_CAP: &str = "move cap";
 pub(crate) const TABLEBASE: &str = "tablebase";
 
 /// The search state of a Turkish draughts game.
-pub type State = dama_mcts::dama::DamaState;
+pub type State = dama_draughts::DamaState;
 
 /// What self-play needs from a game: its search state
 /// ([`dama_mcts::Game`]), its network input ([`NnInput`]), how a game
@@ -123,11 +123,11 @@ impl SelfplayGame for State {
     fn end(&self) -> Option<(Option<Player>, String)> {
         let game = self.game();
         if let Some((outcome, termination)) = game.termination() {
-            let winner = outcome.winner().map(dama_mcts::dama::player);
+            let winner = outcome.winner().map(dama_draughts::player);
             return Some((winner, format!("{termination:?}")));
         }
         let probe = self.probe()?;
-        let us = dama_mcts::dama::player(game.turn());
+        let us = dama_draughts::player(game.turn());
         let winner = match probe.wdl.score() {
             1 => Some(us),
             -1 => Some(us.other()),
@@ -137,7 +137,7 @@ impl SelfplayGame for State {
     }
 }
 
-impl SelfplayGame for dama_mcts::tafl::TaflState {
+impl SelfplayGame for dama_tafl::search::TaflState {
     type Setup = dama_tafl::TaflRules;
     const GAME: dama_nn::GameName = dama_nn::GameName::Tafl;
 
@@ -151,7 +151,7 @@ impl SelfplayGame for dama_mcts::tafl::TaflState {
         if game.outcome().is_some() {
             game = dama_tafl::Game::new(*rules);
         }
-        dama_mcts::tafl::TaflState::new(game)
+        dama_tafl::search::TaflState::new(game)
     }
 
     fn rules_text(rules: &dama_tafl::TaflRules) -> String {
@@ -177,7 +177,7 @@ impl SelfplayGame for dama_mcts::tafl::TaflState {
     fn end(&self) -> Option<(Option<Player>, String)> {
         let o = self.game().outcome()?;
         Some((
-            o.winner.map(dama_mcts::tafl::player),
+            o.winner.map(dama_tafl::search::player),
             format!("{:?}", o.termination),
         ))
     }

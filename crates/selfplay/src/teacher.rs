@@ -18,9 +18,9 @@
 use std::sync::Arc;
 use std::time::Instant;
 
+use dama_draughts::encode::{self, PLANES_LEN};
 use dama_engine::{Color, Game, Move, Rules};
 use dama_eval::alphabeta::{AlphaBeta, SearchLimits, MATE_BOUND};
-use dama_nn::encode::{self, PLANES_LEN};
 use dama_tablebase::Tablebase;
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};

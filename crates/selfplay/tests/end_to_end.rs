@@ -318,7 +318,7 @@ fn every_variant_trains_and_its_records_and_checkpoints_carry_its_rules() {
                     assert!(s
                         .legal
                         .iter()
-                        .all(|&i| usize::from(i) < dama_nn::encode::POLICY_SIZE));
+                        .all(|&i| usize::from(i) < dama_draughts::encode::POLICY_SIZE));
                     samples += 1;
                 }
             }

@@ -4,13 +4,13 @@
 
 #![allow(clippy::unwrap_used)]
 
-use dama_mcts::tafl::TaflState;
 use dama_mcts::{Algorithm, SearchConfig};
-use dama_nn::tafl::TAFL_SHAPE;
 use dama_nn::{ModelConfig, Network, NnEvaluator, Precision};
 use dama_selfplay::config::SelfplayConfig;
 use dama_selfplay::record::GameResult;
 use dama_selfplay::selfplay::{play_games, EvalCache, SelfplayJob};
+use dama_tafl::encode::TAFL_SHAPE;
+use dama_tafl::search::TaflState;
 use dama_tafl::{Position, Side, TaflRules};
 
 #[test]

@@ -25,7 +25,7 @@ fn tafl_config(extra: &str) -> RunConfig {
 fn a_tafl_run_trains_evaluates_per_side_and_resumes() {
     let tmp = tempfile::tempdir().unwrap();
     let mut config = tafl_config("[tafl]\nply_limit = 120\n");
-    assert_eq!(config.model.shape(), dama_nn::tafl::TAFL_SHAPE);
+    assert_eq!(config.model.shape(), dama_tafl::encode::TAFL_SHAPE);
     assert_eq!(config.tafl.ply_limit, Some(120));
     config.run.generations = 1;
     let rules = config.tafl;
@@ -43,7 +43,10 @@ fn a_tafl_run_trains_evaluates_per_side_and_resumes() {
     // The checkpoint names its game, encoding and rules.
     let meta = dama_nn::read_meta(&paths.model(1)).unwrap();
     assert_eq!(meta.game, GameName::Tafl);
-    assert_eq!(meta.encoding_version, dama_nn::tafl::TAFL_ENCODING_VERSION);
+    assert_eq!(
+        meta.encoding_version,
+        dama_tafl::encode::TAFL_ENCODING_VERSION
+    );
     assert_eq!(meta.game_rules(), GameRules::Tafl(rules));
     let device = dama_nn::device::parse_device("cpu").unwrap();
     // A draughts loader refuses it by the game's name, and so does a Tafl
@@ -79,11 +82,11 @@ fn a_tafl_run_trains_evaluates_per_side_and_resumes() {
                 game.play(&mv).unwrap();
             }
             for s in &g.samples {
-                assert_eq!(s.planes.len(), dama_nn::tafl::TAFL_SHAPE.planes);
+                assert_eq!(s.planes.len(), dama_tafl::encode::TAFL_SHAPE.planes);
                 assert!(s
                     .legal
                     .iter()
-                    .all(|&i| usize::from(i) < dama_nn::tafl::TAFL_SHAPE.policy_size()));
+                    .all(|&i| usize::from(i) < dama_tafl::encode::TAFL_SHAPE.policy_size()));
                 samples += 1;
             }
         }
@@ -194,5 +197,5 @@ fn quick_tafl_config_parses() {
     let text = std::fs::read_to_string(dir.join("quick-tafl.toml")).unwrap();
     let cfg = RunConfig::parse(&text).unwrap();
     assert_eq!(cfg.game.name, GameName::Tafl);
-    assert_eq!(cfg.model.shape(), dama_nn::tafl::TAFL_SHAPE);
+    assert_eq!(cfg.model.shape(), dama_tafl::encode::TAFL_SHAPE);
 }

@@ -112,16 +112,20 @@
 //! may land on a square just emptied).
 
 mod board;
+pub mod encode;
 mod game;
 pub mod lockup;
 mod perft;
 pub mod players;
+mod plugin;
 mod position;
 mod rules;
+pub mod search;
 
 pub use board::{Bitboard, Dir, ParseSquareError, Square, COLUMNS, ROWS, SQUARES};
 pub use game::{Game, Move, MoveKind, Outcome, PlayError, Step, Termination};
 pub use perft::perft;
+pub use plugin::Tafl;
 pub use position::{ParsePositionError, Position, Side, DEFENDER_PIECES, KING_SIDE_MEN};
 pub use rules::{Goal, LimitResult, Lockup, ParseRulesError, Surround, TaflRules};
 

@@ -101,7 +101,11 @@ pub fn small() -> ModelConfig {
 /// Saves a tiny random Turkish Tafl network at `path` as a checkpoint of
 /// training step `step`.
 pub fn save_tafl_network(path: &Path, step: u64) {
-    let net = Network::new(&small().with_shape(dama_nn::tafl::TAFL_SHAPE), Device::Cpu).unwrap();
+    let net = Network::new(
+        &small().with_shape(dama_tafl::encode::TAFL_SHAPE),
+        Device::Cpu,
+    )
+    .unwrap();
     dama_nn::save_network(&net, dama_tafl::TaflRules::default(), step, path).unwrap();
 }
 

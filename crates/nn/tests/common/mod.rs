@@ -1,8 +1,9 @@
 //! Shared test helpers: random playouts and small datasets.
 #![allow(dead_code, clippy::unwrap_used)]
 
+use dama_draughts::encode;
 use dama_engine::{Game, Step};
-use dama_nn::{encode, Batch, BatchBuilder};
+use dama_nn::{Batch, BatchBuilder};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use tch::{Device, Tensor};

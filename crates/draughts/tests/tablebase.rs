@@ -3,8 +3,8 @@
 
 use std::sync::Arc;
 
+use dama_draughts::DamaState;
 use dama_engine::{Position, Rules};
-use dama_mcts::dama::DamaState;
 use dama_mcts::{Algorithm, Game, NodeId, Outcome, Player, Search, SearchConfig, UniformEvaluator};
 use dama_tablebase::{Generator, Tablebase, Wdl};
 use rand::SeedableRng;

@@ -14,12 +14,10 @@ use dama_engine::{Color, Move, Position, Role, Step, StepResult};
 use dama_tablebase::{Probe, Tablebase};
 use rand::Rng;
 
-use crate::config::SearchConfig;
-use crate::error::Error;
-use crate::evaluator::{uniform, Evaluation, Evaluator, Leaf};
-use crate::game::Game;
-use crate::turn::{search_turn, TurnPolicy};
-use crate::value::{Outcome, Player, Wdl};
+use dama_mcts::{
+    search_turn, uniform, Error, Evaluation, Evaluator, Game, Leaf, Outcome, Player, SearchConfig,
+    TurnPolicy, Wdl,
+};
 
 /// The engine's colour as a search player: White moves first.
 #[inline]
@@ -220,7 +218,7 @@ impl Game for DamaState {
 }
 
 /// The whole move that `steps` (one turn, for example of a
-/// [`TurnSearch`](crate::TurnSearch)) play from `game`.
+/// [`TurnSearch`](dama_mcts::TurnSearch)) play from `game`.
 ///
 /// # Errors
 ///

@@ -3,8 +3,6 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::error::{Error, Result};
-
 /// The shapes of a game's encoding: input planes `[C, H, W]` and a policy of
 /// `P` planes over the same board, `[P, H, W]` flattened plane-major (the
 /// network's convolutional policy head writes it directly).
@@ -20,21 +18,24 @@ pub struct Shape {
     pub policy_planes: usize,
 }
 
+/// A size of a [`Shape`] out of its bounds.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{name} {value} is not in 1..={max}")]
+pub struct ShapeError {
+    /// Which size (`input planes`, `board height`, …).
+    pub name: &'static str,
+    /// Its value.
+    pub value: usize,
+    /// Its bound.
+    pub max: usize,
+}
+
 /// The largest board side a network is built for.
 pub const MAX_SIDE: usize = 32;
 /// The most input or policy planes a network is built for.
 pub const MAX_PLANES: usize = 1024;
 
 impl Shape {
-    /// Turkish draughts and its variants: [`encode`](crate::encode)'s
-    /// planes `[13, 8, 8]` and policy `[56, 8, 8]`.
-    pub const DRAUGHTS: Shape = Shape {
-        planes: crate::encode::NUM_PLANES,
-        height: 8,
-        width: 8,
-        policy_planes: crate::encode::POLICY_PLANES,
-    };
-
     /// Squares of the board, `H · W`.
     pub const fn squares(&self) -> usize {
         self.height * self.width
@@ -54,8 +55,8 @@ impl Shape {
     ///
     /// # Errors
     ///
-    /// [`Error::Config`] naming the size.
-    pub fn validate(&self) -> Result<()> {
+    /// [`ShapeError`] naming the size.
+    pub fn validate(&self) -> Result<(), ShapeError> {
         for (name, v, max) in [
             ("input planes", self.planes, MAX_PLANES),
             ("board height", self.height, MAX_SIDE),
@@ -63,7 +64,11 @@ impl Shape {
             ("policy planes", self.policy_planes, MAX_PLANES),
         ] {
             if v == 0 || v > max {
-                return Err(Error::Config(format!("{name} {v} is not in 1..={max}")));
+                return Err(ShapeError {
+                    name,
+                    value: v,
+                    max,
+                });
             }
         }
         Ok(())

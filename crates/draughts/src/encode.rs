@@ -57,6 +57,9 @@
 //! determine the step.
 
 use dama_engine::{Bitboard, Color, Direction, Game, Role, Square, Step};
+use dama_game::{NnInput, Shape};
+
+use crate::DamaState;
 
 /// Version of the plane and policy layouts; stored in checkpoints, bundles
 /// and self-play records. Bump it on any change to this module's layouts.
@@ -65,6 +68,27 @@ use dama_engine::{Bitboard, Color, Direction, Game, Role, Square, Step};
 /// directions only, Turkish draughts); version 2 added the captured-pieces
 /// plane and the four diagonal directions of the variants.
 pub const ENCODING_VERSION: u32 = 2;
+
+/// The shapes of the encoding: planes `[13, 8, 8]`, policy `[56, 8, 8]`.
+pub const SHAPE: Shape = Shape {
+    planes: NUM_PLANES,
+    height: 8,
+    width: 8,
+    policy_planes: POLICY_PLANES,
+};
+
+impl NnInput for DamaState {
+    type Action = Step;
+    const SHAPE: Shape = SHAPE;
+
+    fn encode_planes(&self, out: &mut [f32]) {
+        encode_planes(self.game(), out);
+    }
+
+    fn policy_index(&self, action: Step) -> usize {
+        policy_index(action, self.game().turn())
+    }
+}
 
 /// Input planes per position, `C` in `[B, C, 8, 8]`.
 pub const NUM_PLANES: usize = 13;

@@ -1,5 +1,5 @@
 //! Turkish Tafl positions into input planes and steps into policy indices
-//! (pure slice code, like [`encode`](crate::encode) for draughts).
+//! (pure slice code, like draughts' encoding).
 //!
 //! The board is `[8, 4]`: plane row = column 1..8 (the long axis), plane
 //! column = row A..D, so value `p·32 + square index` ([`dama_tafl::Square`]
@@ -27,11 +27,10 @@
 //! `plane · 32 + square`. The King's exits are its slide or jump Up from
 //! column 8 or 7, which point off the board.
 
-use dama_mcts::tafl::TaflState;
-use dama_tafl::{Bitboard, Dir, Side, Square, Step};
+use dama_game::{NnInput, Shape};
 
-use crate::evaluator::NnInput;
-use crate::shape::Shape;
+use crate::search::TaflState;
+use crate::{Bitboard, Dir, Side, Square, Step};
 
 /// Version of this module's layouts; bump it on any change.
 pub const TAFL_ENCODING_VERSION: u32 = 1;
@@ -44,7 +43,7 @@ pub const TAFL_SHAPE: Shape = Shape {
     policy_planes: 9,
 };
 
-const SQUARES: usize = dama_tafl::SQUARES;
+const SQUARES: usize = crate::SQUARES;
 
 fn fill(out: &mut [f32], plane: usize, bb: Bitboard) {
     for sq in bb {
@@ -62,7 +61,7 @@ fn constant(out: &mut [f32], plane: usize, v: f32) {
 /// # Panics
 ///
 /// If `out` has another length.
-pub fn encode_planes(game: &dama_tafl::Game, out: &mut [f32]) {
+pub fn encode_planes(game: &crate::Game, out: &mut [f32]) {
     assert_eq!(
         out.len(),
         TAFL_SHAPE.planes_len(),
@@ -143,7 +142,7 @@ pub fn mirror_planes(src: &[f32], dst: &mut [f32]) {
     let n = TAFL_SHAPE.planes_len();
     assert_eq!(src.len(), n, "tafl::mirror_planes: source length");
     assert_eq!(dst.len(), n, "tafl::mirror_planes: destination length");
-    let rows = usize::from(dama_tafl::ROWS);
+    let rows = usize::from(crate::ROWS);
     for (d, s) in dst.chunks_exact_mut(rows).zip(src.chunks_exact(rows)) {
         for r in 0..rows {
             d[rows - 1 - r] = s[r];
@@ -151,7 +150,7 @@ pub fn mirror_planes(src: &[f32], dst: &mut [f32]) {
     }
 }
 
-impl NnInput for dama_tafl::Game {
+impl NnInput for crate::Game {
     type Action = Step;
     const SHAPE: Shape = TAFL_SHAPE;
 
@@ -180,7 +179,7 @@ impl NnInput for TaflState {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use dama_tafl::{Game, TaflRules};
+    use crate::{Game, TaflRules};
     use rand::{Rng, SeedableRng};
 
     #[test]

@@ -1,15 +1,14 @@
 //! The Turkish Tafl adapter: [`TaflState`] implements [`Game`] for
-//! [`dama_tafl::Game`], one [`Step`] per action (a slide, one jump of a
+//! [`crate::Game`], one [`Step`] per action (a slide, one jump of a
 //! chain, or stopping a friendly chain), so a chain is decided jump by jump
 //! by the same player, as a Turkish draughts capture is.
 //!
 //! The Defenders (White) are [`Player::First`], the King side
 //! [`Player::Second`], whichever side the rules let move first.
 
-use dama_tafl::{Side, Step};
+use dama_mcts::{Game, Outcome, Player};
 
-use crate::game::Game;
-use crate::value::{Outcome, Player};
+use crate::{Side, Step};
 
 /// The side as a search player: the Defenders are [`Player::First`].
 #[inline]
@@ -34,31 +33,31 @@ pub fn side(player: Player) -> Side {
 /// A game of Turkish Tafl as the search sees it.
 #[derive(Clone, Debug)]
 pub struct TaflState {
-    game: dama_tafl::Game,
+    game: crate::Game,
 }
 
 impl TaflState {
     /// Wraps a game (its history counts for repetition and the ply limit).
     #[must_use]
-    pub fn new(game: dama_tafl::Game) -> Self {
+    pub fn new(game: crate::Game) -> Self {
         TaflState { game }
     }
 
     /// The wrapped game.
     #[must_use]
-    pub fn game(&self) -> &dama_tafl::Game {
+    pub fn game(&self) -> &crate::Game {
         &self.game
     }
 
     /// Unwraps the game.
     #[must_use]
-    pub fn into_game(self) -> dama_tafl::Game {
+    pub fn into_game(self) -> crate::Game {
         self.game
     }
 }
 
-impl From<dama_tafl::Game> for TaflState {
-    fn from(game: dama_tafl::Game) -> Self {
+impl From<crate::Game> for TaflState {
+    fn from(game: crate::Game) -> Self {
         TaflState::new(game)
     }
 }
@@ -103,13 +102,13 @@ impl Game for TaflState {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{Algorithm, RolloutEvaluator, Search, SearchConfig};
-    use dama_tafl::{Position, TaflRules};
+    use crate::{Position, TaflRules};
+    use dama_mcts::{Algorithm, RolloutEvaluator, Search, SearchConfig};
     use rand::SeedableRng;
 
     fn best(pos: &str, sims: u32) -> Step {
         let p: Position = pos.parse().expect("position");
-        let state = TaflState::new(dama_tafl::Game::from_position(p, TaflRules::default()));
+        let state = TaflState::new(crate::Game::from_position(p, TaflRules::default()));
         let cfg = SearchConfig {
             algorithm: Algorithm::Puct,
             simulations: sims,

@@ -1,19 +1,28 @@
-//! Which game a network plays: its name ([`GameName`]), the rules it was
-//! trained under ([`GameRules`]) and its encoding ([`Encoding`]: version,
-//! shapes and mirror symmetry).
+//! The registry of games: the one place that names every game.
+//!
+//! A game is written once, in its own crate, behind the game seam
+//! ([`dama_game::GameDef`]); this crate maps its name ([`GameName`]) to
+//! that implementation ([`GameName::with`], which runs code written once
+//! for every game with the game a name stands for), and names the rules a
+//! network was trained under ([`GameRules`]) and its encoding
+//! ([`Encoding`]: version, shapes and mirror symmetry).
 //!
 //! Checkpoints, game records and bundles carry the game's name and its
 //! encoding version, so that a file of one game is refused by another by
 //! name rather than by a shape mismatch deep in a tensor call.
+//!
+//! Adding a game: its crate implements [`GameDef`]; here, one variant of
+//! [`GameName`] (with its names) and one arm in [`GameName::with`] and in
+//! [`GameRules`].
 
 use std::fmt;
 use std::str::FromStr;
 
+use dama_draughts::Draughts;
 use dama_engine::Rules;
-use dama_tafl::TaflRules;
+use dama_game::{GameDef, Shape};
+use dama_tafl::{Tafl, TaflRules};
 use serde::{Deserialize, Serialize};
-
-use crate::shape::Shape;
 
 /// A game the trainer knows.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -34,34 +43,58 @@ impl GameName {
     /// The name in configs and files: `draughts`, `tafl`.
     pub const fn as_str(self) -> &'static str {
         match self {
-            GameName::Draughts => "draughts",
-            GameName::Tafl => "tafl",
+            GameName::Draughts => Draughts::NAME,
+            GameName::Tafl => Tafl::NAME,
         }
     }
 
     /// The name in sentences: `Turkish draughts`, `Turkish Tafl`.
     pub const fn title(self) -> &'static str {
         match self {
-            GameName::Draughts => "Turkish draughts",
-            GameName::Tafl => "Turkish Tafl",
+            GameName::Draughts => Draughts::TITLE,
+            GameName::Tafl => Tafl::TITLE,
         }
     }
 
-    /// The game's encoding.
-    pub const fn encoding(self) -> Encoding {
+    /// Runs `code`, written once for every game, with the game this name
+    /// stands for: the registry's one dispatch from a name to a type.
+    pub fn with<W: WithGame>(self, code: W) -> W::Output {
         match self {
-            GameName::Draughts => Encoding {
-                game: GameName::Draughts,
-                version: crate::encode::ENCODING_VERSION,
-                shape: Shape::DRAUGHTS,
-            },
-            GameName::Tafl => Encoding {
-                game: GameName::Tafl,
-                version: crate::tafl::TAFL_ENCODING_VERSION,
-                shape: crate::tafl::TAFL_SHAPE,
-            },
+            GameName::Draughts => code.run::<Draughts>(),
+            GameName::Tafl => code.run::<Tafl>(),
         }
     }
+
+    /// The name of game `G`, if the registry has it.
+    pub fn of<G: GameDef>() -> Option<GameName> {
+        GameName::ALL.into_iter().find(|g| g.as_str() == G::NAME)
+    }
+
+    /// The game's encoding.
+    pub fn encoding(self) -> Encoding {
+        struct Of(GameName);
+        impl WithGame for Of {
+            type Output = Encoding;
+            fn run<G: GameDef>(self) -> Encoding {
+                Encoding {
+                    game: self.0,
+                    version: G::ENCODING_VERSION,
+                    shape: G::shape(),
+                }
+            }
+        }
+        self.with(Of(self))
+    }
+}
+
+/// Code written once for every game ([`GameDef`]), run with the game a
+/// [`GameName`] stands for by [`GameName::with`].
+pub trait WithGame {
+    /// What the code returns.
+    type Output;
+
+    /// Runs the code for game `G`.
+    fn run<G: GameDef>(self) -> Self::Output;
 }
 
 impl fmt::Display for GameName {
@@ -109,18 +142,26 @@ impl Encoding {
     ///
     /// If a slice is not `shape.planes_len()` long.
     pub fn mirror_planes(&self, src: &[f32], dst: &mut [f32]) {
-        match self.game {
-            GameName::Draughts => crate::encode::mirror_planes(src, dst),
-            GameName::Tafl => crate::tafl::mirror_planes(src, dst),
+        struct Mirror<'a>(&'a [f32], &'a mut [f32]);
+        impl WithGame for Mirror<'_> {
+            type Output = ();
+            fn run<G: GameDef>(self) {
+                G::mirror_planes(self.0, self.1);
+            }
         }
+        self.game.with(Mirror(src, dst));
     }
 
     /// The policy index of the mirrored action (an involution).
     pub fn mirror_policy_index(&self, index: usize) -> usize {
-        match self.game {
-            GameName::Draughts => crate::encode::mirror_policy_index(index),
-            GameName::Tafl => crate::tafl::mirror_policy_index(index),
+        struct Mirror(usize);
+        impl WithGame for Mirror {
+            type Output = usize;
+            fn run<G: GameDef>(self) -> usize {
+                G::mirror_policy_index(self.0)
+            }
         }
+        self.game.with(Mirror(index))
     }
 }
 
@@ -218,6 +259,8 @@ mod tests {
             assert_eq!(g.as_str().parse::<GameName>().unwrap(), g);
             assert_eq!(g.encoding().game, g);
         }
+        assert_eq!(GameName::of::<Tafl>(), Some(GameName::Tafl));
+        assert_eq!(GameName::of::<Draughts>(), Some(GameName::Draughts));
         assert_eq!("Turkish-Tafl".parse::<GameName>().unwrap(), GameName::Tafl);
         let err = "chess".parse::<GameName>().unwrap_err();
         assert!(err.to_string().contains("chess"), "{err}");

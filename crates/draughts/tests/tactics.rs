@@ -1,8 +1,8 @@
 //! Turkish draughts positions solved by the search with a material-counting
 //! evaluator (issue 4), and checks of the engine adapter.
 
+use dama_draughts::{DamaState, MaterialEvaluator};
 use dama_engine::{Color, Position};
-use dama_mcts::dama::{DamaState, MaterialEvaluator};
 use dama_mcts::{Algorithm, Game, Player, Search, SearchConfig};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -282,4 +282,19 @@ fn forced_step_gets_the_whole_policy() {
         assert_eq!(r.policy, vec![1.0]);
         assert_eq!(r.action.to_string(), "h6xf6");
     }
+}
+
+#[test]
+fn complete_turn_needs_a_whole_move() {
+    let game = dama_engine::Game::from_position("W:Wb3:Bc3,d4".parse().unwrap());
+    let steps = game.legal_steps();
+    // The first jump alone does not finish the capture.
+    assert!(matches!(
+        dama_draughts::complete_turn(&game, &steps[..1]),
+        Err(dama_mcts::Error::IncompleteTurn)
+    ));
+    assert!(matches!(
+        dama_draughts::complete_turn(&game, &[]),
+        Err(dama_mcts::Error::IncompleteTurn)
+    ));
 }

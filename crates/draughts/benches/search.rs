@@ -4,8 +4,8 @@
 //! `cargo bench -p dama-mcts --bench search`
 
 use criterion::{criterion_main, BenchmarkId, Criterion, Throughput};
+use dama_draughts::DamaState;
 use dama_engine::Position;
-use dama_mcts::dama::DamaState;
 use dama_mcts::{Algorithm, Search, SearchConfig, UniformEvaluator};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;

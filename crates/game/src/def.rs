@@ -1,0 +1,163 @@
+//! [`GameDef`]: one game, as every layer above the rules sees it.
+
+use std::fmt::{Debug, Display};
+use std::str::FromStr;
+
+use dama_mcts::{Game as SearchGame, Outcome, Player};
+
+use crate::input::NnInput;
+use crate::shape::Shape;
+
+/// Why a game refused a move, a position or rules text: the game's own
+/// error, type-erased so that code written once for every game can keep it
+/// as its source.
+pub type GameError = Box<dyn std::error::Error + Send + Sync + 'static>;
+
+/// The decisions given for a turn end before its move does (or go beyond
+/// it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("the decisions do not make exactly one whole move")]
+pub struct IncompleteTurn;
+
+/// One side of a game, for people: `White`, `Defenders`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SideInfo {
+    /// The side's name in sentences and results (`White`, `Defenders`).
+    pub name: &'static str,
+    /// Its name in files and protocols (`white`, `defender`).
+    pub key: &'static str,
+}
+
+/// What a front end needs to draw a game's board.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Geometry {
+    /// Columns of the board.
+    pub width: u8,
+    /// Rows of the board.
+    pub height: u8,
+    /// The two sides, in the search's [`Player`] order (`First`, `Second`).
+    pub sides: [SideInfo; 2],
+}
+
+/// A game, written once in its own crate, behind which every layer above
+/// the rules (self-play, records, training, the arena, bots, the protocol,
+/// the web page) is written once.
+///
+/// Implemented by a marker type (`dama_draughts::Draughts`,
+/// `dama_tafl::Tafl`); `dama_registry` maps a game's name to it. Every
+/// function is an associated function: a game carries no state of its own
+/// beyond its rules, which travel inside [`GameDef::Game`].
+///
+/// # Contract
+///
+/// * [`GameDef::legal_moves`] is empty exactly when [`GameDef::outcome`]
+///   is `Some`.
+/// * A move's text ([`Display`]) parses back to the same move with
+///   [`GameDef::parse_move`] in the position it was legal in.
+/// * [`GameDef::search_state`] of a game is a state whose
+///   [`dama_mcts::Game::to_play`] is [`GameDef::to_play`] of the game;
+///   [`GameDef::complete_turn`] turns the decisions of one turn, as the
+///   search took them from that state, into the whole move.
+pub trait GameDef: Copy + Default + Debug + Send + Sync + 'static {
+    /// The name in configs, files and on the command line (`draughts`).
+    const NAME: &'static str;
+    /// The name in sentences (`Turkish draughts`).
+    const TITLE: &'static str;
+    /// Version of the network encoding; a file of another is refused.
+    const ENCODING_VERSION: u32;
+
+    /// The game's typed rule options, with rules text as their
+    /// [`Display`]/[`FromStr`] form.
+    type Rules: Copy + Eq + Default + Debug + Display + FromStr + Send + Sync + 'static;
+    /// A game in progress: its rules, position and history (draw rules
+    /// included).
+    type Game: Clone + Debug + Send + Sync + 'static;
+    /// A whole move (a turn: a capture of several jumps is one move).
+    type Move: Clone + Eq + Debug + Display + Send + Sync + 'static;
+    /// The search's state: one decision at a time.
+    type State: SearchGame
+        + NnInput<Action = <Self::State as SearchGame>::Action>
+        + Clone
+        + Send
+        + Sync
+        + 'static;
+
+    /// The start position under `rules`.
+    fn start(rules: &Self::Rules) -> Self::Game;
+
+    /// The rules `game` is played under.
+    fn rules(game: &Self::Game) -> Self::Rules;
+
+    /// Parses rules text (`variant=croda`), naming the option it refuses.
+    ///
+    /// # Errors
+    ///
+    /// The game's own error for unknown options or values.
+    fn parse_rules(text: &str) -> Result<Self::Rules, GameError>;
+
+    /// The side to move.
+    fn to_play(game: &Self::Game) -> Player;
+
+    /// The result if the game is over (every end the rules have, draws by
+    /// rule included), else `None`.
+    fn outcome(game: &Self::Game) -> Option<Outcome>;
+
+    /// Whole moves played since the start position.
+    fn plies(game: &Self::Game) -> usize;
+
+    /// The legal whole moves, in a deterministic order.
+    fn legal_moves(game: &Self::Game) -> Vec<Self::Move>;
+
+    /// Plays `mv`.
+    ///
+    /// # Errors
+    ///
+    /// If `mv` is not legal here (nothing is played then).
+    fn play(game: &mut Self::Game, mv: &Self::Move) -> Result<(), GameError>;
+
+    /// Parses a move's text in this position.
+    ///
+    /// # Errors
+    ///
+    /// If the text is malformed or names no legal move.
+    fn parse_move(game: &Self::Game, text: &str) -> Result<Self::Move, GameError>;
+
+    /// The position's text (what [`GameDef::parse_position`] reads).
+    fn position_text(game: &Self::Game) -> String;
+
+    /// A game starting from a position's text under `rules`.
+    ///
+    /// # Errors
+    ///
+    /// If the text is malformed or the position impossible.
+    fn parse_position(rules: &Self::Rules, text: &str) -> Result<Self::Game, GameError>;
+
+    /// The search's state at this position.
+    fn search_state(game: &Self::Game) -> Self::State;
+
+    /// The whole move made of one turn's decisions, taken in order from
+    /// [`GameDef::search_state`] of `game`.
+    ///
+    /// # Errors
+    ///
+    /// If the decisions do not make one legal move.
+    fn complete_turn(
+        game: &Self::Game,
+        decisions: &[<Self::State as SearchGame>::Action],
+    ) -> Result<Self::Move, GameError>;
+
+    /// The board and sides, for front ends.
+    fn geometry() -> Geometry;
+
+    /// The network encoding's shapes.
+    fn shape() -> Shape {
+        <Self::State as NnInput>::SHAPE
+    }
+
+    /// Writes the mirror image of encoded planes `src` into `dst` (the
+    /// symmetry the replay buffer augments with).
+    fn mirror_planes(src: &[f32], dst: &mut [f32]);
+
+    /// The policy index of the mirrored action (an involution).
+    fn mirror_policy_index(index: usize) -> usize;
+}

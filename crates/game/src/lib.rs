@@ -1,0 +1,21 @@
+//! The game seam: everything a game supplies, once, to the layers above it.
+//!
+//! A game is a marker type implementing [`GameDef`], in the game's own
+//! crate: its typed rule options, its game record (position and history),
+//! whole moves and their text, the search's state (decisions, as the
+//! search sees them: [`dama_mcts::Game`]), the network's encoding
+//! ([`NnInput`], [`Shape`], mirror symmetry) and what a front end needs to
+//! draw it ([`Geometry`]). Everything above (self-play, records, training
+//! batches, the arena, bots, the protocol, the web page) is written once
+//! against it; `dama_registry` maps a game's name to its implementation.
+//!
+//! This crate depends only on the search (`dama_mcts`), never on a game
+//! nor on libtorch.
+
+mod def;
+mod input;
+mod shape;
+
+pub use def::{GameDef, GameError, Geometry, IncompleteTurn, SideInfo};
+pub use input::NnInput;
+pub use shape::{Shape, ShapeError, MAX_PLANES, MAX_SIDE};
