@@ -13,7 +13,7 @@ use anyhow::{Context, Result};
 use clap::{Args, Subcommand};
 use dama_engine::Game;
 use dama_nn::{BatchBuilder, Network, NnEvaluator};
-use dama_selfplay::selfplay::{play_games, EvalCache, SelfplayJob};
+use dama_selfplay::selfplay::EvalCache;
 use dama_selfplay::RunConfig;
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
@@ -249,35 +249,19 @@ fn selfplay(args: &SelfplayBenchArgs) -> Result<()> {
         // The cache is off: a hit is not a network evaluation, and the ratio
         // compares network evaluations.
         let mut cache = EvalCache::new(0);
-        let (_, stats) = match cfg.game.name {
-            dama_nn::GameName::Draughts => {
-                let job: SelfplayJob<'_, dama_selfplay::selfplay::State> = SelfplayJob {
-                    selfplay: &cfg.selfplay,
-                    search: &cfg.search,
-                    setup: dama_selfplay::selfplay::DamaSetup {
-                        rules: cfg.rules,
-                        tablebase: None,
-                    },
-                    generation: 1,
-                    seed: cfg.run.seed,
-                };
-                pool.install(|| {
-                    play_games(&job, &mut evaluator, &mut cache, |_, _| Ok(()), || false)
-                })?
-            }
-            dama_nn::GameName::Tafl => {
-                let job: SelfplayJob<'_, dama_tafl::search::TaflState> = SelfplayJob {
-                    selfplay: &cfg.selfplay,
-                    search: &cfg.search,
-                    setup: cfg.tafl,
-                    generation: 1,
-                    seed: cfg.run.seed,
-                };
-                pool.install(|| {
-                    play_games(&job, &mut evaluator, &mut cache, |_, _| Ok(()), || false)
-                })?
-            }
+        let run = dama_selfplay::selfplay::RunGames {
+            selfplay: &cfg.selfplay,
+            search: &cfg.search,
+            rules: cfg.game_rules(),
+            tablebase: None,
+            generation: 1,
+            seed: cfg.run.seed,
+            net: &mut evaluator,
+            cache: &mut cache,
+            on_game: |_: &_, _: &_| Ok(()),
+            stop: || false,
         };
+        let (_, stats) = pool.install(|| dama_selfplay::selfplay::play_run_games(run))?;
         let pure = pure_inference(
             &evaluator,
             &stats.batch_histogram,

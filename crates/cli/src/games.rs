@@ -45,14 +45,15 @@ pub fn run(args: &GamesArgs) -> Result<()> {
                 outln!("[Round \"{}\"]", g.generation);
                 outln!("[Game \"{}\"]", g.game_id);
                 // The game and its options, unless standard Turkish draughts.
-                if g.game == dama_nn::GameName::Tafl {
-                    outln!("[GameType \"Turkish Tafl\"]");
-                    outln!("[Rules \"{}\"]", g.tafl_rules()?);
-                } else {
-                    let rules = g.game_rules()?;
-                    if rules != dama_engine::Rules::default() {
-                        outln!("[Rules \"{rules}\"]");
-                    }
+                let other_game = g.game != dama_nn::GameName::default();
+                if other_game {
+                    outln!("[GameType \"{}\"]", g.game.title());
+                }
+                if let Some(rules) = g.game.with(RulesText {
+                    record: &g,
+                    always: other_game,
+                })? {
+                    outln!("[Rules \"{rules}\"]");
                 }
                 if g.start != "startpos" {
                     outln!("[FEN \"{}\"]", g.start);
@@ -75,6 +76,21 @@ pub fn run(args: &GamesArgs) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// A record's rules as text, when `always` or they are not the defaults.
+struct RulesText<'a> {
+    record: &'a record::GameRecord,
+    always: bool,
+}
+
+impl dama_nn::WithGame for RulesText<'_> {
+    type Output = Result<Option<String>, dama_selfplay::Error>;
+
+    fn run<G: dama_game::GameDef>(self) -> Self::Output {
+        let rules = self.record.rules::<G>()?;
+        Ok((self.always || rules != G::Rules::default()).then(|| rules.to_string()))
+    }
 }
 
 fn numbered(moves: &[String], result: &str) -> String {

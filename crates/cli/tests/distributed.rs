@@ -445,7 +445,7 @@ fn a_distributed_run_trains_turkish_tafl() {
     for entry in std::fs::read_dir(run.join("games")).unwrap() {
         for g in read_chunk(&entry.unwrap().path()).unwrap() {
             assert_eq!(g.game, dama_nn::GameName::Tafl);
-            g.tafl_rules().unwrap();
+            g.rules::<dama_tafl::Tafl>().unwrap();
             games += 1;
         }
     }

@@ -1,9 +1,12 @@
 //! Turkish draughts behind the game seam: [`Draughts`] implements
 //! [`dama_game::GameDef`].
 
+use std::sync::Arc;
+
 use dama_engine::{Game, Move, Position, Rules, Step};
 use dama_game::{GameDef, GameError, Geometry, SideInfo};
 use dama_mcts::{Outcome, Player};
+use dama_tablebase::Tablebase;
 
 use crate::state::{complete_turn, player, DamaState};
 
@@ -21,6 +24,7 @@ impl GameDef for Draughts {
     type Game = Game;
     type Move = Move;
     type State = DamaState;
+    type Tables = Option<Arc<Tablebase>>;
 
     fn start(rules: &Rules) -> Game {
         Game::with_rules(*rules)
@@ -72,6 +76,27 @@ impl GameDef for Draughts {
 
     fn search_state(game: &Game) -> DamaState {
         DamaState::new(game.clone())
+    }
+
+    fn search_state_with(game: &Game, tables: &Option<Arc<Tablebase>>) -> DamaState {
+        DamaState::new(game.clone()).with_tablebase(tables.clone())
+    }
+
+    fn game_of(state: &DamaState) -> &Game {
+        state.game()
+    }
+
+    fn start_text(game: &Game) -> String {
+        game.start_position().to_string()
+    }
+
+    fn history(game: &Game) -> &[Move] {
+        game.moves()
+    }
+
+    fn termination(game: &Game) -> Option<String> {
+        let (_, termination) = game.termination()?;
+        Some(format!("{termination:?}"))
     }
 
     fn complete_turn(game: &Game, decisions: &[Step]) -> Result<Move, GameError> {

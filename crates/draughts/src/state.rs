@@ -242,7 +242,7 @@ pub fn complete_turn(game: &dama_engine::Game, steps: &[Step]) -> Result<Move, E
 /// # Examples
 ///
 /// ```
-/// use dama_mcts::dama::{search_move, DamaState, MaterialEvaluator};
+/// use dama_draughts::{search_move, DamaState, MaterialEvaluator};
 /// use dama_mcts::{Budget, SearchConfig};
 /// use rand::SeedableRng;
 ///

@@ -67,20 +67,34 @@ pub trait GameDef: Copy + Default + Debug + Send + Sync + 'static {
     const ENCODING_VERSION: u32;
 
     /// The game's typed rule options, with rules text as their
-    /// [`Display`]/[`FromStr`] form.
-    type Rules: Copy + Eq + Default + Debug + Display + FromStr + Send + Sync + 'static;
+    /// [`Display`]/[`FromStr`] form, and a TOML table (configs) as their
+    /// serde form.
+    type Rules: Copy
+        + Eq
+        + Default
+        + Debug
+        + Display
+        + FromStr
+        + serde::Serialize
+        + serde::de::DeserializeOwned
+        + Send
+        + Sync
+        + 'static;
     /// A game in progress: its rules, position and history (draw rules
     /// included).
     type Game: Clone + Debug + Send + Sync + 'static;
     /// A whole move (a turn: a capture of several jumps is one move).
     type Move: Clone + Eq + Debug + Display + Send + Sync + 'static;
     /// The search's state: one decision at a time.
-    type State: SearchGame
+    type State: SearchGame<Action: Send + Sync>
         + NnInput<Action = <Self::State as SearchGame>::Action>
         + Clone
         + Send
         + Sync
         + 'static;
+    /// Knowledge a search may end a game on before the rules do (draughts:
+    /// endgame tables); `()` for a game without.
+    type Tables: Clone + Default + Send + Sync + 'static;
 
     /// The start position under `rules`.
     fn start(rules: &Self::Rules) -> Self::Game;
@@ -134,6 +148,27 @@ pub trait GameDef: Copy + Default + Debug + Send + Sync + 'static {
 
     /// The search's state at this position.
     fn search_state(game: &Self::Game) -> Self::State;
+
+    /// The search's state at this position, ending where `tables` know
+    /// the result. The default ignores the tables.
+    fn search_state_with(game: &Self::Game, tables: &Self::Tables) -> Self::State {
+        let _ = tables;
+        Self::search_state(game)
+    }
+
+    /// The game a search state is at (mid-turn: the position at the start
+    /// of the turn, with the decisions taken so far).
+    fn game_of(state: &Self::State) -> &Self::Game;
+
+    /// The position the game started from, as text.
+    fn start_text(game: &Self::Game) -> String;
+
+    /// The whole moves played since the start position.
+    fn history(game: &Self::Game) -> &[Self::Move];
+
+    /// Why the game ended, in a word or two (what game records keep), or
+    /// `None` while it goes on.
+    fn termination(game: &Self::Game) -> Option<String>;
 
     /// The whole move made of one turn's decisions, taken in order from
     /// [`GameDef::search_state`] of `game`.

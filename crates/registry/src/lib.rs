@@ -192,6 +192,15 @@ impl GameRules {
         }
     }
 
+    /// The rules of game `G`, if these are its rules.
+    pub fn get<G: GameDef>(&self) -> Option<G::Rules> {
+        let rules: &dyn std::any::Any = match self {
+            GameRules::Draughts(r) => r,
+            GameRules::Tafl(r) => r,
+        };
+        rules.downcast_ref::<G::Rules>().copied()
+    }
+
     /// The draughts rules, if these are draughts rules.
     pub const fn draughts(&self) -> Option<Rules> {
         match self {
@@ -260,6 +269,13 @@ mod tests {
             assert_eq!(g.encoding().game, g);
         }
         assert_eq!(GameName::of::<Tafl>(), Some(GameName::Tafl));
+        let tafl = GameRules::Tafl(TaflRules::default());
+        assert_eq!(tafl.get::<Tafl>(), Some(TaflRules::default()));
+        assert_eq!(tafl.get::<Draughts>(), None);
+        assert_eq!(
+            GameRules::Draughts(Rules::default()).get::<Draughts>(),
+            Some(Rules::default())
+        );
         assert_eq!(GameName::of::<Draughts>(), Some(GameName::Draughts));
         assert_eq!("Turkish-Tafl".parse::<GameName>().unwrap(), GameName::Tafl);
         let err = "chess".parse::<GameName>().unwrap_err();

@@ -40,7 +40,7 @@ use crate::config::{RunConfig, TeacherConfig};
 use crate::progress::{GenerationReport, Progress, ProgressEvent, Stage};
 use crate::record::{self, GameRecord};
 use crate::run::{open_tablebase, RunSummary, TrainOptions, TrainingRun, WindowSource};
-use crate::selfplay::{self, EvalCache, SelfplayJob};
+use crate::selfplay::{self, EvalCache};
 use crate::Error;
 
 /// The largest network file a worker downloads (1 GiB: a network of
@@ -375,35 +375,19 @@ pub fn run_worker(
                 Ok(())
             };
             let stopped = || stop.load(Ordering::SeqCst);
-            match cfg.game.name {
-                dama_nn::GameName::Draughts => {
-                    let job: SelfplayJob<'_, crate::selfplay::State> = SelfplayJob {
-                        selfplay: &selfplay_cfg,
-                        search: &cfg.search,
-                        setup: crate::selfplay::DamaSetup {
-                            rules: cfg.rules,
-                            tablebase: tablebase.clone(),
-                        },
-                        generation: g,
-                        seed,
-                    };
-                    pool.install(|| {
-                        selfplay::play_games(&job, &mut evaluator, &mut cache, on_game, stopped)
-                    })
-                }
-                dama_nn::GameName::Tafl => {
-                    let job: SelfplayJob<'_, dama_tafl::search::TaflState> = SelfplayJob {
-                        selfplay: &selfplay_cfg,
-                        search: &cfg.search,
-                        setup: cfg.tafl,
-                        generation: g,
-                        seed,
-                    };
-                    pool.install(|| {
-                        selfplay::play_games(&job, &mut evaluator, &mut cache, on_game, stopped)
-                    })
-                }
-            }
+            let run = selfplay::RunGames {
+                selfplay: &selfplay_cfg,
+                search: &cfg.search,
+                rules: cfg.game_rules(),
+                tablebase: tablebase.clone(),
+                generation: g,
+                seed,
+                net: &mut evaluator,
+                cache: &mut cache,
+                on_game,
+                stop: stopped,
+            };
+            pool.install(|| selfplay::play_run_games(run))
         };
         progress.event(ProgressEvent::StageFinished {
             stage: Stage::Selfplay,

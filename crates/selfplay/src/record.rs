@@ -27,6 +27,7 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
+use dama_game::GameDef;
 use dama_nn::files::fnv1a64;
 use dama_nn::GameName;
 use serde::{Deserialize, Serialize};
@@ -175,8 +176,10 @@ pub struct GameRecord {
     pub game_id: u64,
     /// The generation whose network played the game.
     pub generation: u32,
-    /// The rules the game was played under: draughts rules as TOML, Turkish
-    /// Tafl's as their text (`first=defender,…`).
+    /// The rules the game was played under, as their text
+    /// (`variant=croda,…`, `first=defender,…`; draughts records written
+    /// before the game seam hold TOML): read them with
+    /// [`GameRecord::rules`].
     pub rules: String,
     /// The start position in the engine's notation.
     pub start: String,
@@ -200,50 +203,34 @@ pub struct GameRecord {
 }
 
 impl GameRecord {
-    /// The rules the game was played under (the `rules` field is their TOML,
-    /// written by self-play; this is its one reader).
+    /// The rules the game was played under, for game `G`: the `rules` field
+    /// is their text (`variant=croda,…`); draughts records written before
+    /// the game seam hold them as TOML, which is read too. This is the
+    /// field's one reader.
     ///
     /// # Errors
     ///
-    /// [`Error::Corrupt`] if the field is not rules TOML.
-    pub fn game_rules(&self) -> Result<dama_engine::Rules, Error> {
-        if self.game != GameName::Draughts {
-            return Err(Error::Corrupt(format!(
-                "game {} is a {} game, not a draughts game",
-                self.game_id,
-                self.game.title()
-            )));
-        }
-        toml::from_str(&self.rules).map_err(|e| {
-            Error::Corrupt(format!(
-                "game {}: rules `{}` do not parse: {e}",
-                self.game_id, self.rules
-            ))
-        })
-    }
-}
-
-impl GameRecord {
-    /// The Turkish Tafl rules the game was played under.
-    ///
-    /// # Errors
-    ///
-    /// [`Error::Corrupt`] for a game of another game, or rules that do not
+    /// [`Error::Corrupt`] for a record of another game, or rules that do not
     /// parse.
-    pub fn tafl_rules(&self) -> Result<dama_tafl::TaflRules, Error> {
-        if self.game != GameName::Tafl {
+    pub fn rules<G: GameDef>(&self) -> Result<G::Rules, Error> {
+        if self.game.as_str() != G::NAME {
             return Err(Error::Corrupt(format!(
-                "game {} is a {} game, not a Turkish Tafl game",
+                "game {} is a {} game, not a {} game",
                 self.game_id,
-                self.game.title()
+                self.game.title(),
+                G::TITLE
             )));
         }
-        self.rules.parse().map_err(|e| {
-            Error::Corrupt(format!(
-                "game {}: Turkish Tafl rules `{}` do not parse: {e}",
-                self.game_id, self.rules
-            ))
-        })
+        G::parse_rules(&self.rules)
+            .or_else(|e| toml::from_str::<G::Rules>(&self.rules).map_err(|_| e))
+            .map_err(|e| {
+                Error::Corrupt(format!(
+                    "game {}: {} rules `{}` do not parse: {e}",
+                    self.game_id,
+                    G::TITLE,
+                    self.rules
+                ))
+            })
     }
 }
 
@@ -482,13 +469,32 @@ mod tests {
         let back = decode_chunk(&encode_chunk(&tafl).unwrap()).unwrap();
         assert_eq!(back, tafl);
         assert_eq!(
-            back[0].tafl_rules().unwrap(),
+            back[0].rules::<dama_tafl::Tafl>().unwrap(),
             dama_tafl::TaflRules::default()
         );
-        let err = back[0].game_rules().unwrap_err().to_string();
+        let err = back[0]
+            .rules::<dama_draughts::Draughts>()
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("Turkish Tafl game"), "{err}");
-        let err = sample_game(3).tafl_rules().unwrap_err().to_string();
+        let err = sample_game(3)
+            .rules::<dama_tafl::Tafl>()
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("not a Turkish Tafl game"), "{err}");
+        // Draughts records hold rules text; older ones TOML: both read.
+        let mut old = sample_game(3);
+        let rules = dama_engine::Rules::for_variant(dama_engine::Variant::Croda);
+        old.rules = rules.to_string();
+        assert_eq!(old.rules::<dama_draughts::Draughts>().unwrap(), rules);
+        old.rules = toml::to_string(&rules).unwrap();
+        assert_eq!(old.rules::<dama_draughts::Draughts>().unwrap(), rules);
+        old.rules = "variant=chess".into();
+        let err = old
+            .rules::<dama_draughts::Draughts>()
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("variant=chess"), "{err}");
         tafl.push(sample_game(4));
         let err = encode_chunk(&tafl).unwrap_err();
         assert!(err.contains("one game"), "{err}");

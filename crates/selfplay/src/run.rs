@@ -51,7 +51,7 @@ use crate::config::RunConfig;
 use crate::metrics;
 use crate::progress::{GenerationReport, Progress, ProgressEvent, Stage};
 use crate::record::{self, GameRecord, Sample};
-use crate::selfplay::{self, EvalCache, SelfplayJob, SelfplayStats};
+use crate::selfplay::{self, EvalCache, SelfplayStats};
 use crate::Error;
 
 /// Games per chunk file.
@@ -609,35 +609,19 @@ impl TrainingRun {
                 writer.push(g.clone())
             };
             let stopped = || stop.load(Ordering::SeqCst);
-            match cfg.game.name {
-                GameName::Draughts => {
-                    let job: SelfplayJob<'_, crate::selfplay::State> = SelfplayJob {
-                        selfplay: &cfg.selfplay,
-                        search: &cfg.search,
-                        setup: crate::selfplay::DamaSetup {
-                            rules: cfg.rules,
-                            tablebase: self.tablebase.clone(),
-                        },
-                        generation: gen,
-                        seed: cfg.run.seed,
-                    };
-                    self.search_pool.install(|| {
-                        selfplay::play_games(&job, &mut evaluator, cache, on_game, stopped)
-                    })
-                }
-                GameName::Tafl => {
-                    let job: SelfplayJob<'_, dama_tafl::search::TaflState> = SelfplayJob {
-                        selfplay: &cfg.selfplay,
-                        search: &cfg.search,
-                        setup: cfg.tafl,
-                        generation: gen,
-                        seed: cfg.run.seed,
-                    };
-                    self.search_pool.install(|| {
-                        selfplay::play_games(&job, &mut evaluator, cache, on_game, stopped)
-                    })
-                }
-            }
+            let run = selfplay::RunGames {
+                selfplay: &cfg.selfplay,
+                search: &cfg.search,
+                rules: cfg.game_rules(),
+                tablebase: self.tablebase.clone(),
+                generation: gen,
+                seed: cfg.run.seed,
+                net: &mut evaluator,
+                cache,
+                on_game,
+                stop: stopped,
+            };
+            self.search_pool.install(|| selfplay::play_run_games(run))
         };
         progress.event(ProgressEvent::StageFinished {
             stage: Stage::Selfplay,

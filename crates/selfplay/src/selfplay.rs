@@ -11,11 +11,13 @@
 
 use std::time::{Duration, Instant};
 
+use dama_draughts::Draughts;
+use dama_game::{GameDef, NnInput};
 use dama_mcts::{
-    driver, Budget, CachedEvaluator, Evaluation, Evaluator, Leaf, Player, Pov, Search,
+    driver, Budget, CachedEvaluator, Evaluation, Evaluator, Leaf, Outcome, Player, Pov, Search,
     SearchConfig, Wdl,
 };
-use dama_nn::NnInput;
+use dama_nn::GameName;
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -30,157 +32,117 @@ pub(crate) const MOVE_CAP: &str = "move cap";
 /// The termination recorded for a game ended by the endgame tables.
 pub(crate) const TABLEBASE: &str = "tablebase";
 
-/// The search state of a Turkish draughts game.
-pub type State = dama_draughts::DamaState;
-
-/// What self-play needs from a game: its search state
-/// ([`dama_mcts::Game`]), its network input ([`NnInput`]), how a game
-/// starts, and its record's text. Turkish draughts (and its variants) and
-/// Turkish Tafl implement it.
-pub trait SelfplayGame:
-    dama_mcts::Game + NnInput<Action = <Self as dama_mcts::Game>::Action> + Send + Sync + 'static
-{
-    /// What starts a game: the rules (and, for draughts, endgame tables).
-    type Setup: Clone + Send + Sync;
-
-    /// The game's name, which its records carry.
-    const GAME: dama_nn::GameName;
-
-    /// A new game after `plies` uniformly random whole moves (not recorded:
-    /// opening diversity); the initial position if those would end it.
-    fn opening(setup: &Self::Setup, plies: u32, rng: &mut ChaCha8Rng) -> Self;
-
-    /// The rules as the text a record keeps.
-    fn rules_text(setup: &Self::Setup) -> String;
-
-    /// The position the game started from, as text.
-    fn start_text(&self) -> String;
-
-    /// The whole moves played, in the game's notation.
-    fn move_texts(&self) -> Vec<String>;
-
-    /// How many whole moves were played.
-    fn moves_played(&self) -> u32;
-
-    /// The end of the game at a decision point: the winner (`None` for a
-    /// draw) and why, in words; `None` while it goes on.
-    fn end(&self) -> Option<(Option<Player>, String)>;
+/// The opening of a self-play game: `plies` uniformly random whole moves
+/// from the start (not recorded: opening diversity); the initial position
+/// if they would end the game.
+pub fn opening<G: GameDef>(rules: &G::Rules, plies: u32, rng: &mut ChaCha8Rng) -> G::Game {
+    let mut game = G::start(rules);
+    for _ in 0..plies {
+        if G::outcome(&game).is_some() {
+            break;
+        }
+        let moves = G::legal_moves(&game);
+        let Some(m) = moves.choose(rng) else { break };
+        if G::play(&mut game, m).is_err() {
+            break;
+        }
+    }
+    if G::outcome(&game).is_some() {
+        // Extremely unlikely after a couple of random moves; start over
+        // from the initial position rather than record a finished game.
+        game = G::start(rules);
+    }
+    game
 }
 
-/// What starts a draughts game in self-play.
-#[derive(Clone, Debug)]
-pub struct DamaSetup {
-    /// The rules (the variant and its options).
-    pub rules: dama_engine::Rules,
-    /// Endgame tables: a game ends when it reaches a position they hold.
+/// The end of the game at a decision point: the winner (`None` for a draw)
+/// and why, in words; `None` while it goes on. A game the rules have not
+/// ended may be ended by the search state's tables (`tablebase`).
+fn end<G: GameDef>(state: &G::State) -> Option<(Option<Player>, String)> {
+    let winner = |o: Outcome| match o {
+        Outcome::Win(p) => Some(p),
+        Outcome::Draw => None,
+    };
+    let game = G::game_of(state);
+    if let Some(o) = G::outcome(game) {
+        return Some((winner(o), G::termination(game).unwrap_or_default()));
+    }
+    let o = dama_mcts::Game::outcome(state)?;
+    Some((winner(o), TABLEBASE.into()))
+}
+
+fn moves_played<G: GameDef>(state: &G::State) -> u32 {
+    G::plies(G::game_of(state)) as u32
+}
+
+/// What [`play_run_games`] plays: a session of self-play for whichever
+/// game the rules are of.
+pub struct RunGames<'a, F, S> {
+    /// Self-play settings.
+    pub selfplay: &'a SelfplayConfig,
+    /// The search settings.
+    pub search: &'a SearchConfig,
+    /// The game and its rules.
+    pub rules: dama_nn::GameRules,
+    /// Endgame tables, for a game that has them (draughts).
     pub tablebase: Option<std::sync::Arc<dama_tablebase::Tablebase>>,
+    /// The generation (names the games and seeds their RNGs).
+    pub generation: u32,
+    /// The run's seed.
+    pub seed: u64,
+    /// The network.
+    pub net: &'a mut dama_nn::NnEvaluator,
+    /// The evaluation cache.
+    pub cache: &'a mut EvalCache,
+    /// Called with each finished game.
+    pub on_game: F,
+    /// Polled between rounds: true stops the session.
+    pub stop: S,
 }
 
-impl SelfplayGame for State {
-    type Setup = DamaSetup;
-    const GAME: dama_nn::GameName = dama_nn::GameName::Draughts;
-
-    fn opening(setup: &DamaSetup, plies: u32, rng: &mut ChaCha8Rng) -> Self {
-        let mut game = dama_engine::Game::with_rules(setup.rules);
-        for _ in 0..plies {
-            if game.is_game_over() {
-                break;
-            }
-            let moves = game.legal_moves();
-            let Some(m) = moves.as_slice().choose(rng).copied() else {
-                break;
+/// [`play_games`] for the game of `run.rules`: the one dispatch from a
+/// run's game to the self-play written once for every game.
+///
+/// # Errors
+/// As [`play_games`].
+pub fn play_run_games<F, S>(
+    run: RunGames<'_, F, S>,
+) -> Result<(Vec<GameRecord>, SelfplayStats), Error>
+where
+    F: FnMut(&GameRecord, &SelfplayStats) -> Result<(), Error>,
+    S: Fn() -> bool,
+{
+    struct Play<'a, F, S>(RunGames<'a, F, S>);
+    impl<F, S> dama_nn::WithGame for Play<'_, F, S>
+    where
+        F: FnMut(&GameRecord, &SelfplayStats) -> Result<(), Error>,
+        S: Fn() -> bool,
+    {
+        type Output = Result<(Vec<GameRecord>, SelfplayStats), Error>;
+        fn run<G: GameDef>(self) -> Self::Output {
+            let run = self.0;
+            let rules = run.rules.get::<G>().ok_or_else(|| {
+                Error::Config(format!("rules `{}` are not {}'s", run.rules, G::TITLE))
+            })?;
+            // The tables are the game's own type (draughts: the endgame
+            // tables); a game without tables gets its default.
+            let tables = (&run.tablebase as &dyn std::any::Any)
+                .downcast_ref::<G::Tables>()
+                .cloned()
+                .unwrap_or_default();
+            let job = SelfplayJob::<G> {
+                selfplay: run.selfplay,
+                search: run.search,
+                rules,
+                tables,
+                generation: run.generation,
+                seed: run.seed,
             };
-            game.play_unchecked(&m);
+            play_games(&job, run.net, run.cache, run.on_game, run.stop)
         }
-        if game.is_game_over() {
-            // Extremely unlikely after a couple of random moves; start over
-            // from the initial position rather than record a finished game.
-            game = dama_engine::Game::with_rules(setup.rules);
-        }
-        State::new(game).with_tablebase(setup.tablebase.clone())
     }
-
-    fn rules_text(setup: &DamaSetup) -> String {
-        toml::to_string(&setup.rules).unwrap_or_default()
-    }
-
-    fn start_text(&self) -> String {
-        self.game().start_position().to_string()
-    }
-
-    fn move_texts(&self) -> Vec<String> {
-        self.game()
-            .moves()
-            .iter()
-            .map(ToString::to_string)
-            .collect()
-    }
-
-    fn moves_played(&self) -> u32 {
-        self.game().moves().len() as u32
-    }
-
-    fn end(&self) -> Option<(Option<Player>, String)> {
-        let game = self.game();
-        if let Some((outcome, termination)) = game.termination() {
-            let winner = outcome.winner().map(dama_draughts::player);
-            return Some((winner, format!("{termination:?}")));
-        }
-        let probe = self.probe()?;
-        let us = dama_draughts::player(game.turn());
-        let winner = match probe.wdl.score() {
-            1 => Some(us),
-            -1 => Some(us.other()),
-            _ => None,
-        };
-        Some((winner, TABLEBASE.into()))
-    }
-}
-
-impl SelfplayGame for dama_tafl::search::TaflState {
-    type Setup = dama_tafl::TaflRules;
-    const GAME: dama_nn::GameName = dama_nn::GameName::Tafl;
-
-    fn opening(rules: &dama_tafl::TaflRules, plies: u32, rng: &mut ChaCha8Rng) -> Self {
-        let mut game = dama_tafl::Game::new(*rules);
-        for _ in 0..plies {
-            let moves = game.legal_moves();
-            let Some(m) = moves.choose(rng) else { break };
-            game.play(m).expect("invariant: a legal move plays");
-        }
-        if game.outcome().is_some() {
-            game = dama_tafl::Game::new(*rules);
-        }
-        dama_tafl::search::TaflState::new(game)
-    }
-
-    fn rules_text(rules: &dama_tafl::TaflRules) -> String {
-        rules.to_string()
-    }
-
-    fn start_text(&self) -> String {
-        self.game().start_position().to_string()
-    }
-
-    fn move_texts(&self) -> Vec<String> {
-        self.game()
-            .moves()
-            .iter()
-            .map(ToString::to_string)
-            .collect()
-    }
-
-    fn moves_played(&self) -> u32 {
-        self.game().plies() as u32
-    }
-
-    fn end(&self) -> Option<(Option<Player>, String)> {
-        let o = self.game().outcome()?;
-        Some((
-            o.winner.map(dama_tafl::search::player),
-            format!("{:?}", o.termination),
-        ))
-    }
+    let name = run.rules.name();
+    name.with(Play(run))
 }
 
 /// Counters of one self-play session, for metrics and progress bars.
@@ -356,16 +318,19 @@ fn search_error(e: dama_mcts::Error) -> Error {
 
 /// What one self-play session plays.
 #[derive(Clone, Debug)]
-pub struct SelfplayJob<'a, G: SelfplayGame = State>
+pub struct SelfplayJob<'a, G: GameDef = Draughts>
 where
-    <G as dama_mcts::Game>::Action: Send + Sync,
+    <G::State as dama_mcts::Game>::Action: Send + Sync,
 {
     /// Self-play settings.
     pub selfplay: &'a SelfplayConfig,
     /// The search settings (noise, simulations, playout cap).
     pub search: &'a SearchConfig,
-    /// What starts each game: the rules (and, for draughts, endgame tables).
-    pub setup: G::Setup,
+    /// The rules every game is played under.
+    pub rules: G::Rules,
+    /// The tables a game ends on before the rules end it (draughts: endgame
+    /// tables; `Default` for none).
+    pub tables: G::Tables,
     /// The generation (names the games and seeds their RNGs).
     pub generation: u32,
     /// The run's seed.
@@ -382,12 +347,12 @@ struct PendingSample {
 }
 
 /// One game in flight.
-struct Slot<G: SelfplayGame>
+struct Slot<G: GameDef>
 where
-    <G as dama_mcts::Game>::Action: Send + Sync,
+    <G::State as dama_mcts::Game>::Action: Send + Sync,
 {
     index: usize,
-    search: Search<G>,
+    search: Search<G::State>,
     rng: ChaCha8Rng,
     start: String,
     samples: Vec<PendingSample>,
@@ -421,9 +386,9 @@ fn wdl_array(w: Wdl<Pov>) -> [f32; 3] {
     [w.win, w.draw, w.loss]
 }
 
-impl<G: SelfplayGame> Slot<G>
+impl<G: GameDef> Slot<G>
 where
-    <G as dama_mcts::Game>::Action: Send + Sync,
+    <G::State as dama_mcts::Game>::Action: Send + Sync,
 {
     fn new(job: &SelfplayJob<'_, G>, index: usize) -> Result<Slot<G>, Error> {
         let mut rng = ChaCha8Rng::seed_from_u64(
@@ -432,8 +397,9 @@ where
                 ^ (index as u64).wrapping_mul(0xD1B5_4A32_D192_ED03),
         );
         // Opening diversity: a few uniformly random full moves, not searched.
-        let state = G::opening(&job.setup, job.selfplay.random_opening_plies, &mut rng);
-        let start = state.start_text();
+        let game = opening::<G>(&job.rules, job.selfplay.random_opening_plies, &mut rng);
+        let start = G::start_text(&game);
+        let state = G::search_state_with(&game, &job.tables);
         let resign_disabled = job.selfplay.resign_loss_threshold >= 1.0
             || rng.gen_bool(job.selfplay.resign_playthrough);
         let search = Search::new(job.search.clone(), state).map_err(Error::Search)?;
@@ -471,7 +437,7 @@ where
     fn play_move(&mut self, job: &SelfplayJob<'_, G>) -> Result<(), Error> {
         let result = self.search.result(&mut self.rng).map_err(Error::Search)?;
         let state = self.search.root_state();
-        let player = state.to_play();
+        let player = dama_mcts::Game::to_play(state);
         let ci = player_index(player);
 
         // Resignation bookkeeping on searched decisions.
@@ -496,7 +462,7 @@ where
 
         // A decision with one legal action teaches nothing: not recorded.
         if result.is_training_target && result.actions.len() > 1 {
-            let shape = G::SHAPE;
+            let shape = G::shape();
             let mut planes = vec![0.0f32; shape.planes_len()];
             state.encode_planes(&mut planes);
             self.samples.push(PendingSample {
@@ -528,16 +494,16 @@ where
         let mut steps = Vec::new();
         loop {
             let state = self.search.root_state();
-            if let Some((winner, text)) = state.end() {
+            if let Some((winner, text)) = end::<G>(state) {
                 self.finish(job, game_result(winner), text, false);
                 return Ok(());
             }
-            if state.moves_played() >= job.selfplay.max_plies {
+            if moves_played::<G>(state) >= job.selfplay.max_plies {
                 self.finish(job, GameResult::Draw, MOVE_CAP.into(), false);
                 return Ok(());
             }
             steps.clear();
-            state.legal_actions(&mut steps);
+            dama_mcts::Game::legal_actions(state, &mut steps);
             if steps.len() != 1 {
                 break;
             }
@@ -545,8 +511,8 @@ where
             self.search.advance(forced).map_err(Error::Search)?;
             self.steps += 1;
         }
-        let moves_played = self.search.root_state().moves_played();
-        set_temperature(&mut self.search, job.selfplay, moves_played);
+        let played = moves_played::<G>(self.search.root_state());
+        set_temperature(&mut self.search, job.selfplay, played);
         self.search.begin(&mut self.rng).map_err(Error::Search)
     }
 
@@ -579,12 +545,15 @@ where
             .into_iter()
             .any(|p| self.would_resign[player_index(p)] && winner != Some(p.other()));
         self.done = Some(GameRecord {
-            game: G::GAME,
+            game: GameName::of::<G>().unwrap_or_default(),
             game_id: u64::from(job.generation) * 1_000_000 + self.index as u64,
             generation: job.generation,
-            rules: G::rules_text(&job.setup),
+            rules: job.rules.to_string(),
             start: self.start.clone(),
-            moves: state.move_texts(),
+            moves: G::history(G::game_of(state))
+                .iter()
+                .map(ToString::to_string)
+                .collect(),
             result,
             termination,
             resigned,
@@ -626,7 +595,7 @@ fn set_temperature<G: dama_mcts::Game>(
 ///
 /// # Errors
 /// A failing network or search, or the error of `on_game`.
-pub fn play_games<G: SelfplayGame, E: Evaluator<G>>(
+pub fn play_games<G: GameDef, E: Evaluator<G::State>>(
     job: &SelfplayJob<'_, G>,
     net: &mut E,
     cache: &mut EvalCache,
@@ -634,7 +603,7 @@ pub fn play_games<G: SelfplayGame, E: Evaluator<G>>(
     stop: impl Fn() -> bool,
 ) -> Result<(Vec<GameRecord>, SelfplayStats), Error>
 where
-    <G as dama_mcts::Game>::Action: Send + Sync,
+    <G::State as dama_mcts::Game>::Action: Send + Sync,
 {
     let started = Instant::now();
     let cpu_started = cpu_time::ProcessTime::try_now().ok();

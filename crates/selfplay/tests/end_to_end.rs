@@ -303,7 +303,7 @@ fn every_variant_trains_and_its_records_and_checkpoints_carry_its_rules() {
         let mut samples = 0;
         for chunk in list_chunks(&paths.games()).unwrap() {
             for g in read_chunk(&chunk).unwrap() {
-                assert_eq!(g.game_rules().unwrap(), rules);
+                assert_eq!(g.rules::<dama_draughts::Draughts>().unwrap(), rules);
                 let pos = dama_engine::Position::from_str_with_rules(&g.start, rules).unwrap();
                 assert_eq!(
                     pos.pieces(dama_engine::Color::White).count(),

@@ -10,7 +10,6 @@ use dama_selfplay::config::SelfplayConfig;
 use dama_selfplay::record::GameResult;
 use dama_selfplay::selfplay::{play_games, EvalCache, SelfplayJob};
 use dama_tafl::encode::TAFL_SHAPE;
-use dama_tafl::search::TaflState;
 use dama_tafl::{Position, Side, TaflRules};
 
 #[test]
@@ -32,10 +31,11 @@ fn tafl_self_play_records_replay_and_samples_use_the_tafl_encoding() {
         ..SearchConfig::default()
     };
     let rules: TaflRules = "ply_limit=60".parse().unwrap();
-    let job: SelfplayJob<'_, TaflState> = SelfplayJob {
+    let job: SelfplayJob<'_, dama_tafl::Tafl> = SelfplayJob {
         selfplay: &selfplay,
         search: &search,
-        setup: rules,
+        rules,
+        tables: (),
         generation: 1,
         seed: 3,
     };

@@ -73,8 +73,8 @@ fn a_tafl_run_trains_evaluates_per_side_and_resumes() {
     for chunk in list_chunks(&paths.games()).unwrap() {
         for g in read_chunk(&chunk).unwrap() {
             assert_eq!(g.game, GameName::Tafl);
-            assert_eq!(g.tafl_rules().unwrap(), rules);
-            assert!(g.game_rules().is_err());
+            assert_eq!(g.rules::<dama_tafl::Tafl>().unwrap(), rules);
+            assert!(g.rules::<dama_draughts::Draughts>().is_err());
             let start: dama_tafl::Position = g.start.parse().unwrap();
             let mut game = dama_tafl::Game::from_position(start, rules);
             for m in &g.moves {

@@ -222,7 +222,7 @@ impl Runs {
                     Ok(GameSummary {
                         index: 0,
                         game_id: g.game_id,
-                        rules: g.game_rules().map_err(|e| {
+                        rules: g.rules::<dama_draughts::Draughts>().map_err(|e| {
                             ApiError::internal(format!("cannot read a game file: {e}"))
                         })?,
                         start: g.start,

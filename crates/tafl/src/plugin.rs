@@ -20,6 +20,7 @@ impl GameDef for Tafl {
     type Game = Game;
     type Move = Move;
     type State = TaflState;
+    type Tables = ();
 
     fn start(rules: &TaflRules) -> Game {
         Game::new(*rules)
@@ -72,6 +73,22 @@ impl GameDef for Tafl {
 
     fn search_state(game: &Game) -> TaflState {
         TaflState::new(game.clone())
+    }
+
+    fn game_of(state: &TaflState) -> &Game {
+        state.game()
+    }
+
+    fn start_text(game: &Game) -> String {
+        game.start_position().to_string()
+    }
+
+    fn history(game: &Game) -> &[Move] {
+        game.moves()
+    }
+
+    fn termination(game: &Game) -> Option<String> {
+        Some(format!("{:?}", game.outcome()?.termination))
     }
 
     fn complete_turn(game: &Game, decisions: &[Step]) -> Result<Move, GameError> {

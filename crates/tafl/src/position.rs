@@ -6,9 +6,10 @@ use std::str::FromStr;
 use crate::board::{Bitboard, Square};
 
 /// A side.
-#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug, PartialOrd, Ord)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
+#[derive(
+    Copy, Clone, PartialEq, Eq, Hash, Debug, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
+#[serde(rename_all = "snake_case")]
 pub enum Side {
     /// The Defenders (White): 14 men moving towards column 1, promoted to
     /// Kings there.

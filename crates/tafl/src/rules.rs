@@ -8,9 +8,10 @@ use std::str::FromStr;
 use crate::position::Side;
 
 /// How the King side wins.
-#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug, Default)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
+#[derive(
+    Copy, Clone, PartialEq, Eq, Hash, Debug, Default, serde::Serialize, serde::Deserialize,
+)]
+#[serde(rename_all = "snake_case")]
 pub enum Goal {
     /// The King leaves the board past column 8, by a slide from column 8 or
     /// by a capture jump over a Defender on column 8 ("King side wins if it
@@ -23,9 +24,10 @@ pub enum Goal {
 }
 
 /// When the King counts as surrounded.
-#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug, Default)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
+#[derive(
+    Copy, Clone, PartialEq, Eq, Hash, Debug, Default, serde::Serialize, serde::Deserialize,
+)]
+#[serde(rename_all = "snake_case")]
 pub enum Surround {
     /// All four orthogonal neighbours are Defender pieces: a King on an edge
     /// cannot be surrounded ("surrounded … on all sides orthogonally with
@@ -39,9 +41,10 @@ pub enum Surround {
 
 /// Whether "the board has locked up so there is no possible path for the
 /// King to get to column 8" is decided by the engine.
-#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug, Default)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
+#[derive(
+    Copy, Clone, PartialEq, Eq, Hash, Debug, Default, serde::Serialize, serde::Deserialize,
+)]
+#[serde(rename_all = "snake_case")]
 pub enum Lockup {
     /// The Defenders win when the King cannot reach the exit through the
     /// squares not held by pieces that can never move or be captured again
@@ -55,9 +58,10 @@ pub enum Lockup {
 
 /// What ends a game that has not ended by the rules text: the ply limit or
 /// a threefold repetition.
-#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug, Default)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
+#[derive(
+    Copy, Clone, PartialEq, Eq, Hash, Debug, Default, serde::Serialize, serde::Deserialize,
+)]
+#[serde(rename_all = "snake_case")]
 pub enum LimitResult {
     /// The Defenders win: the King "has no chance of ever exiting" (as in
     /// Tafl, where repetition loses for the king's side).
@@ -68,9 +72,8 @@ pub enum LimitResult {
 }
 
 /// The rules of one game of Turkish Tafl.
-#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-#[cfg_attr(feature = "serde", serde(default, deny_unknown_fields))]
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug, serde::Serialize, serde::Deserialize)]
+#[serde(default, deny_unknown_fields)]
 pub struct TaflRules {
     /// Who moves first (default the Defenders, as White does in Turkish
     /// draughts and the side opposing the king does in Tafl).
