@@ -335,8 +335,11 @@ class Game:
 
     @staticmethod
     def new(rules: TaflRules | str | None = None, position: TaflPosition | str | None = None) -> "Game":
+        """A game under `rules` (TaflRules or rules text) from `position`
+        (TaflPosition or its text; None or `startpos`: the initial position
+        with `rules.first` to move)."""
         rules = TaflRules.parse(rules)
-        if position is None:
+        if position is None or (isinstance(position, str) and position.strip() == "startpos"):
             pos = TaflPosition.startpos(rules.first)
         elif isinstance(position, str):
             pos = TaflPosition.parse(position)
