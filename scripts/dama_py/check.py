@@ -257,6 +257,24 @@ def check_tafl() -> list:
     if [str(s) for s in g.legal_steps()] != ["a4^a6"] or list(np.flatnonzero(x[8])) != [8] \
             or list(np.flatnonzero(x[2])) != [16] or list(np.flatnonzero(x[5])) != [12] or x[6].any():
         errors.append("Tafl capture chain a2xa4: want a4^a6 next, a3 in plane 8, a5 alone in plane 2")
+    # The rules text's worked example C4xC2xA2: a Defender man takes one
+    # piece by default, chains with defender_man_chain=on.
+    for rules, want in [("default", ["c4xc2"]), ("defender_man_chain=on", ["c4xc2xa2"])]:
+        got = [str(m) for m in tafl.Game.new(rules, "W:Wc4:Bc3,b2,Kd8").legal_moves()]
+        if got != want:
+            errors.append(f"Tafl W:Wc4:Bc3,b2,Kd8 ({rules}): moves {got}, want {want}")
+    # A position seen before sets plane 9; plane 10 counts plies / 200.
+    g = tafl.Game.new("default", "B:Wd8:Ba1,Kb3")
+    for text in ["b3-b4", "d8-c8", "b4-b3", "c8-d8"]:
+        m = next((m for m in g.legal_moves() if str(m) == text), None)
+        if m is None:
+            errors.append(f"Tafl B:Wd8:Ba1,Kb3: {text} is not legal")
+            break
+        g.play(m)
+    x = tafl.encode_planes(g).reshape(tafl.NUM_PLANES, 32)
+    if g.repetitions() != 2 or not (x[9] == 1).all() or not np.allclose(x[10], 4 / 200):
+        errors.append(f"Tafl after b3-b4 d8-c8 b4-b3 c8-d8: repetitions {g.repetitions()}, plane 9 {x[9, 0]}, "
+                      f"plane 10 {x[10, 0]} (want 2, 1, 0.02)")
     # Random games: distinct indices for the legal steps (as the Rust test).
     import random
 
