@@ -404,6 +404,18 @@ ANALYSE_POSITIONS = [
 ]
 
 
+# Positions of the variants (the network is a Turkish one; `dama analyse
+# --rules` runs it under the variant's rules, legal steps and encoding).
+ANALYSE_VARIANT_POSITIONS = [
+    ("W:Wd4,b2,g3:Be6,Kh8,a7", "variant=armenian"),
+    ("B:Wd4,c3,g2:Bd6,e7,Ka1", "variant=croda"),
+    ("W:Wd5,a2:Bd4,h7", "variant=croda"),
+    ("W:Wd1,d2,d3,f1,Kf2,f3:Bd4,d5,Kh8", "variant=dameo"),
+    ("B:Wb2,c3,d4:Bf6,Ke8,h7", "variant=dameo"),
+    ("W:Wc6:Bc7,e8,a5", "promotion=continue_as_king"),
+]
+
+
 def check_against_dama(dama: str, checkpoint: str, n_random: int, tol: float = 1e-4) -> tuple[list, int]:
     """Compares dama_py + the PyTorch twin with `dama analyse --json` on the
     fixed positions and n_random random ones."""
@@ -413,14 +425,17 @@ def check_against_dama(dama: str, checkpoint: str, n_random: int, tol: float = 1
     from .model import evaluate, load_checkpoint
 
     net = load_checkpoint(checkpoint)
-    positions = ANALYSE_POSITIONS + sample_positions(n_random)
-    ours = evaluate(net, positions)
+    positions = [(p, None) for p in ANALYSE_POSITIONS + sample_positions(n_random)] + ANALYSE_VARIANT_POSITIONS
+    ours = [evaluate(net, [p], rules)[0] for p, rules in positions]
     errors = []
-    for text, ev in zip(positions, ours):
+    for (text, rules), ev in zip(positions, ours):
         r = subprocess.run(
-            [dama, "analyse", "--checkpoint", checkpoint, "--position", text, "--json", "--sims", "1"],
+            [dama, "analyse", "--checkpoint", checkpoint, "--position", text, "--json", "--sims", "1"]
+            + (["--rules", rules] if rules else []),
             capture_output=True, text=True,
         )
+        if rules:
+            text = f"{text} ({rules})"
         if r.returncode != 0:
             errors.append(f"dama analyse {text}: {r.stderr.strip()}")
             continue

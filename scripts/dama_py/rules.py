@@ -99,6 +99,21 @@ class Rules:
                 raise ValueError(f"bad rules: unknown key `{k}` ({KEYS})")
         return Rules(**fields)
 
+    @staticmethod
+    def from_config(d: dict | None) -> "Rules":
+        """Rules from a checkpoint's or bundle's `rules` object (the Rust
+        serde form: `promotion_mid_capture`, `no_capture_limit` 0 for off)."""
+        if not isinstance(d, dict):
+            return Rules()
+        parts = [f"variant={d.get('variant', TURKISH)}"]
+        for key, value in d.items():
+            if key == "variant":
+                continue
+            if key == "no_capture_limit":
+                value = "off" if not value else value
+            parts.append(f"{key}={value}")
+        return Rules.parse(" ".join(parts))
+
     def __str__(self) -> str:
         out = [] if self.variant == TURKISH else [f"variant={self.variant}"]
         out.append(f"promotion={self.promotion}")
