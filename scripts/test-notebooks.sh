@@ -27,8 +27,8 @@ tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 run="$tmp/smoke"
 
-echo "== dama_py: move generator vs the engine's perft data, encoding layout"
-(cd scripts && "$PY" -m dama_py.check --depth 3)
+echo "== dama_py: move generators (every variant, Turkish Tafl) vs the perft data and dama perft, encodings"
+(cd scripts && "$PY" -m dama_py.check --depth 3 --dama "$dama")
 
 echo "== tiny run (configs/smoke.toml)"
 "$dama" train --config configs/smoke.toml --checkpoints "$tmp" --run smoke --quiet

@@ -12,8 +12,15 @@ file` in point-of-view coordinates:
     (clamped to 1; limit 100 without the rule), 11 constant 1, 12 the pieces
     captured so far by a capture in progress.
 
-Positions here are whole turns (no capture half done), so planes 4..8 and 12
-are zero. Policy index of a step: `(direction*7 + distance - 1) * 64 + from`,
+A `Position` is a whole turn (no capture half done), so planes 4..8 and 12
+are zero; a `movegen.State` with a capture in progress shows the pieces as
+they stand mid-capture, as the Rust encoder does: the mover on its current
+square (as a king if it captures as one), captured pieces gone from planes 2
+and 3 where they leave at once (Turkish, Armenian, Croda with
+`croda_removal=immediate`) and kept there where they stay to the end (Croda,
+Dameo), and marked in plane 12 either way; plane 4 the mover's square,
+plane 5 + d the direction d (N, E, S, W from the mover's side) that would
+reverse the last jump. Policy index of a step: `(direction*7 + distance - 1) * 64 + from`,
 point-of-view direction (clockwise from North: N 0, NE 1, E 2, SE 3, S 4,
 SW 5, W 6, NW 7; the diagonals carry the variants' steps) and from-square.
 """
@@ -22,7 +29,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .movegen import Step
+from .movegen import State, Step
 from .position import WHITE, Position
 
 ENCODING_VERSION = 2
@@ -32,6 +39,8 @@ POLICY_PLANES = 56
 COMPASS = [(0, 1), (1, 1), (1, 0), (1, -1), (0, -1), (-1, -1), (-1, 0), (-1, 1)]
 POLICY_SIZE = POLICY_PLANES * 64
 NO_LIMIT_SCALE = 100.0
+# (planes, height, width, policy planes), as the Rust `Shape`.
+SHAPE = (NUM_PLANES, 8, 8, POLICY_PLANES)
 
 
 def pov_square(sq: int, turn: str) -> int:
@@ -45,11 +54,34 @@ def pov_direction(d: int, turn: str) -> int:
     return (12 - d) % 8
 
 
-def encode_planes(pos: Position) -> np.ndarray:
-    """The `[13, 8, 8]` float32 input planes of `pos`."""
+def _pov_jump_direction(d: int, turn: str) -> int:
+    """A jump direction (N 0, E 1, S 2, W 3) from `turn`'s side."""
+    return d if turn == WHITE else (d + 2) % 4 if d in (0, 2) else d
+
+
+def encode_planes(pos) -> np.ndarray:
+    """The `[13, 8, 8]` float32 input planes of `pos`, a Position or a
+    movegen.State (a capture possibly in progress)."""
     out = np.zeros((NUM_PLANES, 64), dtype=np.float32)
+    pending = None
+    if isinstance(pos, State):
+        pos, pending = pos.position, pos.pending
     us = pos.turn
-    for sq, (color, king) in pos.pieces.items():
+    pieces = pos.pieces
+    if pending is not None:
+        pieces = dict(pieces)
+        del pieces[pending.origin]
+        gone = 0 if pos.game_rules.removes_at_end else pending.captured
+        pieces = {sq: p for sq, p in pieces.items() if not gone >> sq & 1}
+        pieces[pending.state.at] = (us, pending.state.king)
+        at = pov_square(pending.state.at, us)
+        out[4, at] = 1.0
+        if pending.state.last is not None:
+            out[5 + _pov_jump_direction((pending.state.last + 2) % 4, us)] = 1.0
+        for sq in range(64):
+            if pending.captured >> sq & 1:
+                out[12, pov_square(sq, us)] = 1.0
+    for sq, (color, king) in pieces.items():
         plane = (0 if color == us else 2) + (1 if king else 0)
         out[plane, pov_square(sq, us)] = 1.0
     if pos.repetition:

@@ -40,6 +40,7 @@ import torch.nn.functional as F
 from .encode import ENCODING_VERSION, NUM_PLANES, POLICY_PLANES, POLICY_SIZE, encode_planes, policy_index
 from .movegen import legal_steps
 from .position import Position
+from .rules import Rules
 
 MODEL_KEYS = ["blocks", "channels", "se_channels", "policy_channels", "value_channels", "value_hidden"]
 
@@ -152,11 +153,23 @@ class Loaded:
         return f"{self.source} {self.path} (step {step}; {arch})"
 
 
-def _check_encoding(meta: dict, path: Path):
+def _check_encoding(meta: dict, path: Path, tafl_ok: bool = False):
+    from . import tafl
+
     game = meta.get("game", "draughts")
+    if game == "tafl" and tafl_ok:
+        v = meta.get("encoding_version")
+        if v is not None and v != tafl.ENCODING_VERSION:
+            raise ValueError(f"{path}: Tafl encoding version {v}, dama_py.tafl writes version {tafl.ENCODING_VERSION}")
+        if meta.get("input_planes", tafl.NUM_PLANES) != tafl.NUM_PLANES \
+                or meta.get("policy_size", tafl.POLICY_SIZE) != tafl.POLICY_SIZE:
+            raise ValueError(f"{path}: input planes {meta.get('input_planes')}, policy size {meta.get('policy_size')}; "
+                             f"dama_py.tafl writes {tafl.NUM_PLANES} and {tafl.POLICY_SIZE}")
+        return
     if game != "draughts":
-        raise ValueError(f"{path}: a {game} network; dama_py encodes Turkish draughts positions only "
-                         "(a Turkish Tafl bundle's README gives model.ts's input and output layout)")
+        raise ValueError(f"{path}: a {game} network; the PyTorch twin `Net` and `evaluate` are for Turkish "
+                         "draughts networks (load a Turkish Tafl bundle's model.ts with load_bundle, and encode "
+                         "with dama_py.tafl or dama_py.game('tafl', rules))")
     v = meta.get("encoding_version")
     if v is not None and v != ENCODING_VERSION:
         raise ValueError(f"{path}: encoding version {v}, this encoder writes version {ENCODING_VERSION}")
@@ -168,8 +181,9 @@ def load_bundle(directory) -> Loaded:
     if meta.get("kind", "network") != "network":
         raise ValueError(f"{d / 'bundle.json'}: a learned-evaluator bundle (kind {meta.get('kind')}); "
                          "dama_py does not evaluate learned evaluators: play it with `dama play --bundle DIR`")
-    _check_encoding(meta, d / "bundle.json")
-    if meta.get("input_planes", NUM_PLANES) != NUM_PLANES or meta.get("policy_size", POLICY_SIZE) != POLICY_SIZE:
+    _check_encoding(meta, d / "bundle.json", tafl_ok=True)
+    if meta.get("game", "draughts") == "draughts" and (
+            meta.get("input_planes", NUM_PLANES) != NUM_PLANES or meta.get("policy_size", POLICY_SIZE) != POLICY_SIZE):
         raise ValueError(f"{d / 'bundle.json'}: input planes {meta.get('input_planes')}, policy size "
                          f"{meta.get('policy_size')}; the encoder writes {NUM_PLANES} and {POLICY_SIZE}")
     module = torch.jit.load(str(d / meta.get("model_file", "model.ts")), map_location="cpu").eval()
@@ -216,13 +230,13 @@ def load(path) -> Loaded:
 
 def forward(module, planes):
     """Runs `module` (a bundle's TorchScript or a `Net`) on float32 planes
-    `[B, 13, 8, 8]` without gradients: `(policy_logits [B, 3584],
-    wdl_logits [B, 3])`."""
+    (`[B, 13, 8, 8]` for draughts, `[B, 12, 8, 4]` for Turkish Tafl) without
+    gradients: `(policy_logits [B, 3584 or 288], wdl_logits [B, 3])`."""
     with torch.no_grad():
         out = module(planes)
     if isinstance(out, (tuple, list)):
         return out[0], out[1]
-    return out[:, :POLICY_SIZE], out[:, POLICY_SIZE:]
+    return out[:, :-3], out[:, -3:]
 
 
 @dataclass
@@ -248,17 +262,21 @@ def variant(loaded: Loaded) -> str:
     return rules.get("variant", "turkish") if isinstance(rules, dict) else "turkish"
 
 
-def evaluate(loaded: Loaded, positions: list) -> list:
-    """Runs the network on `positions` (Position objects or position text).
+def network_rules(loaded: Loaded) -> Rules:
+    """The draughts rules the network was trained under (its metadata's
+    `rules`; standard Turkish draughts for older files)."""
+    return Rules.from_config(loaded.meta.get("rules"))
 
-    The legal steps come from `movegen`, which knows Turkish draughts only: a
-    network of another variant is refused here (run `forward` on
-    `encode_planes` with that variant's legal steps, or use `dama bot`)."""
-    if variant(loaded) != "turkish":
-        raise ValueError(f"{loaded.path}: a {variant(loaded)} network; dama_py's move generator "
-                         "knows Turkish draughts only (use forward() with the variant's legal "
-                         "steps, or the `dama bot` protocol)")
-    positions = [Position.parse(p) if isinstance(p, str) else p for p in positions]
+
+def evaluate(loaded: Loaded, positions: list, rules=None) -> list:
+    """Runs the network on `positions` (Position objects or position text,
+    read under `rules`: Rules or rules text, default the network's rules;
+    legal steps follow the position's rules)."""
+    if loaded.meta.get("game", "draughts") != "draughts":
+        raise ValueError(f"{loaded.path}: a {loaded.meta.get('game')} network; evaluate() is for draughts "
+                         "(use forward() with dama_py.game('tafl', rules))")
+    rules = Rules.parse(rules) if rules is not None else network_rules(loaded)
+    positions = [Position.parse(p, rules) if isinstance(p, str) else p for p in positions]
     x = torch.from_numpy(np.stack([encode_planes(p) for p in positions]))
     policy, wdl = forward(loaded.module, x)
     wdl = torch.softmax(wdl.float(), dim=1).numpy()

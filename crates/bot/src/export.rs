@@ -45,6 +45,10 @@ const PYTHON_FILES: &[(&str, &str)] = &[
         include_str!("../../../scripts/dama_py/__init__.py"),
     ),
     (
+        "dama_py/rules.py",
+        include_str!("../../../scripts/dama_py/rules.py"),
+    ),
+    (
         "dama_py/position.py",
         include_str!("../../../scripts/dama_py/position.py"),
     ),
@@ -55,6 +59,14 @@ const PYTHON_FILES: &[(&str, &str)] = &[
     (
         "dama_py/encode.py",
         include_str!("../../../scripts/dama_py/encode.py"),
+    ),
+    (
+        "dama_py/tafl.py",
+        include_str!("../../../scripts/dama_py/tafl.py"),
+    ),
+    (
+        "dama_py/games.py",
+        include_str!("../../../scripts/dama_py/games.py"),
     ),
     (
         "dama_py/model.py",
@@ -156,10 +168,10 @@ pub fn export(opts: &ExportOptions) -> Result<ExportReport, Error> {
             )],
         });
     }
-    // dama_py encodes draughts positions only: a Tafl bundle is used from
-    // Python through `model.ts` directly (its README says how).
-    if game == GameName::Draughts {
-        for (name, text) in PYTHON_FILES {
+    // Every bundle carries dama_py (it knows both games); the example
+    // script evaluates draughts positions, so only draughts bundles get it.
+    for (name, text) in PYTHON_FILES {
+        if game == GameName::Draughts || name.starts_with("dama_py/") {
             write_atomic(&out.join(name), text.as_bytes())?;
         }
     }
@@ -373,6 +385,7 @@ A Turkish Tafl policy/value network exported by `dama export` (dama {version}) f
 - `model.ts`: the network as TorchScript (traced from the Rust network).
 - `weights.safetensors` + `weights.json`: the same network as a dama checkpoint.
 - `bundle.json`: metadata: the game (`tafl`), encoding version {enc}, the Tafl rules, model shape, search defaults, training step, Elo.
+- `dama_py/`: the network's Python side, needing only PyTorch and numpy: Turkish Tafl positions, rules text, legal steps jump by jump, the input encoding and policy indices (`tafl.py`, the Python port of `crates/tafl` and `crates/nn/src/tafl.rs`), one interface for either game (`games.py`: `dama_py.game("tafl", rules)`), loading this bundle (`model.py`).
 
 ## Playing it
 
@@ -386,7 +399,25 @@ Loading checks the game and the encoding version: a draughts build or another en
 
 ## Using the network from Python or C++
 
-The bundle carries no Python encoder for Turkish Tafl (`dama_py` knows draughts only); the module itself needs only PyTorch:
+With the bundle's own Python package (PyTorch and numpy, nothing from the dama repository):
+
+```python
+import sys, torch
+sys.path.insert(0, "{dir_hint}")
+import dama_py
+from dama_py.model import forward, load_bundle
+
+net = load_bundle("{dir_hint}")                   # checks the game and the encoding version
+g = dama_py.game("tafl", "{rules}")
+state = g.start()                                 # or g.parse("W:Wb5,c5,Kd1:Ba1,Kb3")
+planes = torch.from_numpy(g.encode_planes(state))[None]   # float32 [B, {planes}, {h}, {w}]
+policy_logits, wdl_logits = forward(net.module, planes)
+steps = g.legal_steps(state)                      # slides, single jumps, stops of a friendly chain
+priors = torch.softmax(policy_logits[0, [g.policy_index(state, s) for s in steps]], 0)
+state = g.apply(state, steps[int(priors.argmax())])
+```
+
+The module itself needs only PyTorch:
 
 ```python
 import torch
@@ -395,7 +426,7 @@ out = model(planes)          # planes: float32 [B, {planes}, {h}, {w}] -> float3
 policy_logits, wdl_logits = out[:, :{policy}], out[:, {policy}:]
 ```
 
-- Input: float32 `[B, {planes}, {h}, {w}]` (encoding version {enc}, `crates/nn/src/tafl.rs`): the board is never turned; plane row = column 1..8, plane column = row A..D.
+- Input: float32 `[B, {planes}, {h}, {w}]` (encoding version {enc}, `crates/nn/src/tafl.rs`; `dama_py/tafl.py`, its Python port): the board is never turned; plane row = column 1..8, plane column = row A..D.
   Planes: 0 King-side men, 1 the King, 2 Defender men, 3 Defender Kings, 4 ones if the King side is to move, 5 the piece continuing a chain, 6 ones during a friendly chain, 7 squares a friendly chain has landed on, 8 pieces captured so far in the chain, 9 repetition, 10 plies / limit, 11 ones.
 - Output: columns `0..{policy}` are the policy logits, index `plane · 32 + square` (square = 4 · column + row; planes 0–3 slide Up, Down, Right, Left, 4–7 jump in those directions, 8 stop a friendly chain); softmax over the legal steps only.
   Columns `{policy}..{width}` are the WDL logits for the side to move; the value is win − loss.
@@ -473,7 +504,7 @@ A Turkish draughts policy/value network exported by `dama export` (dama {version
 - `model.ts`: the network as TorchScript (traced from the Rust network).
 - `weights.safetensors` + `weights.json`: the same network as a dama checkpoint.
 - `bundle.json`: metadata: encoding version {enc}, rules, model shape, search defaults, training step, Elo.
-- `dama_py/`: the network's Python side, needing only PyTorch and numpy: positions and legal steps (`position.py`, `movegen.py`), the input encoding and policy indices (`encode.py`), loading this bundle or the weights (`model.py`, with `Net`, the network in PyTorch).
+- `dama_py/`: the network's Python side, needing only PyTorch and numpy: rules text (`rules.py`), positions and legal steps of Turkish draughts and its variants, whole moves or jump by jump (`position.py`, `movegen.py`), the input encoding and policy indices (`encode.py`), one interface for every game (`games.py`: `dama_py.game("draughts", rules)`; Turkish Tafl in `tafl.py`), loading this bundle or the weights (`model.py`, with `Net`, the network in PyTorch).
 - `bundle_example.py`: runs the bundle on a few positions from Python.
 
 ## Playing it

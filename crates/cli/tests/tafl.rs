@@ -121,8 +121,11 @@ fn a_tafl_bundle_names_its_game_and_is_refused_by_draughts_loaders() {
     assert_eq!(meta["policy_size"], 288);
     assert!(meta["tafl_rules"].is_object(), "{meta}");
     assert!(meta["check"]["libtorch_max_wdl_diff"].as_f64().unwrap() <= 1e-4);
-    // No draughts encoder in a Tafl bundle; its README is the Tafl one.
-    assert!(!out_dir.join("dama_py").exists());
+    // The Python side (Tafl included) without the draughts example; the
+    // README is the Tafl one.
+    assert!(out_dir.join("dama_py/tafl.py").exists());
+    assert!(out_dir.join("dama_py/games.py").exists());
+    assert!(!out_dir.join("bundle_example.py").exists());
     let readme = std::fs::read_to_string(out_dir.join("README.md")).unwrap();
     assert!(readme.contains("Turkish Tafl") && readme.contains("[B, 12, 8, 4]"));
     // The bundle loads as a Tafl bundle, and the draughts bot refuses it.
