@@ -103,6 +103,12 @@ impl GameDef for Draughts {
         Ok(complete_turn(game, decisions)?)
     }
 
+    /// The engine's perft from the current position (its history, and so
+    /// repetitions, left out as the engine's perft data count them).
+    fn perft(game: &Game, depth: u32) -> u64 {
+        dama_engine::perft(game.position(), game.rules(), depth)
+    }
+
     fn geometry() -> Geometry {
         Geometry {
             width: 8,

@@ -181,6 +181,30 @@ pub trait GameDef: Copy + Default + Debug + Send + Sync + 'static {
         decisions: &[<Self::State as SearchGame>::Action],
     ) -> Result<Self::Move, GameError>;
 
+    /// Leaf nodes of the tree of whole moves `depth` plies deep (perft:
+    /// the move generator's test and benchmark). The default plays every
+    /// move on a copy of the game; a game with a faster generator
+    /// overrides it.
+    fn perft(game: &Self::Game, depth: u32) -> u64 {
+        if depth == 0 {
+            return 1;
+        }
+        let moves = Self::legal_moves(game);
+        if depth == 1 {
+            return moves.len() as u64;
+        }
+        moves
+            .iter()
+            .map(|m| {
+                let mut child = game.clone();
+                match Self::play(&mut child, m) {
+                    Ok(()) => Self::perft(&child, depth - 1),
+                    Err(_) => 0,
+                }
+            })
+            .sum()
+    }
+
     /// The board and sides, for front ends.
     fn geometry() -> Geometry;
 

@@ -65,6 +65,19 @@ impl GameName {
         }
     }
 
+    /// The first game whose rules text `text` is (for telling a user who
+    /// gave one game's rules to another which game they belong to).
+    pub fn whose_rules(text: &str) -> Option<GameName> {
+        struct Parses<'a>(&'a str);
+        impl WithGame for Parses<'_> {
+            type Output = bool;
+            fn run<G: GameDef>(self) -> bool {
+                G::parse_rules(self.0).is_ok()
+            }
+        }
+        GameName::ALL.into_iter().find(|g| g.with(Parses(text)))
+    }
+
     /// The name of game `G`, if the registry has it.
     pub fn of<G: GameDef>() -> Option<GameName> {
         GameName::ALL.into_iter().find(|g| g.as_str() == G::NAME)
@@ -278,6 +291,15 @@ mod tests {
         );
         assert_eq!(GameName::of::<Draughts>(), Some(GameName::Draughts));
         assert_eq!("Turkish-Tafl".parse::<GameName>().unwrap(), GameName::Tafl);
+        assert_eq!(
+            GameName::whose_rules("variant=croda"),
+            Some(GameName::Draughts)
+        );
+        assert_eq!(
+            GameName::whose_rules("first=king_side"),
+            Some(GameName::Tafl)
+        );
+        assert_eq!(GameName::whose_rules("colour=green"), None);
         let err = "chess".parse::<GameName>().unwrap_err();
         assert!(err.to_string().contains("chess"), "{err}");
     }

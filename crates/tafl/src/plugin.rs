@@ -66,7 +66,12 @@ impl GameDef for Tafl {
         game.position().to_string()
     }
 
+    /// `startpos` is the start under `rules` (whichever side they let move
+    /// first).
     fn parse_position(rules: &TaflRules, text: &str) -> Result<Game, GameError> {
+        if text.trim() == "startpos" {
+            return Ok(Game::new(*rules));
+        }
         let position: Position = text.parse()?;
         Ok(Game::from_position(position, *rules))
     }
@@ -101,6 +106,10 @@ impl GameDef for Tafl {
             return Err(IncompleteTurn.into());
         }
         Ok(g.moves()[before].clone())
+    }
+
+    fn perft(game: &Game, depth: u32) -> u64 {
+        crate::perft(game, depth)
     }
 
     fn geometry() -> Geometry {
