@@ -65,7 +65,12 @@ impl Square {
 
 impl fmt::Display for Square {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}{}", (b'a' + self.file() as u8) as char, self.rank() + 1)
+        write!(
+            f,
+            "{}{}",
+            (b'a' + self.file() as u8) as char,
+            self.rank() + 1
+        )
     }
 }
 
@@ -232,7 +237,11 @@ impl fmt::Display for Position {
         for color in [Color::White, Color::Black] {
             write!(f, ":{}", color.letter())?;
             for (i, sq) in self.squares(color).enumerate() {
-                let king = if self.get(sq).is_some_and(|p| p.king) { "K" } else { "" };
+                let king = if self.get(sq).is_some_and(|p| p.king) {
+                    "K"
+                } else {
+                    ""
+                };
                 write!(f, "{}{king}{sq}", if i > 0 { "," } else { "" })?;
             }
         }
@@ -268,7 +277,11 @@ impl FromStr for Position {
             if std::mem::replace(&mut seen[side as usize], true) {
                 return Err(bad("a side is listed twice"));
             }
-            for item in field[1..].split(',').map(str::trim).filter(|i| !i.is_empty()) {
+            for item in field[1..]
+                .split(',')
+                .map(str::trim)
+                .filter(|i| !i.is_empty())
+            {
                 let (king, name) = match item.strip_prefix('K') {
                     Some(rest) => (true, rest),
                     None => (false, item),

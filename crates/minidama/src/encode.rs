@@ -41,7 +41,11 @@ pub const SHAPE: Shape = Shape {
 
 /// The index of `sq` seen from `side`.
 fn pov(sq: Square, side: Color) -> usize {
-    let rank = if side == Color::White { sq.rank() } else { 5 - sq.rank() };
+    let rank = if side == Color::White {
+        sq.rank()
+    } else {
+        5 - sq.rank()
+    };
     (rank * 6 + sq.file()) as usize
 }
 

@@ -35,7 +35,10 @@ impl Step {
     /// How many squares the piece travels (1..=5).
     #[must_use]
     pub fn distance(&self) -> u8 {
-        let (df, dr) = (self.to.file() - self.from.file(), self.to.rank() - self.from.rank());
+        let (df, dr) = (
+            self.to.file() - self.from.file(),
+            self.to.rank() - self.from.rank(),
+        );
         (df.abs() + dr.abs()) as u8
     }
 
@@ -101,7 +104,9 @@ impl fmt::Display for Move {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}", self.from())?;
         let sep = if self.is_capture() { 'x' } else { '-' };
-        self.steps.iter().try_for_each(|s| write!(f, "{sep}{}", s.to))
+        self.steps
+            .iter()
+            .try_for_each(|s| write!(f, "{sep}{}", s.to))
     }
 }
 
@@ -182,13 +187,19 @@ impl Position {
         }
         let mut quiet = Vec::new();
         for from in self.squares(self.turn()) {
-            let Some(piece) = self.get(from) else { continue };
+            let Some(piece) = self.get(from) else {
+                continue;
+            };
             for d in piece_directions(piece.king, piece.color) {
                 let mut to = from.offset(d);
                 while let Some(sq) = to.filter(|&s| self.get(s).is_none()) {
                     let captured = None;
                     quiet.push(Move {
-                        steps: vec![Step { from, to: sq, captured }],
+                        steps: vec![Step {
+                            from,
+                            to: sq,
+                            captured,
+                        }],
                     });
                     to = if piece.king { sq.offset(d) } else { None };
                 }
@@ -244,7 +255,10 @@ impl Position {
             .find(|m| {
                 m.is_capture() == capture
                     && m.from() == squares[0]
-                    && m.steps.iter().map(|s| s.to).eq(squares[1..].iter().copied())
+                    && m.steps
+                        .iter()
+                        .map(|s| s.to)
+                        .eq(squares[1..].iter().copied())
             })
             .ok_or_else(|| MiniError::Illegal(text.to_owned()))
     }

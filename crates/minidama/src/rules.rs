@@ -36,7 +36,11 @@ impl fmt::Display for MiniRules {
             Some(n) => write!(f, "no_capture_limit={n}")?,
             None => f.write_str("no_capture_limit=off")?,
         }
-        let each = if self.one_piece_each { "draw" } else { "play_on" };
+        let each = if self.one_piece_each {
+            "draw"
+        } else {
+            "play_on"
+        };
         write!(f, " one_piece_each={each}")
     }
 }

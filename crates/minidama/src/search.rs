@@ -80,7 +80,11 @@ impl SearchGame for MiniState {
 
     fn apply(&mut self, action: Step) {
         self.steps.push(action);
-        let done = self.game.legal_moves().into_iter().find(|m| m.steps() == self.steps);
+        let done = self
+            .game
+            .legal_moves()
+            .into_iter()
+            .find(|m| m.steps() == self.steps);
         if let Some(m) = done {
             let played = self.game.play(&m);
             debug_assert!(played.is_ok(), "{m} was legal");
@@ -108,8 +112,8 @@ impl SearchGame for MiniState {
     /// The hash with the counters the network sees (repetitions, plies
     /// without capture).
     fn eval_key(&self) -> u64 {
-        let counters = (self.game.plies_since_capture() as u64) << 8
-            | self.game.repetitions().min(255) as u64;
+        let counters =
+            (self.game.plies_since_capture() as u64) << 8 | self.game.repetitions().min(255) as u64;
         self.hash() ^ counters.wrapping_mul(0xff51_afd7_ed55_8ccd)
     }
 }

@@ -42,7 +42,14 @@ fn jumps(g: &Grid, f: i8, r: i8, last: (i8, i8), text: String, out: &mut Vec<(us
             h[(r + k * dr) as usize][(f + k * df) as usize] = 0;
             h[r as usize][f as usize] = 0;
             h[nr as usize][nf as usize] = me;
-            jumps(&h, nf, nr, (df, dr), format!("{text}x{}", name(nf, nr)), out);
+            jumps(
+                &h,
+                nf,
+                nr,
+                (df, dr),
+                format!("{text}x{}", name(nf, nr)),
+                out,
+            );
             found = true;
             if !king {
                 break;
@@ -80,7 +87,10 @@ fn reference_moves(g: &Grid, side: i8) -> Vec<String> {
     }
     let best = caps.iter().map(|c| c.0).max().unwrap_or(0);
     let mut moves: Vec<String> = if best > 0 {
-        caps.into_iter().filter(|c| c.0 == best).map(|c| c.1).collect()
+        caps.into_iter()
+            .filter(|c| c.0 == best)
+            .map(|c| c.1)
+            .collect()
     } else {
         quiet
     };
@@ -93,7 +103,12 @@ fn reference_moves(g: &Grid, side: i8) -> Vec<String> {
 fn reference_play(g: &mut Grid, m: &str) {
     let sq: Vec<(i8, i8)> = m
         .split(['x', '-'])
-        .map(|s| (s.as_bytes()[0] as i8 - b'a' as i8, s.as_bytes()[1] as i8 - b'1' as i8))
+        .map(|s| {
+            (
+                s.as_bytes()[0] as i8 - b'a' as i8,
+                s.as_bytes()[1] as i8 - b'1' as i8,
+            )
+        })
         .collect();
     let me = g[sq[0].1 as usize][sq[0].0 as usize];
     for w in sq.windows(2) {
@@ -139,7 +154,11 @@ fn text(g: &Grid, side: i8) -> String {
             for f in 0..6 {
                 let v = g[r as usize][f as usize];
                 if v * s > 0 {
-                    items.push(format!("{}{}", if v.abs() == 2 { "K" } else { "" }, name(f, r)));
+                    items.push(format!(
+                        "{}{}",
+                        if v.abs() == 2 { "K" } else { "" },
+                        name(f, r)
+                    ));
                 }
             }
         }
@@ -160,7 +179,11 @@ fn perft_of_the_start_position_matches_the_reference() {
     let expected = [1, 6, 36, 286, 2_136, 15_622, 106_486];
     for (depth, &n) in expected.iter().enumerate() {
         let depth = depth as u32;
-        assert_eq!(reference_perft(&start_grid(), 1, depth), n, "reference, depth {depth}");
+        assert_eq!(
+            reference_perft(&start_grid(), 1, depth),
+            n,
+            "reference, depth {depth}"
+        );
         assert_eq!(perft(&Position::start(), depth), n, "crate, depth {depth}");
     }
 }
