@@ -21,12 +21,6 @@ impl Square {
         (on(file) && on(rank)).then(|| Square(rank as u8 * SIDE + file as u8))
     }
 
-    /// The square of index `i` (`0..36`), if on the board.
-    #[must_use]
-    pub fn from_index(i: usize) -> Option<Square> {
-        (i < 36).then_some(Square(i as u8))
-    }
-
     /// Every square, a1 first.
     pub fn all() -> impl Iterator<Item = Square> {
         (0..36).map(Square)
@@ -152,12 +146,13 @@ impl Position {
     #[must_use]
     pub fn start() -> Position {
         let mut p = Position::empty(Color::White);
-        for file in 0..SIDE as i8 {
-            for (color, rank) in [(Color::White, 1), (Color::Black, 4)] {
-                if let Some(sq) = Square::new(file, rank) {
-                    p.set(sq, Some(Piece { color, king: false }));
-                }
-            }
+        for sq in Square::all().filter(|s| s.rank() == 1 || s.rank() == 4) {
+            let color = if sq.rank() == 1 {
+                Color::White
+            } else {
+                Color::Black
+            };
+            p.set(sq, Some(Piece { color, king: false }));
         }
         p
     }

@@ -91,11 +91,6 @@ impl Move {
     pub fn is_capture(&self) -> bool {
         self.steps[0].captured.is_some()
     }
-
-    /// The squares of the pieces captured, in order.
-    pub fn captured(&self) -> impl Iterator<Item = Square> + '_ {
-        self.steps.iter().filter_map(|s| s.captured)
-    }
 }
 
 impl fmt::Display for Move {
@@ -241,25 +236,16 @@ impl Position {
             text: text.to_owned(),
             why,
         };
-        let capture = text.contains('x');
-        if capture && text.contains('-') {
+        if text.contains('x') && text.contains('-') {
             return Err(bad("mixes `-` and `x`"));
         }
-        let squares = text.split(if capture { 'x' } else { '-' });
-        let squares: Vec<Square> = squares.map(str::parse).collect::<Result<_, _>>()?;
-        if squares.len() < 2 {
+        let squares = text.split(['x', '-']).map(str::parse::<Square>);
+        if squares.collect::<Result<Vec<_>, _>>()?.len() < 2 {
             return Err(bad("expected at least two squares"));
         }
         self.legal_moves()
             .into_iter()
-            .find(|m| {
-                m.is_capture() == capture
-                    && m.from() == squares[0]
-                    && m.steps
-                        .iter()
-                        .map(|s| s.to)
-                        .eq(squares[1..].iter().copied())
-            })
+            .find(|m| m.to_string() == text)
             .ok_or_else(|| MiniError::Illegal(text.to_owned()))
     }
 }

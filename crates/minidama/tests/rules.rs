@@ -14,13 +14,23 @@ fn pos(text: &str) -> Position {
     text.parse().expect("valid position")
 }
 
-fn moves(text: &str) -> Vec<String> {
-    pos(text)
-        .legal_moves()
-        .iter()
-        .map(ToString::to_string)
-        .collect()
+fn texts<T: ToString>(items: &[T]) -> Vec<String> {
+    items.iter().map(ToString::to_string).collect()
 }
+
+fn moves(text: &str) -> Vec<String> {
+    texts(&pos(text).legal_moves())
+}
+
+fn play(game: &mut Game, moves: &[&str]) {
+    for text in moves {
+        assert_eq!(game.outcome(), None);
+        game.play(&game.parse_move(text).expect("legal"))
+            .expect("legal");
+    }
+}
+
+const WHITE_WINS: Option<Outcome> = Some(Outcome::Win(Player::First));
 
 #[test]
 fn the_maximum_capture_must_be_taken() {
@@ -38,20 +48,9 @@ fn a_king_captures_at_a_distance_and_lands_anywhere_beyond() {
     // Only the landing square that goes on capturing keeps the maximum.
     assert_eq!(moves("W:WKa1:Ba4,c5"), ["a1xa5xd5", "a1xa5xe5", "a1xa5xf5"]);
     // A piece of its own, or two pieces in a row, stop it.
-    assert_eq!(
-        moves("W:WKa1,a2:Ba4")
-            .iter()
-            .filter(|m| m.contains('x'))
-            .count(),
-        0
-    );
-    assert_eq!(
-        moves("W:WKa1:Ba4,a5")
-            .iter()
-            .filter(|m| m.contains('x'))
-            .count(),
-        0
-    );
+    for text in ["W:WKa1,a2:Ba4", "W:WKa1:Ba4,a5"] {
+        assert!(moves(text).iter().all(|m| !m.contains('x')), "{text}");
+    }
 }
 
 #[test]
@@ -85,8 +84,8 @@ fn a_man_is_crowned_at_the_end_of_its_move() {
 fn wins_and_draws() {
     let rules = MiniRules::default();
     let outcome = |text: &str| Game::from_position(rules, pos(text)).outcome();
-    assert_eq!(outcome("W:Wa2:B"), Some(Outcome::Win(Player::First)));
-    assert_eq!(outcome("B:Wa2:B"), Some(Outcome::Win(Player::First)));
+    assert_eq!(outcome("W:Wa2:B"), WHITE_WINS);
+    assert_eq!(outcome("B:Wa2:B"), WHITE_WINS);
     // One piece each is a draw unless the rule is off.
     assert_eq!(outcome("W:Wa2:Bf5"), Some(Outcome::Draw));
     let play_on = MiniRules {
@@ -98,20 +97,13 @@ fn wins_and_draws() {
         None
     );
     // Black's man on a3 can neither step nor jump: Black loses...
-    assert_eq!(
-        outcome("B:Wa1,a2,b3,c3:Ba3"),
-        Some(Outcome::Win(Player::First))
-    );
+    assert_eq!(outcome("B:Wa1,a2,b3,c3:Ba3"), WHITE_WINS);
     assert_eq!(outcome("W:Wa1,a2,b3,c3:Ba3"), None);
     // ...and if White could not move either, it is a draw (more men than
     // a game can have, so built square by square).
     let mut p = Position::empty(Color::Black);
     for sq in Square::all().filter(|s| s.rank() >= 3) {
-        let color = if sq.rank() == 5 {
-            Color::Black
-        } else {
-            Color::White
-        };
+        let color = [Color::White, Color::Black][usize::from(sq.rank() == 5)];
         p.set(sq, Some(Piece { color, king: false }));
     }
     assert!(p.legal_moves().is_empty());
@@ -121,29 +113,16 @@ fn wins_and_draws() {
 #[test]
 fn the_no_capture_limit_and_threefold_repetition_draw() {
     let shuffle = ["a1-b1", "f6-e6", "b1-a1", "e6-f6"];
-    let play = |game: &mut Game, n: usize| {
-        for text in shuffle.iter().cycle().take(n) {
-            assert_eq!(game.outcome(), None);
-            let m = game.parse_move(text).expect("legal");
-            game.play(&m).expect("legal");
-        }
-    };
     let start = pos("W:WKa1,Kc3:BKf6,Kd4");
     let mut game = Game::from_position(MiniRules::default(), start);
-    play(&mut game, 8);
+    play(&mut game, &[shuffle, shuffle].concat());
     assert_eq!(game.repetitions(), 3);
     assert_eq!(game.outcome(), Some(Outcome::Draw));
     assert!(game.legal_moves().is_empty());
     // Without repetition: kings walk up and down until the limit.
     let rules: MiniRules = "no_capture_limit=5".parse().expect("rules");
     let mut game = Game::from_position(rules, start);
-    for text in ["a1-a2", "f6-f5", "a2-a3", "f5-f4"] {
-        game.play(&game.parse_move(text).expect("legal"))
-            .expect("legal");
-    }
-    assert_eq!(game.outcome(), None);
-    game.play(&game.parse_move("a3-a4").expect("legal"))
-        .expect("legal");
+    play(&mut game, &["a1-a2", "f6-f5", "a2-a3", "f5-f4", "a3-a4"]);
     assert_eq!(game.plies_since_capture(), 5);
     assert_eq!(game.outcome(), Some(Outcome::Draw));
     assert!(matches!(
@@ -235,9 +214,12 @@ fn check_encoding(p: Position, steps: &[Step]) {
         p.mirrored(),
         &steps.iter().map(Step::mirrored).collect::<Vec<_>>(),
     );
-    let index = |s: &MiniState, a| s.policy_index(a);
-    let mut seen: Vec<usize> = actions(&s).into_iter().map(|a| index(&s, a)).collect();
-    seen.sort_unstable();
+    let indices = |s: &MiniState| {
+        let mut v: Vec<usize> = actions(s).into_iter().map(|a| s.policy_index(a)).collect();
+        v.sort_unstable();
+        v
+    };
+    let mut seen = indices(&s);
     let n = seen.len();
     seen.dedup();
     assert_eq!(
@@ -251,9 +233,7 @@ fn check_encoding(p: Position, steps: &[Step]) {
         .map(|&i| MiniDama::mirror_policy_index(i))
         .collect();
     mirrored.sort_unstable();
-    let mut theirs: Vec<usize> = actions(&m).into_iter().map(|a| index(&m, a)).collect();
-    theirs.sort_unstable();
-    assert_eq!(mirrored, theirs, "mirror of {p} after {steps:?}");
+    assert_eq!(mirrored, indices(&m), "mirror of {p} after {steps:?}");
     let (mut a, mut b, mut c) = (vec![9.0; 324], vec![0.0; 324], vec![0.0; 324]);
     s.encode_planes(&mut a);
     m.encode_planes(&mut b);
@@ -307,13 +287,7 @@ fn the_encoding_sees_the_side_to_move_and_the_capture_in_progress() {
     // South for Black is North from its side: direction 0, distance 2.
     assert_eq!(s.policy_index(jump), 36 + 9);
     let mid = state(p, &[jump]);
-    assert_eq!(
-        actions(&mid)
-            .iter()
-            .map(ToString::to_string)
-            .collect::<Vec<_>>(),
-        ["d3xb3"]
-    );
+    assert_eq!(texts(&actions(&mid)), ["d3xb3"]);
     mid.encode_planes(&mut planes);
     assert_eq!(planes[4 * 36 + 3 * 6 + 3], 1.0); // d3, seen as rank 4
     assert_eq!(planes[5 * 36 + 6 + 3], 1.0); // it came from d5
@@ -365,11 +339,9 @@ fn the_game_def_contract_holds_over_random_games() {
                 "the limit ends games"
             );
         }
-        results[match MiniDama::outcome(&game) {
-            Some(Outcome::Win(Player::First)) => 0,
-            Some(Outcome::Win(Player::Second)) => 1,
-            _ => 2,
-        }] += 1;
+        let outcome = MiniDama::outcome(&game);
+        results
+            [usize::from(outcome != WHITE_WINS) + usize::from(outcome == Some(Outcome::Draw))] += 1;
     }
     assert!(
         results.iter().all(|&n| n > 0),
