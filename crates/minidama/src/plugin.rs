@@ -1,0 +1,107 @@
+//! Mini Turkish draughts behind the game seam: [`MiniDama`] implements
+//! [`GameDef`].
+
+use dama_game::{GameDef, GameError, Geometry, IncompleteTurn, SideInfo};
+use dama_mcts::{Game as _, Outcome, Player};
+
+use crate::game::player;
+use crate::{Game, MiniRules, MiniState, Move, Position, Step};
+
+/// Mini Turkish draughts (6 × 6), as every layer above the rules sees it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct MiniDama;
+
+impl GameDef for MiniDama {
+    const NAME: &'static str = "minidama";
+    const TITLE: &'static str = "Mini Turkish draughts (6×6)";
+    const ENCODING_VERSION: u32 = crate::ENCODING_VERSION;
+
+    type Rules = MiniRules;
+    type Game = Game;
+    type Move = Move;
+    type State = MiniState;
+
+    fn start(rules: &MiniRules) -> Game {
+        Game::new(*rules)
+    }
+
+    fn rules(game: &Game) -> MiniRules {
+        *game.rules()
+    }
+
+    fn parse_rules(text: &str) -> Result<MiniRules, GameError> {
+        Ok(text.parse::<MiniRules>()?)
+    }
+
+    fn to_play(game: &Game) -> Player {
+        player(game.turn())
+    }
+
+    fn outcome(game: &Game) -> Option<Outcome> {
+        game.outcome()
+    }
+
+    fn plies(game: &Game) -> usize {
+        game.moves().len()
+    }
+
+    fn legal_moves(game: &Game) -> Vec<Move> {
+        game.legal_moves()
+    }
+
+    fn play(game: &mut Game, mv: &Move) -> Result<(), GameError> {
+        Ok(game.play(mv)?)
+    }
+
+    fn parse_move(game: &Game, text: &str) -> Result<Move, GameError> {
+        Ok(game.parse_move(text)?)
+    }
+
+    fn position_text(game: &Game) -> String {
+        game.position().to_string()
+    }
+
+    fn parse_position(rules: &MiniRules, text: &str) -> Result<Game, GameError> {
+        Ok(Game::from_position(*rules, text.parse::<Position>()?))
+    }
+
+    fn search_state(game: &Game) -> MiniState {
+        MiniState::new(game.clone())
+    }
+
+    fn complete_turn(game: &Game, decisions: &[Step]) -> Result<Move, GameError> {
+        let mut state = MiniState::new(game.clone());
+        let mut legal = Vec::new();
+        for (i, &step) in decisions.iter().enumerate() {
+            legal.clear();
+            state.legal_actions(&mut legal);
+            if !legal.contains(&step) || (i > 0 && state.steps().is_empty()) {
+                return Err(IncompleteTurn.into());
+            }
+            state.apply(step);
+        }
+        match (state.steps().is_empty(), state.game().moves().last()) {
+            (true, Some(m)) if state.game().moves().len() == game.moves().len() + 1 => {
+                Ok(m.clone())
+            }
+            _ => Err(IncompleteTurn.into()),
+        }
+    }
+
+    fn geometry() -> Geometry {
+        let side = |name, key| SideInfo { name, key };
+        Geometry {
+            width: 6,
+            height: 6,
+            sides: [side("White", "white"), side("Black", "black")],
+        }
+    }
+
+    fn mirror_planes(src: &[f32], dst: &mut [f32]) {
+        crate::mirror_planes(src, dst);
+    }
+
+    fn mirror_policy_index(index: usize) -> usize {
+        crate::mirror_policy_index(index)
+    }
+}
