@@ -83,35 +83,49 @@ impl Game {
         self.seen.iter().filter(|&&h| h == now).count()
     }
 
-    /// The result if the game is over, in this order: a side without
-    /// pieces loses; one piece each is a draw (if the rule is on); a side
-    /// without a legal move loses, unless neither side could move (a draw);
-    /// the third occurrence of a position and the no-capture limit are
-    /// draws.
+    /// The result if the game is over (see [`Game::termination`]).
     #[must_use]
     pub fn outcome(&self) -> Option<Outcome> {
+        self.termination().map(|(o, _)| o)
+    }
+
+    /// The result and why, if the game is over, in this order: a side
+    /// without pieces loses (`no pieces`); one piece each is a draw if the
+    /// rule is on (`one piece each`); a side without a legal move loses
+    /// (`no legal move`), unless neither side could move (a draw,
+    /// `neither side can move`); the third occurrence of a position
+    /// (`repetition`) and the no-capture limit (`no-capture limit`) are
+    /// draws.
+    #[must_use]
+    pub fn termination(&self) -> Option<(Outcome, &'static str)> {
         let p = &self.position;
         let (us, them) = (p.turn(), p.turn().other());
-        let win = |c: Color| Some(Outcome::Win(player(c)));
+        let win = |c: Color, why| Some((Outcome::Win(player(c)), why));
         let (ours, theirs) = (p.count(us), p.count(them));
         if ours == 0 || theirs == 0 {
-            return win(if ours == 0 { them } else { us });
+            return win(if ours == 0 { them } else { us }, "no pieces");
         }
         if self.rules.one_piece_each && ours == 1 && theirs == 1 {
-            return Some(Outcome::Draw);
+            return Some((Outcome::Draw, "one piece each"));
         }
         if p.legal_moves().is_empty() {
             let mut other = *p;
             other.set_turn(them);
             return if other.legal_moves().is_empty() {
-                Some(Outcome::Draw)
+                Some((Outcome::Draw, "neither side can move"))
             } else {
-                win(them)
+                win(them, "no legal move")
             };
         }
-        let limit = self.rules.no_capture_limit;
-        if self.repetitions() >= 3 || limit.is_some_and(|l| self.since_capture >= l) {
-            return Some(Outcome::Draw);
+        if self.repetitions() >= 3 {
+            return Some((Outcome::Draw, "repetition"));
+        }
+        if self
+            .rules
+            .no_capture_limit
+            .is_some_and(|l| self.since_capture >= l)
+        {
+            return Some((Outcome::Draw, "no-capture limit"));
         }
         None
     }

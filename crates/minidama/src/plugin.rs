@@ -20,6 +20,7 @@ impl GameDef for MiniDama {
     type Game = Game;
     type Move = Move;
     type State = MiniState;
+    type Tables = ();
 
     fn start(rules: &MiniRules) -> Game {
         Game::new(*rules)
@@ -67,6 +68,22 @@ impl GameDef for MiniDama {
 
     fn search_state(game: &Game) -> MiniState {
         MiniState::new(game.clone())
+    }
+
+    fn game_of(state: &MiniState) -> &Game {
+        state.game()
+    }
+
+    fn start_text(game: &Game) -> String {
+        game.start().to_string()
+    }
+
+    fn history(game: &Game) -> &[Move] {
+        game.moves()
+    }
+
+    fn termination(game: &Game) -> Option<String> {
+        game.termination().map(|(_, why)| why.to_owned())
     }
 
     fn complete_turn(game: &Game, decisions: &[Step]) -> Result<Move, GameError> {

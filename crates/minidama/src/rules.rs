@@ -12,7 +12,8 @@ use crate::MiniError;
 /// writes), read back by [`FromStr`]: `default` or an empty string for the
 /// defaults, else `key=value` pairs separated by commas or spaces, each
 /// changing the defaults.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(default, deny_unknown_fields)]
 pub struct MiniRules {
     /// Plies without a capture after which the game is drawn (`None`: no
     /// such rule; threefold repetition still ends every game). Default 40.
