@@ -588,6 +588,7 @@ pub fn builtin_seeds(name: &str) -> Vec<Vec<u8>> {
                 format: dama_nn::checkpoint::CHECKPOINT_FORMAT,
                 game: dama_nn::GameName::Draughts,
                 tafl_rules: None,
+                game_rules_text: None,
                 encoding_version: dama_draughts::encode::ENCODING_VERSION,
                 model: dama_nn::ModelConfig::quick(),
                 rules: Rules::default(),
@@ -606,9 +607,14 @@ pub fn builtin_seeds(name: &str) -> Vec<Vec<u8>> {
             meta.game = dama_nn::GameName::Tafl;
             meta.encoding_version = tafl.version;
             meta.model = meta.model.clone().with_shape(tafl.shape);
+            meta.game_rules_text = Some(dama_tafl::TaflRules::default().to_string());
+            let tafl = serde_json::to_string_pretty(&meta).unwrap_or_default();
+            // An older Turkish Tafl sidecar, with `tafl_rules`.
+            meta.game_rules_text = None;
             meta.tafl_rules = Some(dama_tafl::TaflRules::default());
             vec![
                 draughts,
+                tafl,
                 serde_json::to_string_pretty(&meta).unwrap_or_default(),
             ]
         }

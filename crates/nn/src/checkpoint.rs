@@ -74,10 +74,16 @@ pub struct CheckpointMeta {
     /// Rules of the draughts games the network was trained on (the
     /// defaults for another game: see [`CheckpointMeta::game_rules`]).
     pub rules: Rules,
-    /// Rules of the Turkish Tafl games the network was trained on (a Tafl
-    /// checkpoint only).
+    /// Rules of the Turkish Tafl games the network was trained on, in Tafl
+    /// checkpoints written before [`CheckpointMeta::game_rules_text`]
+    /// (read, no longer written).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tafl_rules: Option<dama_tafl::TaflRules>,
+    /// The rules of a game other than draughts, as their text
+    /// (`first=defender,…`): present exactly when the game is not draughts
+    /// (or, in older Tafl checkpoints, `tafl_rules` instead).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub game_rules_text: Option<String>,
     /// Optimizer steps taken.
     pub step: u64,
     /// Training configuration (trainer checkpoints).
@@ -89,9 +95,31 @@ pub struct CheckpointMeta {
 }
 
 impl CheckpointMeta {
-    /// The game and rules the network was trained under.
+    /// The game and rules the network was trained under (a sidecar that
+    /// [`parse_meta`] accepted has rules that parse).
     pub fn game_rules(&self) -> GameRules {
-        GameRules::of(self.game, self.rules, self.tafl_rules)
+        self.try_game_rules()
+            .unwrap_or_else(|_| GameRules::default_for(self.game))
+    }
+
+    fn try_game_rules(&self) -> std::result::Result<GameRules, String> {
+        match (&self.game_rules_text, self.tafl_rules) {
+            (Some(text), None) if self.game != GameName::default() => {
+                GameRules::parse(self.game, text)
+                    .map_err(|e| format!("game_rules_text `{text}`: {e}"))
+            }
+            (None, Some(_)) if self.game == GameName::Tafl => {
+                Ok(GameRules::of(self.game, self.rules, self.tafl_rules))
+            }
+            (None, None) if self.game == GameName::default() => {
+                Ok(GameRules::of(self.game, self.rules, None))
+            }
+            _ => Err(format!(
+                "game_rules_text (or, in older Turkish Tafl checkpoints, tafl_rules) must be present exactly in a checkpoint of a game other than {} (game {})",
+                GameName::default().title(),
+                self.game
+            )),
+        }
     }
 
     /// Checks that the network plays `game`.
@@ -116,14 +144,15 @@ impl CheckpointMeta {
     }
 }
 
-/// The game, rules and encoding fields of a new sidecar.
-fn game_fields(rules: &GameRules) -> (GameName, u32, Rules, Option<dama_tafl::TaflRules>) {
+/// The game, rules and encoding fields of a new sidecar: draughts rules in
+/// `rules`, another game's as text in `game_rules_text`.
+fn game_fields(rules: &GameRules) -> (GameName, u32, Rules, Option<String>) {
     let game = rules.name();
     (
         game,
         game.encoding().version,
         rules.draughts().unwrap_or_default(),
-        rules.tafl(),
+        (game != GameName::default()).then(|| rules.text()),
     )
 }
 
@@ -150,7 +179,7 @@ pub fn save_network(
     step: u64,
     path: &Path,
 ) -> Result<CheckpointMeta> {
-    let (game, encoding_version, rules, tafl_rules) = game_fields(&rules.into());
+    let (game, encoding_version, rules, game_rules_text) = game_fields(&rules.into());
     let weights = write_tensors(path, &net_tensors(net))?;
     let meta = CheckpointMeta {
         format: CHECKPOINT_FORMAT,
@@ -158,7 +187,8 @@ pub fn save_network(
         encoding_version,
         model: net.config().clone(),
         rules,
-        tafl_rules,
+        tafl_rules: None,
+        game_rules_text,
         step,
         train: None,
         weights,
@@ -179,7 +209,7 @@ pub fn save_trainer(
     rules: impl Into<GameRules>,
     path: &Path,
 ) -> Result<CheckpointMeta> {
-    let (game, encoding_version, rules, tafl_rules) = game_fields(&rules.into());
+    let (game, encoding_version, rules, game_rules_text) = game_fields(&rules.into());
     let weights = write_tensors(path, &net_tensors(trainer.network()))?;
     let state = write_tensors(&optimizer_path(path), &trainer.optimizer_tensors())?;
     let meta = CheckpointMeta {
@@ -188,7 +218,8 @@ pub fn save_trainer(
         encoding_version,
         model: trainer.network().config().clone(),
         rules,
-        tafl_rules,
+        tafl_rules: None,
+        game_rules_text,
         step: trainer.step(),
         train: Some(trainer.config().clone()),
         weights,
@@ -256,11 +287,8 @@ pub fn parse_meta(text: &str, side: &Path) -> Result<CheckpointMeta> {
             encoding.shape
         ));
     }
-    if (meta.game == GameName::Tafl) != meta.tafl_rules.is_some() {
-        problems.push(format!(
-            "tafl_rules must be present exactly in a Turkish Tafl checkpoint (game {})",
-            meta.game
-        ));
+    if let Err(e) = meta.try_game_rules() {
+        problems.push(e);
     }
     let files =
         std::iter::once(&meta.weights.file).chain(meta.optimizer.as_ref().map(|o| &o.state.file));
@@ -339,9 +367,9 @@ pub fn load_network_for(
     meta.expect_game(rules.name(), path)?;
     let trained = meta.game_rules();
     if trained != *rules {
-        let show = |r: &GameRules| match r {
-            GameRules::Draughts(r) => format!("{r:?}"),
-            GameRules::Tafl(r) => r.to_string(),
+        let show = |r: &GameRules| match r.draughts() {
+            Some(r) => format!("{r:?}"),
+            None => r.text(),
         };
         return Err(Error::Incompatible {
             path: sidecar_path(path),

@@ -18,53 +18,176 @@
 use std::fmt;
 use std::str::FromStr;
 
-use dama_draughts::Draughts;
 use dama_engine::Rules;
-use dama_game::{GameDef, Shape};
-use dama_tafl::{Tafl, TaflRules};
+use dama_game::{GameDef, GameError, Shape};
+use dama_tafl::TaflRules;
 use serde::{Deserialize, Serialize};
 
-/// A game the trainer knows.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum GameName {
+/// The registry itself: one line per game (`Variant = "name" => its
+/// GameDef type, [other names it answers to]`), the first the default.
+/// The enums and their dispatch below are generated from it.
+macro_rules! registry {
+    ($($(#[$doc:meta])* $variant:ident = $name:literal => $def:ty, [$($alias:literal),*];)+) => {
+        /// A game the trainer knows (the default: the registry's first).
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+        pub enum GameName {
+            $(
+                $(#[$doc])*
+                #[serde(rename = $name)]
+                $variant,
+            )+
+        }
+
+        impl GameName {
+            /// Every game, in registry order.
+            pub const ALL: &'static [GameName] = &[$(GameName::$variant),+];
+
+            /// The name in configs and files (`draughts`, `tafl`): the
+            /// game's [`GameDef::NAME`].
+            pub const fn as_str(self) -> &'static str {
+                match self {
+                    $(GameName::$variant => <$def as GameDef>::NAME,)+
+                }
+            }
+
+            /// The name in sentences (`Turkish draughts`): the game's
+            /// [`GameDef::TITLE`].
+            pub const fn title(self) -> &'static str {
+                match self {
+                    $(GameName::$variant => <$def as GameDef>::TITLE,)+
+                }
+            }
+
+            /// Runs `code`, written once for every game, with the game this
+            /// name stands for: the registry's one dispatch from a name to a
+            /// type.
+            pub fn with<W: WithGame>(self, code: W) -> W::Output {
+                match self {
+                    $(GameName::$variant => code.run::<$def>(),)+
+                }
+            }
+
+            fn from_name(s: &str) -> Option<GameName> {
+                $(
+                    if s == $name $(|| s == $alias)* {
+                        return Some(GameName::$variant);
+                    }
+                )+
+                None
+            }
+
+            #[cfg(test)]
+            fn literal(self) -> &'static str {
+                match self {
+                    $(GameName::$variant => $name,)+
+                }
+            }
+        }
+
+        /// The rules a network was trained under, with the game they belong
+        /// to.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        pub enum GameRules {
+            $(
+                $(#[$doc])*
+                $variant(<$def as GameDef>::Rules),
+            )+
+        }
+
+        impl GameRules {
+            /// The game.
+            pub const fn name(&self) -> GameName {
+                match self {
+                    $(GameRules::$variant(_) => GameName::$variant,)+
+                }
+            }
+
+            /// The rules of game `G`, if these are its rules.
+            pub fn get<G: GameDef>(&self) -> Option<G::Rules> {
+                let rules: &dyn std::any::Any = match self {
+                    $(GameRules::$variant(r) => r,)+
+                };
+                rules.downcast_ref::<G::Rules>().copied()
+            }
+
+            /// Game `G`'s rules `rules`, if the registry has `G`.
+            pub fn new<G: GameDef>(rules: G::Rules) -> Option<GameRules> {
+                let any: &dyn std::any::Any = &rules;
+                $(
+                    if let Some(r) = any.downcast_ref::<<$def as GameDef>::Rules>() {
+                        return Some(GameRules::$variant(*r));
+                    }
+                )+
+                None
+            }
+
+            /// The default rules of `game`.
+            pub fn default_for(game: GameName) -> GameRules {
+                match game {
+                    $(GameName::$variant => GameRules::$variant(Default::default()),)+
+                }
+            }
+
+            /// The rules as their text (`variant=croda,…`).
+            pub fn text(&self) -> String {
+                match self {
+                    $(GameRules::$variant(r) => r.to_string(),)+
+                }
+            }
+
+            /// Parses `game`'s rules text.
+            ///
+            /// # Errors
+            ///
+            /// The game's error naming what it refuses.
+            pub fn parse(game: GameName, text: &str) -> Result<GameRules, GameError> {
+                match game {
+                    $(GameName::$variant => Ok(GameRules::$variant(<$def as GameDef>::parse_rules(text)?)),)+
+                }
+            }
+
+            /// `game`'s rules from their serde form (a TOML table of a
+            /// config, a JSON object of a sidecar).
+            ///
+            /// # Errors
+            ///
+            /// The deserializer's error for unknown keys or bad values.
+            pub fn deserialize_for<'de, D: serde::Deserializer<'de>>(
+                game: GameName,
+                de: D,
+            ) -> Result<GameRules, D::Error> {
+                match game {
+                    $(GameName::$variant => Ok(GameRules::$variant(Deserialize::deserialize(de)?)),)+
+                }
+            }
+        }
+
+        impl Serialize for GameRules {
+            /// The rules' own serde form (without the game's name).
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                match self {
+                    $(GameRules::$variant(r) => r.serialize(s),)+
+                }
+            }
+        }
+    };
+}
+
+impl Default for GameName {
+    fn default() -> Self {
+        GameName::ALL[0]
+    }
+}
+
+registry! {
     /// Turkish draughts and its variants (Armenian, Croda, Dameo): the
-    /// variant is a rule option ([`Rules::variant`]).
-    #[default]
-    Draughts,
+    /// variant is a rule option ([`Rules::variant`]). The default game.
+    Draughts = "draughts" => dama_draughts::Draughts, ["dama", "turkish", "turkish-draughts"];
     /// Turkish Tafl (`crates/tafl`), on the 8 × 4 board.
-    Tafl,
+    Tafl = "tafl" => dama_tafl::Tafl, ["turkish-tafl", "turkish_tafl"];
 }
 
 impl GameName {
-    /// Every game.
-    pub const ALL: [GameName; 2] = [GameName::Draughts, GameName::Tafl];
-
-    /// The name in configs and files: `draughts`, `tafl`.
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            GameName::Draughts => Draughts::NAME,
-            GameName::Tafl => Tafl::NAME,
-        }
-    }
-
-    /// The name in sentences: `Turkish draughts`, `Turkish Tafl`.
-    pub const fn title(self) -> &'static str {
-        match self {
-            GameName::Draughts => Draughts::TITLE,
-            GameName::Tafl => Tafl::TITLE,
-        }
-    }
-
-    /// Runs `code`, written once for every game, with the game this name
-    /// stands for: the registry's one dispatch from a name to a type.
-    pub fn with<W: WithGame>(self, code: W) -> W::Output {
-        match self {
-            GameName::Draughts => code.run::<Draughts>(),
-            GameName::Tafl => code.run::<Tafl>(),
-        }
-    }
-
     /// The first game whose rules text `text` is (for telling a user who
     /// gave one game's rules to another which game they belong to).
     pub fn whose_rules(text: &str) -> Option<GameName> {
@@ -75,12 +198,15 @@ impl GameName {
                 G::parse_rules(self.0).is_ok()
             }
         }
-        GameName::ALL.into_iter().find(|g| g.with(Parses(text)))
+        GameName::ALL.iter().copied().find(|g| g.with(Parses(text)))
     }
 
     /// The name of game `G`, if the registry has it.
     pub fn of<G: GameDef>() -> Option<GameName> {
-        GameName::ALL.into_iter().find(|g| g.as_str() == G::NAME)
+        GameName::ALL
+            .iter()
+            .copied()
+            .find(|g| g.as_str() == G::NAME)
     }
 
     /// The game's encoding.
@@ -118,20 +244,16 @@ impl fmt::Display for GameName {
 
 /// A game name that is not one of [`GameName::ALL`].
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("unknown game `{0}` (expected draughts or tafl)")]
+#[error("unknown game `{0}` (expected {names})", names = GameName::ALL.iter().map(|g| g.as_str()).collect::<Vec<_>>().join(", "))]
 pub struct UnknownGame(pub String);
 
 impl FromStr for GameName {
     type Err = UnknownGame;
 
-    /// `draughts` (also `dama`, `turkish`), `tafl` (also `turkish-tafl`),
+    /// A game's name or one of its other names (`dama`, `turkish-tafl`),
     /// ignoring case.
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        match s.trim().to_ascii_lowercase().as_str() {
-            "draughts" | "dama" | "turkish" | "turkish-draughts" => Ok(GameName::Draughts),
-            "tafl" | "turkish-tafl" | "turkish_tafl" => Ok(GameName::Tafl),
-            _ => Err(UnknownGame(s.to_owned())),
-        }
+        GameName::from_name(&s.trim().to_ascii_lowercase()).ok_or_else(|| UnknownGame(s.to_owned()))
     }
 }
 
@@ -178,66 +300,34 @@ impl Encoding {
     }
 }
 
-/// The rules a network was trained under, with the game they belong to.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum GameRules {
-    /// Turkish draughts or one of its variants.
-    Draughts(Rules),
-    /// Turkish Tafl.
-    Tafl(TaflRules),
-}
-
 impl GameRules {
-    /// The rules of `game` as files store them: draughts `rules` for
-    /// draughts, `tafl` (the defaults when absent) for Turkish Tafl.
+    /// The rules of `game` as checkpoints written before their generic
+    /// `game_rules_text` field stored them: draughts `rules` for draughts, `tafl`
+    /// for Turkish Tafl, the defaults for another game.
     pub fn of(game: GameName, rules: Rules, tafl: Option<TaflRules>) -> GameRules {
         match game {
             GameName::Draughts => GameRules::Draughts(rules),
             GameName::Tafl => GameRules::Tafl(tafl.unwrap_or_default()),
+            #[allow(unreachable_patterns)] // Until a third game is registered.
+            other => GameRules::default_for(other),
         }
-    }
-
-    /// The game.
-    pub const fn name(&self) -> GameName {
-        match self {
-            GameRules::Draughts(_) => GameName::Draughts,
-            GameRules::Tafl(_) => GameName::Tafl,
-        }
-    }
-
-    /// The rules of game `G`, if these are its rules.
-    pub fn get<G: GameDef>(&self) -> Option<G::Rules> {
-        let rules: &dyn std::any::Any = match self {
-            GameRules::Draughts(r) => r,
-            GameRules::Tafl(r) => r,
-        };
-        rules.downcast_ref::<G::Rules>().copied()
     }
 
     /// The draughts rules, if these are draughts rules.
-    pub const fn draughts(&self) -> Option<Rules> {
-        match self {
-            GameRules::Draughts(r) => Some(*r),
-            GameRules::Tafl(_) => None,
-        }
+    pub fn draughts(&self) -> Option<Rules> {
+        self.get::<dama_draughts::Draughts>()
     }
 
     /// The Turkish Tafl rules, if these are.
-    pub const fn tafl(&self) -> Option<TaflRules> {
-        match self {
-            GameRules::Tafl(r) => Some(*r),
-            GameRules::Draughts(_) => None,
-        }
+    pub fn tafl(&self) -> Option<TaflRules> {
+        self.get::<dama_tafl::Tafl>()
     }
 }
 
 impl fmt::Display for GameRules {
     /// `draughts (variant=croda,…)`, `tafl (first=defender,…)`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            GameRules::Draughts(r) => write!(f, "draughts ({r})"),
-            GameRules::Tafl(r) => write!(f, "tafl ({r})"),
-        }
+        write!(f, "{} ({})", self.name(), self.text())
     }
 }
 
@@ -274,10 +364,33 @@ impl From<&GameRules> for GameRules {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use dama_draughts::Draughts;
+    use dama_tafl::Tafl;
+
+    #[test]
+    fn every_game_is_registered_under_its_own_name() {
+        for &g in GameName::ALL {
+            assert_eq!(
+                g.literal(),
+                g.as_str(),
+                "the registry line names the game's NAME"
+            );
+            assert_eq!(GameRules::default_for(g).name(), g);
+            let rules = GameRules::default_for(g);
+            assert_eq!(GameRules::parse(g, &rules.text()).unwrap(), rules);
+            let json = serde_json::to_string(&g).unwrap();
+            assert_eq!(json, format!("\"{}\"", g.as_str()));
+        }
+        assert_eq!(GameName::default(), GameName::Draughts);
+        assert_eq!(
+            GameRules::new::<Tafl>(TaflRules::default()),
+            Some(GameRules::Tafl(TaflRules::default()))
+        );
+    }
 
     #[test]
     fn names_round_trip_and_strangers_are_refused() {
-        for g in GameName::ALL {
+        for &g in GameName::ALL {
             assert_eq!(g.as_str().parse::<GameName>().unwrap(), g);
             assert_eq!(g.encoding().game, g);
         }
@@ -306,7 +419,7 @@ mod tests {
 
     #[test]
     fn each_game_mirrors_its_own_planes_and_policy() {
-        for g in GameName::ALL {
+        for &g in GameName::ALL {
             let enc = g.encoding();
             let n = enc.shape.planes_len();
             let src: Vec<f32> = (0..n).map(|i| i as f32).collect();
