@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Use an exported dama bundle from Python: load model.ts with torch.jit.load,
-encode positions exactly as dama_nn::encode does, and print the network's
+encode positions exactly as dama_draughts::encode does, and print the network's
 evaluation and its favourite steps.
 
     python bundle_example.py [BUNDLE_DIR] [--position POS]... [--dama BIN]

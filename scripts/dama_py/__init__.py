@@ -3,9 +3,9 @@ policy indices exactly as the Rust engines and encoders, for every game:
 
 * Turkish draughts and its variants (`rules`: `Rules.parse("variant=croda")`,
   the Rust rules text; `position`, `movegen`: positions, whole moves, steps
-  jump by jump, perft; `encode`: crates/nn/src/encode.rs);
+  jump by jump, perft; `encode`: crates/draughts/src/encode.rs);
 * Turkish Tafl (`tafl`: positions, rules text, steps, moves, perft, and the
-  encoder of crates/nn/src/tafl.rs);
+  encoder of crates/tafl/src/encode.rs);
 * `game(name, rules_text)` (in `games`): one interface over both, for code
   that works with whatever game a bundle holds:
 

@@ -215,7 +215,7 @@ def check_state_encoding() -> list:
 
 def check_tafl() -> list:
     """Turkish Tafl: perft stated by the Rust sources, the encoder's layout
-    (crates/nn/src/tafl.rs docs and tests), hand-worked chains."""
+    (crates/tafl/src/encode.rs docs and tests), hand-worked chains."""
     errors = []
     for rules, depth, nodes in TAFL_PERFT:
         got = tafl.perft(tafl.Game.new(rules), depth)

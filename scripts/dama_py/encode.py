@@ -1,4 +1,4 @@
-"""Input planes and policy indices, exactly as crates/nn/src/encode.rs
+"""Input planes and policy indices, exactly as crates/draughts/src/encode.rs
 (ENCODING_VERSION 2).
 
 Everything is seen from the side to move: for White the board is as it is,

@@ -1,5 +1,5 @@
 """Turkish Tafl in Python, as crates/tafl (rules.rs, board.rs, position.rs,
-game.rs, lockup.rs) and its network encoding crates/nn/src/tafl.rs
+game.rs, lockup.rs) and its network encoding crates/tafl/src/encode.rs
 (TAFL_ENCODING_VERSION 1).
 
 The board is 8 columns (1..8, the long axis) by 4 rows (A..D); a square is
@@ -743,7 +743,7 @@ def perft(game: Game, depth: int) -> int:
 
 
 # ---------------------------------------------------------------------------
-# Encoding (crates/nn/src/tafl.rs)
+# Encoding (crates/tafl/src/encode.rs)
 # ---------------------------------------------------------------------------
 
 
