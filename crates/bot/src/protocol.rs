@@ -427,12 +427,15 @@ fn play_texts<'a, G: BotGame>(
             )));
         }
         let mv = G::parse_move(&game, text).map_err(|e| {
-            Error::Input(format!(
-                "illegal move `{}`: {}; legal: {}",
-                clip(text),
-                one_line(&crate::error::chain(e.as_ref())),
-                join(&G::legal_moves(&game))
-            ))
+            // The game's reason, unless it only says the same.
+            let head = format!("illegal move `{}`", clip(text));
+            let why = one_line(&crate::error::chain(e.as_ref()));
+            let head = if why.is_empty() || why == head {
+                head
+            } else {
+                format!("{head}: {why}")
+            };
+            Error::Input(format!("{head}; legal: {}", join(&G::legal_moves(&game))))
         })?;
         G::play(&mut game, &mv).map_err(|source| Error::Game {
             context: format!("illegal move `{}`", clip(text)),

@@ -1,6 +1,9 @@
 //! Turkish Tafl through the one bot and session of every game: baselines,
 //! a network searching whole moves, the protocol's answers and errors.
 
+// Helpers outside #[test] functions unwrap too: this is test code.
+#![allow(clippy::unwrap_used)]
+
 use std::path::Path;
 
 use dama_bot::{BotOptions, BotSpec, Limit, Reply, DEFAULT_SIMS};
