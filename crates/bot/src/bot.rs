@@ -1,40 +1,37 @@
-//! [`Bot`]: a network (checkpoint or bundle), the alpha-beta engine (with
-//! the handcrafted or a learned evaluation, the latter from a file or a
-//! learned-evaluator bundle) or a baseline that thinks about a position and
-//! says what it found.
+//! [`Bot`]: a player of any game ([`BotGame`]) that thinks about a
+//! position and says what it found: a network (checkpoint or bundle) with
+//! search, `mcts:` rollouts, or one of the game's own players (its
+//! baselines, an alpha-beta engine, a learned-evaluator bundle: see
+//! [`crate::games`]).
 //!
 //! The bot is split by idea: [`BotSpec`](crate::BotSpec) and the options in
 //! `spec.rs`, searching in `think.rs` (on the mcts driver), the reported
-//! [`Thought`] in `report.rs`; this module builds a bot and dispatches to
-//! its brain (search, alpha-beta or another player).
+//! [`Thought`] in `report.rs`, the per-game part in `games.rs`; this module
+//! builds a bot and dispatches to its brain.
 
 use std::fmt;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use dama_draughts::DamaState;
-use dama_engine::{Game, Rules, Step};
-use dama_eval::alphabeta::{AlphaBeta, SearchLimits};
-use dama_eval::{AlphaBetaLimit, BuildOptions, Player, PlayerSpec};
-use dama_mcts::{RolloutEvaluator, SearchConfig};
-use dama_nn::NnEvaluator;
+use dama_eval::AlphaBetaLimit;
+use dama_game::{GameDef, NnInput};
+use dama_mcts::{Evaluator, Game as SearchGame, Leaf, RolloutEvaluator, SearchConfig};
+use dama_nn::{GameName, NnEvaluator};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
 use crate::bundle::{Bundle, BundleContents, BundleKind, BundleMeta};
-use crate::evaluator_bundle::{EvaluatorBundle, EvaluatorBundleMeta};
+use crate::evaluator_bundle::EvaluatorBundleMeta;
 use crate::export::default_search;
-use crate::report::{Eval, RawEval, Thought};
+use crate::games::BotGame;
+use crate::report::{Action, Eval, RawEval, Thought};
 use crate::spec::{BotOptions, BotSpec, Limit, DEFAULT_SIMS};
 use crate::think::{think_search, NetEval};
 use crate::Error;
 
-enum Brain {
+enum Brain<G: BotGame> {
     Search(Box<NetEval>),
-    AlphaBeta {
-        engine: Box<AlphaBeta>,
-        limit: AlphaBetaLimit,
-    },
-    Player(Box<dyn Player>),
+    Own(G::Player),
 }
 
 /// How a checkpoint bot runs its network.
@@ -58,47 +55,63 @@ impl NetRun {
     }
 }
 
-/// A player that explains itself: see the [crate docs](crate).
-pub struct Bot {
+/// A player of game `G` that explains itself: see the [crate docs](crate).
+pub struct Bot<G: BotGame> {
     name: String,
-    brain: Brain,
+    brain: Brain<G>,
     config: SearchConfig,
     /// A checkpoint bot's network options, for the leaves per network call
     /// of each search (per limit; see [`dama_eval::Inference::leaves_for`]).
     net: Option<NetRun>,
     default_limit: Limit,
+    /// The depth or time an own player (alpha-beta) searches to.
+    own_limit: Option<AlphaBetaLimit>,
+    /// Whether the bot's limit changes how it plays.
+    searches: bool,
     rng: ChaCha8Rng,
     bundle: Option<BundleMeta>,
     evaluator_bundle: Option<EvaluatorBundleMeta>,
-    rules: Option<Rules>,
-    tablebase: Option<std::sync::Arc<dama_tablebase::Tablebase>>,
+    rules: Option<G::Rules>,
+    tablebase: Option<Arc<dama_tablebase::Tablebase>>,
 }
 
-impl fmt::Debug for Bot {
+impl<G: BotGame> fmt::Debug for Bot<G> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Bot")
+            .field("game", &G::NAME)
             .field("name", &self.name)
             .field("default_limit", &self.default_limit)
             .finish_non_exhaustive()
     }
 }
 
-fn game_over(game: &Game) -> Option<String> {
-    if game.pending_capture().is_some() {
-        return None;
+/// Why `game` cannot be thought about, if it cannot: over, or no legal
+/// move.
+pub(crate) fn not_playable<G: BotGame>(game: &G::Game) -> Option<Error> {
+    if let Some(end) = G::end_text(game) {
+        return Some(Error::GameOver(format!("the game is over: {end}")));
     }
-    game.termination()
-        .map(|(o, t)| format!("the game is over: {o} ({t:?})"))
+    if G::outcome(game).is_some() || G::legal_moves(game).is_empty() {
+        return Some(Error::GameOver("no legal move".into()));
+    }
+    None
 }
 
-impl Bot {
+/// The name of game `G` in the registry.
+fn game_name<G: GameDef>() -> Result<GameName, Error> {
+    GameName::of::<G>()
+        .ok_or_else(|| Error::Input(format!("{} is not in the registry of games", G::TITLE)))
+}
+
+impl<G: BotGame> Bot<G> {
     /// Builds a bot from a spec (see [`BotSpec`]).
     ///
     /// # Errors
     ///
-    /// [`Error::Input`]/[`Error::Eval`] for a malformed spec; loading
-    /// errors of a checkpoint or bundle.
-    pub fn from_spec(spec: &str, options: &BotOptions) -> Result<Bot, Error> {
+    /// [`Error::Input`]/[`Error::Eval`] for a malformed spec or a player
+    /// the game does not have; loading errors of a checkpoint or bundle (a
+    /// network of another game is refused by name).
+    pub fn from_spec(spec: &str, options: &BotOptions) -> Result<Bot<G>, Error> {
         Bot::new(&spec.parse()?, options)
     }
 
@@ -107,58 +120,44 @@ impl Bot {
     /// # Errors
     ///
     /// See [`Bot::from_spec`].
-    pub fn new(spec: &BotSpec, options: &BotOptions) -> Result<Bot, Error> {
+    pub fn new(spec: &BotSpec, options: &BotOptions) -> Result<Bot<G>, Error> {
         let device = || dama_nn::device::resolve(options.device);
-        let rng = ChaCha8Rng::seed_from_u64(options.seed);
+        let game = game_name::<G>()?;
         let mut config = default_search(DEFAULT_SIMS);
-        let mut bundle = None;
-        let mut evaluator_bundle = None;
-        let mut rules = None;
-        let mut spec_limit = None;
-        let mut net_run = None;
-        let alphabeta = |limit: AlphaBetaLimit,
-                         tt_mb: usize,
-                         evaluation: dama_eval::Evaluation,
-                         threads: usize| Brain::AlphaBeta {
-            engine: Box::new(
-                AlphaBeta::new(tt_mb)
-                    .with_tablebase(options.tablebase.clone())
-                    .with_evaluation(evaluation)
-                    .with_threads(threads),
-            ),
-            limit,
+        let mut bot = Bot {
+            name: spec.to_string(),
+            brain: Brain::Search(Box::new(NetEval::Rollout(Box::new(RolloutEvaluator::new(
+                ChaCha8Rng::seed_from_u64(options.seed ^ 0x5eed),
+            ))))),
+            config: SearchConfig::default(),
+            net: None,
+            default_limit: Limit::Sims(DEFAULT_SIMS),
+            own_limit: None,
+            searches: true,
+            rng: ChaCha8Rng::seed_from_u64(options.seed),
+            bundle: None,
+            evaluator_bundle: None,
+            rules: None,
+            tablebase: options.tablebase.clone().filter(|_| G::ENDGAME_TABLES),
         };
-        let (name, brain) = match spec {
-            BotSpec::Bundle(dir) if BundleContents::read(dir)?.kind() == BundleKind::Evaluator => {
-                let b = EvaluatorBundle::load(dir)?;
-                rules = Some(b.meta.rules);
-                // A time limit is the bot's default limit (so `--time`
-                // replaces it); a depth is the engine's own.
-                if let AlphaBetaLimit::TimeMs(ms) = b.meta.limit {
-                    spec_limit = Some(Limit::Time(Duration::from_millis(ms)));
-                }
-                let brain = alphabeta(b.meta.limit, b.meta.tt_mb, b.evaluation, b.meta.threads);
-                evaluator_bundle = Some(b.meta);
-                (format!("bundle:{}", dir.display()), brain)
-            }
-            BotSpec::Bundle(dir) => {
+        let mut spec_limit = None;
+        match spec {
+            BotSpec::Bundle(dir) if BundleContents::read(dir)?.kind() == BundleKind::Network => {
                 let b = Bundle::load(dir)?;
-                if b.meta.game != dama_nn::GameName::Draughts {
+                if b.meta.game != game {
                     return Err(Error::Input(format!(
-                        "{}: the bundle's network plays {}, not Turkish draughts",
+                        "{}: the bundle's network plays {}, not {}",
                         dir.display(),
-                        b.meta.game.title()
+                        b.meta.game.title(),
+                        G::TITLE
                     )));
                 }
                 let eval = b.evaluator(device()?)?;
                 config = b.meta.search.clone();
-                rules = Some(b.meta.rules);
-                let name = format!("bundle:{}", dir.display());
-                bundle = Some(b.meta);
-                (
-                    name,
-                    Brain::Search(Box::new(NetEval::Script(Box::new(eval)))),
-                )
+                bot.rules = G::rules_of(&b.meta.game_rules());
+                bot.name = format!("bundle:{}", dir.display());
+                bot.brain = Brain::Search(Box::new(NetEval::Script(Box::new(eval))));
+                bot.bundle = Some(b.meta);
             }
             BotSpec::Checkpoint {
                 path,
@@ -167,7 +166,7 @@ impl Bot {
                 inference: spec_inference,
             } => {
                 let device = device()?;
-                let (net, meta) = dama_nn::load_network(path, device, None)?;
+                let (net, meta) = dama_nn::load_game_network(path, device, game)?;
                 let lanes =
                     spec_inference.lanes_or(options.lanes.unwrap_or_else(dama_nn::device::cores));
                 // The precision of the spec's limit: a timed bot computes
@@ -186,79 +185,38 @@ impl Bot {
                     // at each batch size: not on the first move's clock.
                     eval.warm_up(run.leaves(*limit, *algorithm) as usize)?;
                 }
-                net_run = Some(run);
+                bot.net = Some(run);
                 spec_limit = Some(*limit);
                 if let Limit::Sims(n) = limit {
                     config.simulations = *n;
                 }
                 config.algorithm = *algorithm;
-                rules = Some(meta.rules);
-                (
-                    format!("ckpt:{}", path.display()),
-                    Brain::Search(Box::new(NetEval::Native(Box::new(eval)))),
-                )
+                bot.rules = G::rules_of(&meta.game_rules());
+                bot.name = format!("ckpt:{}", path.display());
+                bot.brain = Brain::Search(Box::new(NetEval::Native(Box::new(eval))));
             }
-            BotSpec::Rollout { sims } => {
-                config.simulations = *sims;
-                (
-                    format!("mcts:sims={sims}"),
-                    Brain::Search(Box::new(NetEval::Rollout(Box::new(RolloutEvaluator::new(
-                        ChaCha8Rng::seed_from_u64(options.seed ^ 0x5eed),
-                    ))))),
-                )
+            BotSpec::Rollout { sims } => config.simulations = *sims,
+            _ => {
+                let own = G::own_player(spec, options)?;
+                bot.name = own.name;
+                bot.brain = Brain::Own(own.player);
+                bot.own_limit = own.own_limit;
+                bot.searches = own.timed;
+                bot.rules = own.trained;
+                bot.evaluator_bundle = own.evaluator_bundle;
+                // A time limit of its own is the bot's default limit (so
+                // `--time` replaces it); a depth is the engine's own.
+                if let Some(AlphaBetaLimit::TimeMs(ms)) = own.own_limit {
+                    spec_limit = Some(Limit::Time(Duration::from_millis(ms)));
+                }
             }
-            BotSpec::AlphaBeta {
-                limit,
-                tt_mb,
-                eval,
-                threads,
-            } => {
-                let spec = PlayerSpec::AlphaBeta {
-                    limit: *limit,
-                    tt_mb: *tt_mb,
-                    eval: eval.clone(),
-                    threads: *threads,
-                };
-                let evaluation = match eval {
-                    None => dama_eval::Evaluation::Handcrafted,
-                    Some(path) => dama_eval::Evaluation::load(path, None)?,
-                };
-                // A learned evaluation plays the rules it was trained for.
-                rules = evaluation.rules().copied();
-                (
-                    spec.to_string(),
-                    alphabeta(*limit, *tt_mb, evaluation, *threads),
-                )
-            }
-            BotSpec::Player(spec) => {
-                let factory = dama_eval::factory(
-                    spec,
-                    &BuildOptions {
-                        device: Some(options.device),
-                        tablebase: options.tablebase.clone(),
-                        rules: None,
-                        lanes: None,
-                    },
-                )?;
-                (spec.to_string(), Brain::Player(factory.build()?))
-            }
-        };
+        }
         if let Some(a) = options.algorithm {
             config.algorithm = a;
         }
-        let default_limit = spec_limit.unwrap_or(Limit::Sims(config.simulations));
-        Ok(Bot {
-            name,
-            brain,
-            config,
-            net: net_run,
-            default_limit,
-            rng,
-            bundle,
-            evaluator_bundle,
-            rules,
-            tablebase: options.tablebase.clone(),
-        })
+        bot.default_limit = spec_limit.unwrap_or(Limit::Sims(config.simulations));
+        bot.config = config;
+        Ok(bot)
     }
 
     /// The bot's name (its spec).
@@ -276,20 +234,16 @@ impl Bot {
         self.evaluator_bundle.as_ref()
     }
 
-    /// The limit the alpha-beta engine searches to when [`Bot::think`] gets
-    /// a simulation count (none: [`Limit`] has no depth), for an alpha-beta
-    /// bot.
+    /// The limit an alpha-beta bot searches to when [`Bot::think`] gets a
+    /// simulation count (none: [`Limit`] has no depth).
     pub fn alphabeta_limit(&self) -> Option<AlphaBetaLimit> {
-        match &self.brain {
-            Brain::AlphaBeta { limit, .. } => Some(*limit),
-            _ => None,
-        }
+        self.own_limit
     }
 
     /// The default limit in words: `200 simulations`, `100 ms`, or
     /// `depth 6` for an alpha-beta bot searching to its own depth.
     pub fn describe_limit(&self) -> String {
-        match (self.default_limit, self.alphabeta_limit()) {
+        match (self.default_limit, self.own_limit) {
             (Limit::Sims(_), Some(AlphaBetaLimit::Depth(d))) => format!("depth {d}"),
             (Limit::Sims(_), Some(AlphaBetaLimit::TimeMs(ms))) => format!("{ms} ms"),
             (limit, _) => limit.to_string(),
@@ -297,21 +251,18 @@ impl Bot {
     }
 
     /// The rules the network (or learned evaluation) was trained under.
-    pub fn trained_rules(&self) -> Option<Rules> {
+    pub fn trained_rules(&self) -> Option<G::Rules> {
         self.rules
     }
 
     /// Whether the bot has a network (so [`Bot::network_eval`] answers).
     pub fn has_network(&self) -> bool {
-        match &self.brain {
-            Brain::Search(e) => matches!(**e, NetEval::Native(_) | NetEval::Script(_)),
-            _ => false,
-        }
+        matches!(&self.brain, Brain::Search(e) if e.is_network())
     }
 
     /// Whether the bot searches (so its limit matters and it evaluates).
     pub fn searches(&self) -> bool {
-        matches!(self.brain, Brain::Search(_) | Brain::AlphaBeta { .. })
+        self.searches
     }
 
     /// The limit used when [`Bot::think`] gets none.
@@ -325,150 +276,83 @@ impl Bot {
     }
 
     /// The network's evaluation of the position of `game` without search
-    /// (`None` for bots without a network).
+    /// (`None` for bots without a network): WDL and each legal step's
+    /// prior with its policy index.
     ///
     /// # Errors
     ///
-    /// [`Error::GameOver`] in a position without legal steps; network errors.
-    pub fn network_eval(&mut self, game: &Game) -> Result<Option<RawEval>, Error> {
-        let steps: Vec<Step> = game.legal_steps().into_iter().collect();
-        if steps.is_empty() {
-            return Err(Error::GameOver(
-                game_over(game).unwrap_or_else(|| "no legal move".into()),
-            ));
+    /// [`Error::GameOver`] in a finished game; network errors.
+    pub fn network_eval(&mut self, game: &G::Game) -> Result<Option<RawEval<Action<G>>>, Error> {
+        if let Some(e) = not_playable::<G>(game) {
+            return Err(e);
         }
         let Brain::Search(eval) = &mut self.brain else {
             return Ok(None);
         };
-        let state = DamaState::new(game.clone());
-        let evals = match eval.as_mut() {
-            NetEval::Native(e) => e.evaluate_states(&[(&state, steps.as_slice())])?,
-            NetEval::Script(e) => e.evaluate_states(&[(&state, steps.as_slice())])?,
-            NetEval::Rollout(_) => return Ok(None),
-        };
+        if !eval.is_network() {
+            return Ok(None);
+        }
+        let state = G::search_state(game);
+        let mut steps = Vec::new();
+        state.legal_actions(&mut steps);
+        let evals = Evaluator::<G::State>::evaluate(
+            eval.as_mut(),
+            &[Leaf {
+                state: &state,
+                actions: &steps,
+            }],
+        )?;
         let Some(ev) = evals.into_iter().next() else {
             return Ok(None);
         };
-        let turn = game.turn();
         Ok(Some(RawEval {
             wdl: [ev.value.win, ev.value.draw, ev.value.loss],
             priors: steps
                 .iter()
                 .zip(ev.policy)
-                .map(|(&s, p)| (s, dama_draughts::encode::policy_index(s, turn), p))
+                .map(|(&s, p)| (s, state.policy_index(s), p))
                 .collect(),
         }))
     }
 
-    /// The tables' move at a move boundary of a position they hold.
-    fn think_tablebase(&self, game: &Game, network: Option<Eval>) -> Option<Thought> {
-        let tb = self.tablebase.as_ref()?;
-        let probe = DamaState::new(game.clone())
-            .with_tablebase(Some(tb.clone()))
-            .probe()?;
-        let (best, _) = tb.best_moves(game.position())?.first().copied()?;
-        Some(Thought {
-            best,
-            eval: None,
-            network,
-            score_cm: None,
-            pv: vec![best],
-            top: Vec::new(),
-            nodes: 0,
-            elapsed: Duration::ZERO,
-            tablebase: Some(probe),
-        })
-    }
-
     /// Thinks about the position of `game` within `limit` (default: the
-    /// bot's) and returns the move to play with what the bot found.
+    /// bot's) and returns the whole move to play with what the bot found.
     ///
     /// # Errors
     ///
     /// [`Error::GameOver`] if the game is over; search, network and player
     /// errors.
-    pub fn think(&mut self, game: &Game, limit: Option<Limit>) -> Result<Thought, Error> {
-        if let Some(over) = game_over(game) {
-            return Err(Error::GameOver(over));
-        }
-        if game.legal_steps().is_empty() {
-            return Err(Error::GameOver("no legal move".into()));
+    pub fn think(&mut self, game: &G::Game, limit: Option<Limit>) -> Result<Thought<G>, Error> {
+        if let Some(e) = not_playable::<G>(game) {
+            return Err(e);
         }
         let limit = limit.unwrap_or(self.default_limit);
         let start = Instant::now();
-        let network = match self.network_eval(game)? {
-            Some(raw) => Some(Eval {
-                value: raw.wdl[0] - raw.wdl[2],
-                wdl: raw.wdl,
-            }),
-            None => None,
-        };
+        let network = self.network_eval(game)?.map(|raw| Eval::of_wdl(raw.wdl));
         // A position the tables hold: their best move, no search.
-        if let Some(thought) = self.think_tablebase(game, network) {
-            return Ok(Thought {
-                elapsed: start.elapsed(),
-                ..thought
-            });
+        if let Some((best, probe)) = self
+            .tablebase
+            .as_ref()
+            .and_then(|tb| G::tablebase_move(game, tb))
+        {
+            let mut thought = Thought::of_move(best, None);
+            thought.network = network;
+            thought.tablebase = Some(probe);
+            thought.elapsed = start.elapsed();
+            return Ok(thought);
         }
-        let tablebase = self.tablebase.clone();
         let mut thought = match &mut self.brain {
-            Brain::Search(eval) => think_search(
-                eval,
-                &SearchConfig {
+            Brain::Search(eval) => {
+                let config = SearchConfig {
                     batch_size: self.net.map_or(self.config.batch_size, |n| {
                         n.leaves(limit, self.config.algorithm)
                     }),
                     ..self.config.clone()
-                },
-                &mut self.rng,
-                game,
-                limit,
-                start,
-                tablebase,
-            )?,
-            Brain::AlphaBeta { engine, limit: own } => {
-                let limits = match (limit, *own) {
-                    (Limit::Time(d), _) => SearchLimits::time(d),
-                    (Limit::Sims(_), AlphaBetaLimit::Depth(d)) => SearchLimits::depth(d),
-                    (Limit::Sims(_), AlphaBetaLimit::TimeMs(ms)) => {
-                        SearchLimits::time(Duration::from_millis(ms))
-                    }
                 };
-                let history = dama_eval::game_history_hashes(game);
-                let report = engine.search(game.position(), &history, limits);
-                let best = report
-                    .best
-                    .ok_or_else(|| Error::GameOver("no legal move".into()))?;
-                let mut pv = report.pv.clone();
-                if pv.first() != Some(&best) {
-                    pv = vec![best];
-                }
-                Thought {
-                    best,
-                    eval: None,
-                    network: None,
-                    score_cm: Some((report.score, report.depth)),
-                    pv,
-                    top: Vec::new(),
-                    nodes: report.nodes,
-                    elapsed: Duration::ZERO,
-                    tablebase: None,
-                }
+                let root = G::search_root(game, self.tablebase.as_ref());
+                think_search::<G>(eval, &config, &mut self.rng, game, root, limit, start)?
             }
-            Brain::Player(p) => {
-                let best = p.choose(game, &mut self.rng)?;
-                Thought {
-                    best,
-                    eval: None,
-                    network: None,
-                    score_cm: None,
-                    pv: vec![best],
-                    top: Vec::new(),
-                    nodes: 0,
-                    elapsed: Duration::ZERO,
-                    tablebase: None,
-                }
-            }
+            Brain::Own(p) => G::think_own(p, game, limit, &mut self.rng)?,
         };
         thought.network = network;
         thought.elapsed = start.elapsed();
@@ -479,6 +363,10 @@ impl Bot {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use dama_draughts::Draughts;
+    use dama_engine::{Game, Rules};
+
+    type Bot = super::Bot<Draughts>;
 
     #[test]
     fn baseline_bots_think() {
@@ -523,7 +411,7 @@ mod tests {
         let t = bot.think(&game, None).unwrap();
         assert!(game.legal_moves().contains(&t.best));
         assert_eq!(t.score_cm.map(|(_, d)| d), Some(2));
-        let mut session = crate::Session::new(bot);
+        let mut session = crate::Session::<Draughts>::new(bot);
         let hello = session.handle("hello").lines.join("\n");
         assert!(hello.contains("id evaluator threads 2"), "{hello}");
         assert!(hello.contains("id limit depth 2"), "{hello}");

@@ -27,6 +27,15 @@ pub enum Error {
     /// Rules text (`rules …`, `--rules`) does not parse.
     #[error(transparent)]
     Rules(#[from] dama_engine::ParseRulesError),
+    /// A game refused a move, a position or rules (its own error kept as
+    /// the source).
+    #[error("{context}")]
+    Game {
+        /// What was refused, in words.
+        context: String,
+        /// The game's error.
+        source: dama_game::GameError,
+    },
     /// Text from a user (a spec, a command) does not parse.
     #[error("{0}")]
     Input(String),

@@ -13,23 +13,27 @@
 //!   [`BundleContents`] reads a `bundle.json` of either kind.
 //! * [`find_python`]: the Python with PyTorch that the tests and scripts run
 //!   the bundle's Python side with.
-//! * [`Bot`]: thinks about a [`dama_engine::Game`] with a network (a
-//!   checkpoint or a bundle) or a baseline player, within a simulation or
-//!   time [`Limit`], and reports a [`Thought`]: best move, evaluation,
-//!   principal variation and the top moves with their visit shares.
-//! * [`Session`]: the line protocol of `dama bot` (`docs/protocol.md`).
-//! * [`tafl`]: the same for Turkish Tafl: [`tafl::TaflBot`] (a Tafl
-//!   network with search, or a baseline) and [`tafl::TaflSession`].
-//! * [`draw_board`]: shared by the terminal front ends (rules parse and
-//!   print with `dama_engine::Rules`' `FromStr` and `Display`).
+//! * [`Bot`]: thinks about a position of any game ([`BotGame`]: Turkish
+//!   draughts, Turkish Tafl) with a network (a checkpoint or a bundle),
+//!   `mcts:` rollouts or one of the game's own players, within a
+//!   simulation or time [`Limit`], and reports a [`Thought`]: best whole
+//!   move, evaluation, principal variation and the top moves with their
+//!   visit shares.
+//! * [`Session`]: the line protocol of `dama bot` (`docs/protocol.md`),
+//!   written once for every game.
+//! * [`BotGame`] (`games.rs`): the bot's per-game adapter, the one place
+//!   that names a game: its own players (baselines, alpha-beta) and how a
+//!   [`BotSpec`] maps onto them, and its text for people.
+//! * [`draw_board`]: Turkish draughts' board for terminals.
 //!
 //! # Examples
 //!
 //! ```
 //! use dama_bot::{Bot, BotOptions, Limit};
+//! use dama_draughts::Draughts;
 //!
 //! // A baseline bot needs no network.
-//! let mut bot = Bot::from_spec("mcts:sims=50", &BotOptions::default())?;
+//! let mut bot = Bot::<Draughts>::from_spec("mcts:sims=50", &BotOptions::default())?;
 //! let game = dama_engine::Game::new();
 //! let thought = bot.think(&game, Some(Limit::Sims(50)))?;
 //! assert!(game.legal_moves().contains(&thought.best));
@@ -44,11 +48,11 @@ mod error;
 mod evaluator_bundle;
 mod export;
 mod export_evaluator;
+mod games;
 mod protocol;
 mod python;
 mod report;
 mod spec;
-pub mod tafl;
 mod think;
 
 pub use board::draw_board;
@@ -63,7 +67,8 @@ pub use evaluator_bundle::{
 };
 pub use export::{export, ExportOptions, ExportReport};
 pub use export_evaluator::{export_evaluator, EvaluatorExportOptions, EvaluatorExportReport};
-pub use protocol::{Reply, Session, PROTOCOL_VERSION};
+pub use games::{with_bot_game, BotGame, DraughtsOwn, OwnPlayer, WithBotGame};
+pub use protocol::{parse_rules, Reply, Session, MAX_LINE, PROTOCOL_VERSION};
 pub use python::find_python;
-pub use report::{describe_tablebase, Eval, RawEval, Thought, TopMove};
-pub use spec::{BotOptions, BotSpec, Limit};
+pub use report::{describe_tablebase, Action, Eval, RawEval, Thought, TopMove};
+pub use spec::{BotOptions, BotSpec, Limit, DEFAULT_SIMS};

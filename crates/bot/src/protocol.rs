@@ -4,17 +4,19 @@
 //! with a line that starts with `ok`, `bestmove`, `readyok`, `bye` or
 //! `error`. Bad input is answered with `error …` and the session goes on.
 //!
-//! The framing, the command words and the replies are the same for every
-//! game: [`handle`] reads a line and answers it through a game's
-//! [`Commands`] ([`Session`] for Turkish draughts,
-//! [`crate::tafl::TaflSession`] for Turkish Tafl).
+//! One [`Session`] serves every game ([`BotGame`]): the framing, the
+//! command words and the replies are the same; moves, positions, rules and
+//! the board are the game's own text ([`GameDef`]).
 
-use std::fmt::Display;
+use std::fmt::{self, Display};
 use std::time::Duration;
 
-use dama_engine::{Game, Position, Rules};
+use dama_eval::AlphaBetaLimit;
+use dama_game::GameDef;
+use dama_nn::GameName;
+use dama_registry::WithGame;
 
-use crate::report::{Eval, RawEval};
+use crate::games::BotGame;
 use crate::Error;
 use crate::{Bot, Limit, Thought};
 
@@ -42,6 +44,7 @@ pub struct Reply {
 }
 
 impl Reply {
+    /// A reply of one line.
     pub(crate) fn one(line: impl Into<String>) -> Reply {
         Reply {
             lines: vec![line.into()],
@@ -54,246 +57,434 @@ impl Reply {
     }
 }
 
-/// What a game's session does for the commands of the protocol; the
-/// command words, the parsing of their common arguments and the replies
-/// are [`handle`]'s.
-pub(crate) trait Commands {
-    /// The game of `id game`.
-    const GAME: &'static str;
-    /// An example position, for the error of a `position` without one.
-    const POSITION_EXAMPLE: &'static str;
-    /// How many priors `eval` lists, most likely first.
-    const PRIORS_SHOWN: usize;
-    /// One decision of a move, as the network's priors list them.
-    type Step: Display;
+/// A protocol session of game `G`: rules, a game (its start and moves),
+/// a bot.
+pub struct Session<G: BotGame> {
+    bot: Bot<G>,
+    rules: G::Rules,
+    /// The start position's text; `None`: the rules' initial position.
+    start: Option<String>,
+    /// The moves played from the start.
+    moves: Vec<G::Move>,
+    game: G::Game,
+}
 
-    /// The bot's name (`id bot`).
-    fn bot_name(&self) -> &str;
-    /// `id …` lines of some bots, between `id bot` and `id limit`.
-    fn bot_ids(&self) -> Vec<String> {
-        Vec::new()
+impl<G: BotGame> fmt::Debug for Session<G> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Session")
+            .field("bot", &self.bot)
+            .field("rules", &self.rules)
+            .field("game", &self.game)
+            .finish_non_exhaustive()
     }
-    /// The bot's limit when `go` names none.
-    fn default_limit(&self) -> Limit;
-    /// That limit as `id limit` writes it (`sims N`, `time MS`).
-    fn default_limit_text(&self) -> String {
-        limit_text(self.default_limit())
+}
+
+impl<G: BotGame> Session<G> {
+    /// A session with `bot`, the rules the bot was trained under (else the
+    /// game's defaults) and the initial position.
+    pub fn new(bot: Bot<G>) -> Session<G> {
+        let rules = bot.trained_rules().unwrap_or_default();
+        Session {
+            bot,
+            rules,
+            start: None,
+            moves: Vec::new(),
+            game: G::start(&rules),
+        }
     }
-    /// The rules in force, as `rules` writes them.
-    fn rules_text(&self) -> String;
-    /// The rules the bot's network was trained under, if they are not
-    /// the rules in force.
-    fn other_trained_rules(&self) -> Option<String>;
-    /// `rules TEXT`: new rules, the current game replayed under them.
-    fn set_rules(&mut self, text: &str) -> Result<(), Error>;
-    /// `position`: a new game from `position` (not empty, without `fen `)
-    /// with `moves` played; all or nothing.
-    fn set_position(&mut self, position: &str, moves: &str) -> Result<(), Error>;
-    /// `newgame`: the initial position under the rules in force.
-    fn new_game(&mut self);
+
+    /// The current game.
+    pub fn game(&self) -> &G::Game {
+        &self.game
+    }
+
+    /// The rules in force.
+    pub fn rules(&self) -> G::Rules {
+        self.rules
+    }
+
+    /// The bot.
+    pub fn bot(&self) -> &Bot<G> {
+        &self.bot
+    }
+
+    /// Handles one line.
+    pub fn handle(&mut self, line: &str) -> Reply {
+        let Some((cmd, rest)) = split_command(line) else {
+            return Reply::default();
+        };
+        let result = match cmd {
+            "hello" | "dama" => Ok(self.hello()),
+            "isready" => Ok(Reply::one("readyok")),
+            "quit" | "exit" => Ok(Reply {
+                lines: vec!["bye".into()],
+                quit: true,
+            }),
+            "rules" => self.set_rules(rest),
+            "position" => self.set_position(rest),
+            "newgame" => {
+                self.start = None;
+                self.moves.clear();
+                self.game = G::start(&self.rules);
+                Ok(Reply::one("ok"))
+            }
+            "moves" | "play" => self.play_moves(rest).map(|()| Reply::one("ok")),
+            "undo" => self.undo(rest),
+            "go" => parse_go(rest).and_then(|limit| self.think(limit)),
+            "eval" => self.eval(),
+            "show" | "d" => Ok(self.show()),
+            "legal" => Ok(Reply::with_lines(vec![
+                format!("legal {}", self.legal_list()),
+                "ok".into(),
+            ])),
+            _ => Err(Error::Input(format!(
+                "unknown command `{}` (commands: {COMMANDS})",
+                clip(cmd)
+            ))),
+        };
+        result.unwrap_or_else(|e| error_reply(&e))
+    }
+
+    /// Handles one line as read from the wire: bytes that are not UTF-8
+    /// are answered with an `error` line, and the session goes on.
+    pub fn handle_bytes(&mut self, line: &[u8]) -> Reply {
+        handle_utf8(line, |text| self.handle(text))
+    }
+
+    /// Serves the protocol: reads lines from `input` until `quit` or the
+    /// end of input, writing each reply to `output` and flushing it. A
+    /// line that is not UTF-8 or longer than 64 KiB ([`MAX_LINE`]) is
+    /// answered with an `error` line and skipped.
+    ///
+    /// # Errors
+    ///
+    /// Only I/O errors of `input` or `output` (a closed pipe included).
+    pub fn serve(
+        &mut self,
+        input: &mut impl std::io::BufRead,
+        output: &mut impl std::io::Write,
+    ) -> std::io::Result<()> {
+        serve_lines(input, output, |line| self.handle_bytes(line))
+    }
+
+    fn hello(&self) -> Reply {
+        let mut lines = vec![
+            format!(
+                "id dama-bot {} protocol {PROTOCOL_VERSION}",
+                env!("CARGO_PKG_VERSION")
+            ),
+            format!("id game {}", G::NAME),
+            format!("id bot {}", self.bot.name()),
+        ];
+        if let Some(m) = self.bot.bundle() {
+            lines.push(format!(
+                "id encoding {} step {}",
+                m.encoding_version, m.step
+            ));
+        }
+        if let Some(m) = self.bot.evaluator_bundle() {
+            let mut line = format!("id evaluator threads {}", m.threads);
+            if let Some(g) = m.generation {
+                line.push_str(&format!(" generation {g}"));
+            }
+            lines.push(line);
+        }
+        // An alpha-beta bot searching to its own depth says `depth N`.
+        let limit = match (self.bot.default_limit(), self.bot.alphabeta_limit()) {
+            (Limit::Sims(_), Some(AlphaBetaLimit::Depth(d))) => format!("depth {d}"),
+            (Limit::Sims(_), Some(AlphaBetaLimit::TimeMs(ms))) => format!("time {ms}"),
+            (limit, _) => limit_text(limit),
+        };
+        lines.push(format!("id limit {limit}"));
+        lines.push(format!("rules {}", self.rules));
+        lines.push("ok".into());
+        Reply::with_lines(lines)
+    }
+
+    /// `rules [TEXT]`: shows the rules, or sets them and replays the
+    /// current game under them (a game from the initial position starts
+    /// from the new rules' own).
+    fn set_rules(&mut self, rest: &str) -> Result<Reply, Error> {
+        if rest.is_empty() {
+            return Ok(Reply::with_lines(vec![
+                format!("rules {}", self.rules),
+                "ok".into(),
+            ]));
+        }
+        let rules = parse_rules::<G>(rest)?;
+        if let Some(why) = self
+            .bot
+            .trained_rules()
+            .and_then(|t| G::refuse_rules(&t, &rules))
+        {
+            return Err(Error::Input(why));
+        }
+        let texts: Vec<String> = self.moves.iter().map(ToString::to_string).collect();
+        let (game, moves) = replay::<G>(&rules, self.start.as_deref(), &texts).map_err(|e| {
+            Error::Input(format!(
+                "the game does not replay under rules {rules} ({}); use `position` first",
+                crate::error::chain(&e)
+            ))
+        })?;
+        self.rules = rules;
+        self.game = game;
+        self.moves = moves;
+        let mut r = Reply::default();
+        if let Some(trained) = self.bot.trained_rules().filter(|t| *t != self.rules) {
+            r.lines.push(format!(
+                "info warning the network was trained under rules {trained}"
+            ));
+        }
+        r.lines.push("ok".into());
+        Ok(r)
+    }
+
+    /// `position startpos|POS [moves …]`: a new game, all or nothing.
+    fn set_position(&mut self, rest: &str) -> Result<Reply, Error> {
+        let (position, moves) = split_position(rest);
+        if position.is_empty() {
+            return Err(Error::Input(format!(
+                "position needs `startpos` or a position like {}",
+                G::POSITION_EXAMPLE
+            )));
+        }
+        let start = (position != "startpos").then(|| position.to_owned());
+        let game = start_game::<G>(&self.rules, start.as_deref())?;
+        let start = start.map(|_| G::position_text(&game));
+        let mut played = Vec::new();
+        let game = play_texts::<G>(game, moves.split_whitespace(), &mut played)?;
+        self.start = start;
+        self.moves = played;
+        self.game = game;
+        Ok(Reply::one("ok"))
+    }
+
     /// `moves …`: plays the moves in order; all or none.
-    fn play_moves(&mut self, moves: &str) -> Result<(), Error>;
-    /// Moves played in the game.
-    fn played(&self) -> usize;
-    /// Takes back the last `n` moves (at most [`Commands::played`]).
-    fn undo(&mut self, n: usize) -> Result<(), Error>;
-    /// `go`: the bot thinks; its `info …` line and its move.
-    fn think(&mut self, limit: Option<Limit>) -> Result<(String, String), Error>;
-    /// The network's output for the position (`None`: no network).
-    fn network_eval(&mut self) -> Result<Option<RawEval<Self::Step>>, Error>;
-    /// `show`: the board and the game.
-    fn show(&self) -> Reply;
-    /// The legal moves, separated by spaces.
-    fn legal_list(&self) -> String;
-}
-
-/// `handle`, `handle_bytes` and `serve` of a session (a type that
-/// implements [`Commands`]), in an `impl` block of it.
-macro_rules! session_methods {
-    () => {
-        /// Handles one line.
-        pub fn handle(&mut self, line: &str) -> $crate::Reply {
-            $crate::protocol::handle(self, line)
-        }
-
-        /// Handles one line as read from the wire: bytes that are not UTF-8
-        /// are answered with an `error` line, and the session goes on.
-        pub fn handle_bytes(&mut self, line: &[u8]) -> $crate::Reply {
-            $crate::protocol::handle_utf8(line, |text| self.handle(text))
-        }
-
-        /// Serves the protocol: reads lines from `input` until `quit` or the
-        /// end of input, writing each reply to `output` and flushing it. A
-        /// line that is not UTF-8 or longer than 64 KiB (`MAX_LINE`) is
-        /// answered with an `error` line and skipped.
-        ///
-        /// # Errors
-        ///
-        /// Only I/O errors of `input` or `output` (a closed pipe included).
-        pub fn serve(
-            &mut self,
-            input: &mut impl std::io::BufRead,
-            output: &mut impl std::io::Write,
-        ) -> std::io::Result<()> {
-            $crate::protocol::serve_lines(input, output, |line| self.handle_bytes(line))
-        }
-    };
-}
-pub(crate) use session_methods;
-
-/// Answers one line of a session of any game.
-pub(crate) fn handle<S: Commands>(s: &mut S, line: &str) -> Reply {
-    let Some((cmd, rest)) = split_command(line) else {
-        return Reply::default();
-    };
-    let result = match cmd {
-        "hello" | "dama" => Ok(hello(s)),
-        "isready" => Ok(Reply::one("readyok")),
-        "quit" | "exit" => Ok(Reply {
-            lines: vec!["bye".into()],
-            quit: true,
-        }),
-        "rules" => set_rules(s, rest),
-        "position" => set_position(s, rest),
-        "newgame" => {
-            s.new_game();
-            Ok(Reply::one("ok"))
-        }
-        "moves" | "play" => s.play_moves(rest).map(|()| Reply::one("ok")),
-        "undo" => undo(s, rest),
-        "go" => parse_go(rest)
-            .and_then(|limit| s.think(limit))
-            .map(|(info, best)| Reply::with_lines(vec![info, format!("bestmove {best}")])),
-        "eval" => eval(s),
-        "show" | "d" => Ok(s.show()),
-        "legal" => Ok(Reply::with_lines(vec![
-            format!("legal {}", s.legal_list()),
-            "ok".into(),
-        ])),
-        _ => Err(Error::Input(format!(
-            "unknown command `{}` (commands: {COMMANDS})",
-            clip(cmd)
-        ))),
-    };
-    result.unwrap_or_else(|e| error_reply(&e))
-}
-
-fn hello<S: Commands>(s: &S) -> Reply {
-    let mut lines = vec![
-        format!(
-            "id dama-bot {} protocol {PROTOCOL_VERSION}",
-            env!("CARGO_PKG_VERSION")
-        ),
-        format!("id game {}", S::GAME),
-        format!("id bot {}", s.bot_name()),
-    ];
-    lines.extend(s.bot_ids());
-    lines.push(format!("id limit {}", s.default_limit_text()));
-    lines.push(format!("rules {}", s.rules_text()));
-    lines.push("ok".into());
-    Reply::with_lines(lines)
-}
-
-fn set_rules(s: &mut impl Commands, rest: &str) -> Result<Reply, Error> {
-    if rest.is_empty() {
-        return Ok(Reply::with_lines(vec![
-            format!("rules {}", s.rules_text()),
-            "ok".into(),
-        ]));
+    fn play_moves(&mut self, moves: &str) -> Result<(), Error> {
+        let mut played = self.moves.clone();
+        self.game = play_texts::<G>(self.game.clone(), moves.split_whitespace(), &mut played)?;
+        self.moves = played;
+        Ok(())
     }
-    s.set_rules(rest)?;
-    let mut r = Reply::default();
-    if let Some(trained) = s.other_trained_rules() {
-        r.lines.push(format!(
-            "info warning the network was trained under rules {trained}"
+
+    /// `undo [N]`: takes back the last N moves (the game replayed from its
+    /// start).
+    fn undo(&mut self, rest: &str) -> Result<Reply, Error> {
+        let n: usize = if rest.is_empty() {
+            1
+        } else {
+            rest.parse().map_err(|_| {
+                Error::Input(format!(
+                    "undo takes a number of moves, got `{}`",
+                    clip(rest)
+                ))
+            })?
+        };
+        let played = self.moves.len();
+        if n > played {
+            return Err(Error::Input(format!(
+                "cannot undo {n} moves: the game has {played}"
+            )));
+        }
+        let mut game = start_game::<G>(&self.rules, self.start.as_deref())?;
+        for mv in &self.moves[..played - n] {
+            G::play(&mut game, mv).map_err(|source| Error::Game {
+                context: format!("the game's move {mv} does not replay"),
+                source,
+            })?;
+        }
+        self.moves.truncate(played - n);
+        self.game = game;
+        Ok(Reply::one("ok"))
+    }
+
+    /// `go`: the bot's `info …` line and its move.
+    fn think(&mut self, limit: Option<Limit>) -> Result<Reply, Error> {
+        let t = self.bot.think(&self.game, limit)?;
+        Ok(Reply::with_lines(vec![
+            info_line(&t),
+            format!("bestmove {}", t.best),
+        ]))
+    }
+
+    /// `eval`: the network's value, WDL and the prior of every legal step,
+    /// most likely first.
+    fn eval(&mut self) -> Result<Reply, Error> {
+        let raw = self.bot.network_eval(&self.game)?.ok_or_else(|| {
+            Error::Input(format!(
+                "`{}` has no network to evaluate with",
+                self.bot.name()
+            ))
+        })?;
+        let mut priors: Vec<_> = raw.priors.iter().collect();
+        priors.sort_by(|a, b| b.2.total_cmp(&a.2));
+        let top: Vec<String> = priors
+            .iter()
+            .map(|(s, _, p)| format!("{s} {p:.4}"))
+            .collect();
+        Ok(Reply::with_lines(vec![
+            format!(
+                "info value {:.4} wdl {:.4} {:.4} {:.4} priors {}",
+                raw.wdl[0] - raw.wdl[2],
+                raw.wdl[0],
+                raw.wdl[1],
+                raw.wdl[2],
+                top.join(" ")
+            ),
+            "ok".into(),
+        ]))
+    }
+
+    /// `show`: `board` lines, the position, the side to move, the moves
+    /// played, the status (`over …` if the game is over) and the legal
+    /// moves.
+    fn show(&self) -> Reply {
+        let board = G::draw_board(&self.game, dama_mcts::Player::First);
+        let mut lines: Vec<String> = board.lines().map(|l| format!("board {l}")).collect();
+        lines.push(format!("position {}", G::position_text(&self.game)));
+        lines.push(format!("turn {}", side_key::<G>(G::to_play(&self.game))));
+        lines.push(format!("moves {}", join(&self.moves)).trim_end().to_owned());
+        lines.push(match G::status_text(&self.game) {
+            Some(over) => format!("status over {over}"),
+            None => "status playing".into(),
+        });
+        lines.push(format!("legal {}", self.legal_list()));
+        lines.push("ok".into());
+        Reply::with_lines(lines)
+    }
+
+    fn legal_list(&self) -> String {
+        join(&G::legal_moves(&self.game))
+    }
+}
+
+/// A side's name in protocols (`white`, `king_side`).
+pub(crate) fn side_key<G: GameDef>(side: dama_mcts::Player) -> &'static str {
+    let sides = G::geometry().sides;
+    match side {
+        dama_mcts::Player::First => sides[0].key,
+        dama_mcts::Player::Second => sides[1].key,
+    }
+}
+
+/// Rules text of game `G`; another game's rules are refused by name.
+///
+/// # Errors
+///
+/// [`Error::Game`] naming the game, and the other game whose rules they
+/// are if they are.
+pub fn parse_rules<G: GameDef>(text: &str) -> Result<G::Rules, Error> {
+    G::parse_rules(text).map_err(|source| {
+        struct Parses<'a>(&'a str);
+        impl WithGame for Parses<'_> {
+            type Output = bool;
+            fn run<H: GameDef>(self) -> bool {
+                H::parse_rules(self.0).is_ok()
+            }
+        }
+        let other = GameName::ALL
+            .into_iter()
+            .find(|g| g.as_str() != G::NAME && g.with(Parses(text)));
+        Error::Game {
+            context: match other {
+                Some(g) => format!(
+                    "`{}` are {} rules; this session plays {}",
+                    clip(text),
+                    g.title(),
+                    G::TITLE
+                ),
+                None => format!("bad {} rules `{}`", G::TITLE, clip(text)),
+            },
+            source,
+        }
+    })
+}
+
+/// The game from `start` (position text; `None`: the initial position)
+/// under `rules`.
+fn start_game<G: GameDef>(rules: &G::Rules, start: Option<&str>) -> Result<G::Game, Error> {
+    match start {
+        None => Ok(G::start(rules)),
+        Some(text) => G::parse_position(rules, text).map_err(|source| Error::Game {
+            context: format!("bad position `{}`", clip(text)),
+            source,
+        }),
+    }
+}
+
+/// `game` with the moves `texts` played, each pushed onto `played`; the
+/// first move that is not legal (or comes after the end) is the error.
+fn play_texts<'a, G: BotGame>(
+    mut game: G::Game,
+    texts: impl IntoIterator<Item = &'a str>,
+    played: &mut Vec<G::Move>,
+) -> Result<G::Game, Error> {
+    for text in texts {
+        if let Some(end) = G::end_text(&game) {
+            return Err(Error::GameOver(format!(
+                "cannot play {}: the game is over ({end})",
+                clip(text)
+            )));
+        }
+        let mv = G::parse_move(&game, text).map_err(|e| {
+            // The game's reason, unless it only says the same.
+            let head = format!("illegal move `{}`", clip(text));
+            let why = one_line(&crate::error::chain(e.as_ref()));
+            let head = if why.is_empty() || why == head {
+                head
+            } else {
+                format!("{head}: {why}")
+            };
+            Error::Input(format!("{head}; legal: {}", join(&G::legal_moves(&game))))
+        })?;
+        G::play(&mut game, &mv).map_err(|source| Error::Game {
+            context: format!("illegal move `{}`", clip(text)),
+            source,
+        })?;
+        played.push(mv);
+    }
+    Ok(game)
+}
+
+/// The game from `start` under `rules` with the moves `texts` replayed
+/// (parsed again: the rules may read them differently).
+fn replay<G: BotGame>(
+    rules: &G::Rules,
+    start: Option<&str>,
+    texts: &[String],
+) -> Result<(G::Game, Vec<G::Move>), Error> {
+    let game = start_game::<G>(rules, start)?;
+    let mut moves = Vec::new();
+    let game = play_texts::<G>(game, texts.iter().map(String::as_str), &mut moves)?;
+    Ok((game, moves))
+}
+
+/// `info …` for a thought: `time_ms`, `nodes`, `value`, `wdl` (searching
+/// bots), `score_cm` and `depth` (alpha-beta), `tablebase
+/// <win|cursed-win|draw|blessed-loss|loss> [dtz N]`, then `pv` last (it
+/// runs to the end of the line).
+fn info_line<G: GameDef>(t: &Thought<G>) -> String {
+    let mut s = format!("info time_ms {} nodes {}", t.elapsed.as_millis(), t.nodes);
+    if let Some(e) = t.eval {
+        s.push_str(&format!(
+            " value {:.4} wdl {:.4} {:.4} {:.4}",
+            e.value, e.wdl[0], e.wdl[1], e.wdl[2]
         ));
     }
-    r.lines.push("ok".into());
-    Ok(r)
-}
-
-fn set_position<S: Commands>(s: &mut S, rest: &str) -> Result<Reply, Error> {
-    let (position, moves) = split_position(rest);
-    if position.is_empty() {
-        return Err(Error::Input(format!(
-            "position needs `startpos` or a position like {}",
-            S::POSITION_EXAMPLE
-        )));
+    if let Some((score, depth)) = t.score_cm {
+        s.push_str(&format!(" score_cm {score} depth {depth}"));
     }
-    s.set_position(position, moves)?;
-    Ok(Reply::one("ok"))
-}
-
-fn undo<S: Commands>(s: &mut S, rest: &str) -> Result<Reply, Error> {
-    let n: usize = if rest.is_empty() {
-        1
-    } else {
-        rest.parse().map_err(|_| {
-            Error::Input(format!(
-                "undo takes a number of moves, got `{}`",
-                clip(rest)
-            ))
-        })?
-    };
-    let played = s.played();
-    if n > played {
-        return Err(Error::Input(format!(
-            "cannot undo {n} moves: the game has {played}"
-        )));
+    if let Some(p) = &t.tablebase {
+        s.push_str(&format!(
+            " tablebase {}",
+            p.wdl.to_string().replace(' ', "-")
+        ));
+        if let Some(d) = p.dtz {
+            s.push_str(&format!(" dtz {d}"));
+        }
     }
-    s.undo(n)?;
-    Ok(Reply::one("ok"))
-}
-
-fn eval<S: Commands>(s: &mut S) -> Result<Reply, Error> {
-    let raw = s.network_eval()?.ok_or_else(|| {
-        Error::Input(format!(
-            "`{}` has no network to evaluate with",
-            s.bot_name()
-        ))
-    })?;
-    let mut priors: Vec<_> = raw.priors.iter().collect();
-    priors.sort_by(|a, b| b.2.total_cmp(&a.2));
-    let top: Vec<String> = priors
-        .iter()
-        .take(S::PRIORS_SHOWN)
-        .map(|(s, _, p)| format!("{s} {p:.4}"))
-        .collect();
-    Ok(Reply::with_lines(vec![
-        format!(
-            "info value {:.4} wdl {:.4} {:.4} {:.4} priors {}",
-            raw.wdl[0] - raw.wdl[2],
-            raw.wdl[0],
-            raw.wdl[1],
-            raw.wdl[2],
-            top.join(" ")
-        ),
-        "ok".into(),
-    ]))
-}
-
-/// The reply of `show`: `board` lines, the position, the side to move,
-/// the moves played, the status (`over …` if the game is over) and the
-/// legal moves.
-pub(crate) fn show_reply(
-    board: &str,
-    position: &impl Display,
-    turn: &impl Display,
-    moves: &[impl Display],
-    over: Option<String>,
-    legal: String,
-) -> Reply {
-    let mut lines: Vec<String> = board.lines().map(|l| format!("board {l}")).collect();
-    lines.push(format!("position {position}"));
-    lines.push(format!("turn {turn}"));
-    lines.push(format!("moves {}", join(moves)).trim_end().to_owned());
-    lines.push(match over {
-        Some(over) => format!("status over {over}"),
-        None => "status playing".into(),
-    });
-    lines.push(format!("legal {legal}"));
-    lines.push("ok".into());
-    Reply::with_lines(lines)
+    s.push_str(&format!(" pv {}", join(&t.pv)));
+    s
 }
 
 /// Moves (or anything) in notation, separated by spaces.
@@ -303,218 +494,6 @@ pub(crate) fn join(items: &[impl Display]) -> String {
         .map(ToString::to_string)
         .collect::<Vec<_>>()
         .join(" ")
-}
-
-/// The start of an `info …` line of `go`: `time_ms`, `nodes`, then
-/// `value` and `wdl` (searching bots), `score_cm` and `depth`
-/// (alpha-beta).
-pub(crate) fn info_start(
-    elapsed: Duration,
-    nodes: u64,
-    eval: Option<&Eval>,
-    score: Option<(i32, u32)>,
-) -> String {
-    let mut s = format!("info time_ms {} nodes {nodes}", elapsed.as_millis());
-    if let Some(e) = eval {
-        s.push_str(&format!(
-            " value {:.4} wdl {:.4} {:.4} {:.4}",
-            e.value, e.wdl[0], e.wdl[1], e.wdl[2]
-        ));
-    }
-    if let Some((score, depth)) = score {
-        s.push_str(&format!(" score_cm {score} depth {depth}"));
-    }
-    s
-}
-
-/// A protocol session: rules, a game, a bot.
-#[derive(Debug)]
-pub struct Session {
-    bot: Bot,
-    rules: Rules,
-    game: Game,
-}
-
-impl Session {
-    /// A session with `bot`, the default rules (or the rules the bot was
-    /// trained under) and the initial position.
-    pub fn new(bot: Bot) -> Session {
-        let rules = bot.trained_rules().unwrap_or_default();
-        Session {
-            bot,
-            rules,
-            game: Game::with_rules(rules),
-        }
-    }
-
-    /// The current game.
-    pub fn game(&self) -> &Game {
-        &self.game
-    }
-
-    session_methods!();
-}
-
-impl Commands for Session {
-    const GAME: &'static str = "draughts";
-    const POSITION_EXAMPLE: &'static str = "W:Wa2,b2:Ba7,Kh8";
-    const PRIORS_SHOWN: usize = 8;
-    type Step = dama_engine::Step;
-
-    fn bot_name(&self) -> &str {
-        self.bot.name()
-    }
-
-    fn bot_ids(&self) -> Vec<String> {
-        let network = self
-            .bot
-            .bundle()
-            .map(|m| format!("id encoding {} step {}", m.encoding_version, m.step));
-        let evaluator = self.bot.evaluator_bundle().map(|m| {
-            let mut line = format!("id evaluator threads {}", m.threads);
-            if let Some(g) = m.generation {
-                line.push_str(&format!(" generation {g}"));
-            }
-            line
-        });
-        network.into_iter().chain(evaluator).collect()
-    }
-
-    fn default_limit(&self) -> Limit {
-        self.bot.default_limit()
-    }
-
-    /// An alpha-beta bot searching to its own depth says `depth N`.
-    fn default_limit_text(&self) -> String {
-        match (self.bot.default_limit(), self.bot.alphabeta_limit()) {
-            (Limit::Sims(_), Some(dama_eval::AlphaBetaLimit::Depth(d))) => format!("depth {d}"),
-            (Limit::Sims(_), Some(dama_eval::AlphaBetaLimit::TimeMs(ms))) => format!("time {ms}"),
-            (limit, _) => limit_text(limit),
-        }
-    }
-
-    fn rules_text(&self) -> String {
-        self.rules.to_string()
-    }
-
-    fn other_trained_rules(&self) -> Option<String> {
-        self.bot
-            .trained_rules()
-            .filter(|t| *t != self.rules)
-            .map(|t| t.to_string())
-    }
-
-    fn set_rules(&mut self, text: &str) -> Result<(), Error> {
-        let rules = text.parse::<Rules>()?;
-        // A network plays the game it was trained for: other rule options
-        // get a warning, another variant is refused.
-        if let Some(trained) = self
-            .bot
-            .trained_rules()
-            .filter(|t| t.variant != rules.variant)
-        {
-            return Err(Error::Input(format!(
-                "the network was trained for {}, not {}",
-                trained.variant, rules.variant
-            )));
-        }
-        // Replay the current game under the new rules.
-        let moves: Vec<String> = self.game.moves().iter().map(ToString::to_string).collect();
-        // A game from the initial position starts from the new variant's.
-        let start = if *self.game.start_position() == Position::startpos_with_rules(self.rules) {
-            Position::startpos_with_rules(rules)
-        } else {
-            self.game
-                .start_position()
-                .try_with_rules(rules)
-                .map_err(|e| Error::Input(format!("the game's start under rules {rules}: {e}")))?
-        };
-        let mut game = Game::from_position(start);
-        for m in &moves {
-            let mv = game.position().parse_move(m).map_err(|e| {
-                Error::Input(format!(
-                    "the game's move {m} is not legal under these rules ({e}); use `position` first"
-                ))
-            })?;
-            game.play(&mv)
-                .map_err(|e| Error::Input(format!("move {m}: {e}")))?;
-        }
-        self.rules = rules;
-        self.game = game;
-        Ok(())
-    }
-
-    fn set_position(&mut self, position: &str, moves: &str) -> Result<(), Error> {
-        let pos = Position::from_str_with_rules(position, self.rules)
-            .map_err(|e| Error::Input(format!("bad position `{position}`: {e}")))?;
-        let previous = std::mem::replace(&mut self.game, Game::from_position(pos));
-        if let Err(e) = self.play_moves(moves) {
-            self.game = previous;
-            return Err(e);
-        }
-        Ok(())
-    }
-
-    fn new_game(&mut self) {
-        self.game = Game::with_rules(self.rules);
-    }
-
-    fn play_moves(&mut self, moves: &str) -> Result<(), Error> {
-        let mut game = self.game.clone();
-        for text in moves.split_whitespace() {
-            if let Some((o, t)) = game.termination() {
-                return Err(Error::GameOver(format!(
-                    "cannot play {text}: the game is over ({o}, {t:?})"
-                )));
-            }
-            let mv = game.position().parse_move(text).map_err(|e| {
-                Error::Input(format!(
-                    "illegal move `{text}`: {e}; legal: {}",
-                    join(&game.legal_moves())
-                ))
-            })?;
-            game.play(&mv)
-                .map_err(|e| Error::Input(format!("illegal move `{text}`: {e}")))?;
-        }
-        self.game = game;
-        Ok(())
-    }
-
-    fn played(&self) -> usize {
-        self.game.moves().len()
-    }
-
-    fn undo(&mut self, n: usize) -> Result<(), Error> {
-        for _ in 0..n {
-            self.game.undo();
-        }
-        Ok(())
-    }
-
-    fn think(&mut self, limit: Option<Limit>) -> Result<(String, String), Error> {
-        let t = self.bot.think(&self.game, limit)?;
-        Ok((info_line(&t), t.best.to_string()))
-    }
-
-    fn network_eval(&mut self) -> Result<Option<RawEval>, Error> {
-        self.bot.network_eval(&self.game)
-    }
-
-    fn show(&self) -> Reply {
-        let pos = self.game.position();
-        show_reply(
-            &crate::draw_board(pos, dama_engine::Color::White),
-            pos,
-            &pos.turn(),
-            self.game.moves(),
-            self.game.termination().map(|(o, t)| format!("{o} {t:?}")),
-            self.legal_list(),
-        )
-    }
-
-    fn legal_list(&self) -> String {
-        join(&self.game.legal_moves())
-    }
 }
 
 pub(crate) fn limit_text(l: Limit) -> String {
@@ -666,30 +645,14 @@ pub(crate) fn parse_go(rest: &str) -> Result<Option<Limit>, Error> {
     Ok(limit)
 }
 
-/// `info …` for a thought: `time_ms`, `nodes`, `value`, `wdl`, `score_cm`,
-/// `depth`, `tablebase <win|cursed-win|draw|blessed-loss|loss> [dtz N]`,
-/// then `pv` last (it runs to the end of the line).
-fn info_line(t: &Thought) -> String {
-    let mut s = info_start(t.elapsed, t.nodes, t.eval.as_ref(), t.score_cm);
-    if let Some(p) = &t.tablebase {
-        s.push_str(&format!(
-            " tablebase {}",
-            p.wdl.to_string().replace(' ', "-")
-        ));
-        if let Some(d) = p.dtz {
-            s.push_str(&format!(" dtz {d}"));
-        }
-    }
-    s.push_str(&format!(" pv {}", join(&t.pv)));
-    s
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::BotOptions;
+    use dama_draughts::Draughts;
+    use dama_engine::Position;
 
-    fn session() -> Session {
+    fn session() -> Session<Draughts> {
         Session::new(Bot::from_spec("mcts:sims=20", &BotOptions::default()).unwrap())
     }
 

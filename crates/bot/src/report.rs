@@ -1,13 +1,13 @@
 //! What a bot reports: [`Thought`] (the move, evaluations, principal
 //! variation, top moves) and how it is read off a search tree, for the
-//! whole moves of any game whose search decides one step at a time
-//! ([`StepGame`]).
+//! whole moves of any game ([`GameDef`]) whose search decides one step at
+//! a time.
 
-use std::fmt::Display;
+use std::fmt::{self, Display};
 use std::time::Duration;
 
-use dama_engine::{Game, Move, Step, StepResult};
-use dama_mcts::{NodeId, Player, Tree};
+use dama_game::GameDef;
+use dama_mcts::{Game as SearchGame, NodeId, Tree};
 use serde_json::{json, Value};
 
 /// An evaluation for the side to move.
@@ -27,15 +27,11 @@ impl Eval {
             wdl,
         }
     }
-
-    fn to_json(self) -> Value {
-        json!({"value": self.value, "wdl": self.wdl})
-    }
 }
 
 /// One root move of a search (`M` a whole move, `S` one step of it).
 #[derive(Clone, Debug, PartialEq)]
-pub struct TopMove<M = Move, S = Step> {
+pub struct TopMove<M, S> {
     /// The whole move (a capture or chain completed along the most visited
     /// line).
     pub mv: M,
@@ -53,7 +49,7 @@ pub struct TopMove<M = Move, S = Step> {
 
 /// The raw network output for one position (no search).
 #[derive(Clone, Debug, PartialEq)]
-pub struct RawEval<S = Step> {
+pub struct RawEval<S> {
     /// Win, draw, loss for the side to move.
     pub wdl: [f32; 3],
     /// Each legal step with its policy index and prior (softmax over the
@@ -61,21 +57,24 @@ pub struct RawEval<S = Step> {
     pub priors: Vec<(S, usize, f32)>,
 }
 
-/// What the bot found.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Thought {
+/// The search's decisions of game `G` (one step of a whole move).
+pub type Action<G> = <<G as GameDef>::State as SearchGame>::Action;
+
+/// What the bot found, in game `G`.
+pub struct Thought<G: GameDef> {
     /// The move to play.
-    pub best: Move,
+    pub best: G::Move,
     /// The search's evaluation of the position (searching bots).
     pub eval: Option<Eval>,
     /// The network's own evaluation of the position (network bots).
     pub network: Option<Eval>,
-    /// Alpha-beta score in centi-men for the side to move, and depth.
+    /// Alpha-beta's score in hundredths of a man for the side to move,
+    /// and its depth (whole moves).
     pub score_cm: Option<(i32, u32)>,
     /// Principal variation, starting with `best` (may be just `best`).
-    pub pv: Vec<Move>,
+    pub pv: Vec<G::Move>,
     /// Root moves by visits, most visited first (searching bots).
-    pub top: Vec<TopMove>,
+    pub top: Vec<TopMove<G::Move, Action<G>>>,
     /// Simulations (or alpha-beta nodes) spent.
     pub nodes: u64,
     /// Thinking time.
@@ -85,52 +84,81 @@ pub struct Thought {
     pub tablebase: Option<dama_tablebase::Probe>,
 }
 
-impl Thought {
-    /// The thought as JSON (moves in notation).
-    pub fn to_json(&self) -> Value {
-        thought_json(
-            &self.best,
-            self.eval,
-            self.network,
-            &self.pv,
-            self.nodes,
-            self.elapsed,
-            json!({
-                "score_cm": self.score_cm.map(|s| s.0),
-                "depth": self.score_cm.map(|s| s.1),
-                "top": self.top.iter().map(|t| json!({
-                    "move": t.mv.to_string(), "visits": t.visits, "share": t.share,
-                    "prior": t.prior, "value": t.value,
-                })).collect::<Vec<_>>(),
-                "tablebase": self.tablebase.map(|p| json!({"wdl": p.wdl.to_string(), "dtz": p.dtz})),
-            }),
-        )
+impl<G: GameDef> Clone for Thought<G> {
+    fn clone(&self) -> Self {
+        Thought {
+            best: self.best.clone(),
+            eval: self.eval,
+            network: self.network,
+            score_cm: self.score_cm,
+            pv: self.pv.clone(),
+            top: self.top.clone(),
+            nodes: self.nodes,
+            elapsed: self.elapsed,
+            tablebase: self.tablebase,
+        }
     }
 }
 
-/// A thought of any game as JSON: `best`, `eval`, `network`, `pv`,
-/// `nodes` and `time_ms`, with the fields of the object `more`.
-pub(crate) fn thought_json<M: Display>(
-    best: &M,
-    eval: Option<Eval>,
-    network: Option<Eval>,
-    pv: &[M],
-    nodes: u64,
-    elapsed: Duration,
-    more: Value,
-) -> Value {
-    let mut out = json!({
-        "best": best.to_string(),
-        "eval": eval.map(Eval::to_json),
-        "network": network.map(Eval::to_json),
-        "pv": pv.iter().map(ToString::to_string).collect::<Vec<_>>(),
-        "nodes": nodes,
-        "time_ms": elapsed.as_secs_f64() * 1000.0,
-    });
-    if let (Some(out), Value::Object(more)) = (out.as_object_mut(), more) {
-        out.extend(more);
+impl<G: GameDef> fmt::Debug for Thought<G> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Thought")
+            .field("best", &self.best)
+            .field("eval", &self.eval)
+            .field("network", &self.network)
+            .field("score_cm", &self.score_cm)
+            .field("pv", &self.pv)
+            .field("top", &self.top)
+            .field("nodes", &self.nodes)
+            .field("elapsed", &self.elapsed)
+            .field("tablebase", &self.tablebase)
+            .finish()
     }
-    out
+}
+
+impl<G: GameDef> Thought<G> {
+    /// The thought of a player that only says its move (and maybe an
+    /// alpha-beta score): the principal variation is the move.
+    pub fn of_move(best: G::Move, score_cm: Option<(i32, u32)>) -> Thought<G> {
+        Thought {
+            pv: vec![best.clone()],
+            best,
+            eval: None,
+            network: None,
+            score_cm,
+            top: Vec::new(),
+            nodes: 0,
+            elapsed: Duration::ZERO,
+            tablebase: None,
+        }
+    }
+}
+
+impl<G: GameDef> Thought<G>
+where
+    Action<G>: Display,
+{
+    /// The thought as JSON (moves and steps in notation): `best`, `eval`,
+    /// `network`, `pv`, `nodes`, `time_ms`, `score_cm`, `depth`, `top`
+    /// and `tablebase`.
+    pub fn to_json(&self) -> Value {
+        let value = |e: Option<Eval>| e.map(|e| json!({"value": e.value, "wdl": e.wdl}));
+        json!({
+            "best": self.best.to_string(),
+            "eval": value(self.eval),
+            "network": value(self.network),
+            "pv": self.pv.iter().map(ToString::to_string).collect::<Vec<_>>(),
+            "nodes": self.nodes,
+            "time_ms": self.elapsed.as_secs_f64() * 1000.0,
+            "score_cm": self.score_cm.map(|s| s.0),
+            "depth": self.score_cm.map(|s| s.1),
+            "top": self.top.iter().map(|t| json!({
+                "move": t.mv.to_string(), "step": t.step.to_string(), "visits": t.visits,
+                "share": t.share, "prior": t.prior, "value": t.value,
+            })).collect::<Vec<_>>(),
+            "tablebase": self.tablebase.map(|p| json!({"wdl": p.wdl.to_string(), "dtz": p.dtz})),
+        })
+    }
 }
 
 /// The tables' verdict in words: "tablebase win in 17 plies" (plies to the
@@ -145,44 +173,71 @@ pub fn describe_tablebase(probe: &dama_tablebase::Probe) -> String {
     }
 }
 
-/// A game that the search plays one step at a time (a capture or a chain
-/// is several steps of one move): what reading whole moves off a search
-/// tree needs.
-pub(crate) trait StepGame: Clone {
-    /// One step (the search's action).
-    type Step: Copy;
-    /// A whole move.
-    type Move;
-    /// The most steps one move may take.
-    const MAX_STEPS: usize;
-
-    /// Plays `step`: `Some(Some(m))` if it completed the move `m`,
-    /// `Some(None)` mid-move, `None` if it is not legal.
-    fn advance(&mut self, step: Self::Step) -> Option<Option<Self::Move>>;
-
-    /// The first legal step.
-    fn first_step(&self) -> Option<Self::Step>;
+/// Whole moves of game `G` read off its search's decisions: a game and
+/// its search state, played one decision at a time.
+struct Walker<G: GameDef> {
+    game: G::Game,
+    state: G::State,
+    /// The decisions of the move in progress.
+    decisions: Vec<Action<G>>,
+    legal: Vec<Action<G>>,
 }
 
-impl StepGame for Game {
-    type Step = Step;
-    type Move = Move;
-    const MAX_STEPS: usize = 64;
+impl<G: GameDef> Clone for Walker<G> {
+    fn clone(&self) -> Self {
+        Walker {
+            game: self.game.clone(),
+            state: self.state.clone(),
+            decisions: self.decisions.clone(),
+            legal: Vec::new(),
+        }
+    }
+}
 
-    fn advance(&mut self, step: Step) -> Option<Option<Move>> {
-        match self.play_step(step).ok()? {
-            StepResult::Completed(m) => Some(Some(m)),
-            StepResult::InProgress => Some(None),
+/// The most decisions one move may take (a bound on walking a tree).
+const MAX_STEPS: usize = 256;
+
+impl<G: GameDef> Walker<G> {
+    fn new(game: &G::Game, state: &G::State) -> Walker<G> {
+        Walker {
+            game: game.clone(),
+            state: state.clone(),
+            decisions: Vec::new(),
+            legal: Vec::new(),
         }
     }
 
-    fn first_step(&self) -> Option<Step> {
-        self.legal_steps().first().copied()
+    /// Plays `step`: `Some(Some(m))` if it completed the move `m`,
+    /// `Some(None)` mid-move, `None` if it is not legal. A move ends when
+    /// the other side is to act or the game is over.
+    fn advance(&mut self, step: Action<G>) -> Option<Option<G::Move>> {
+        self.legal.clear();
+        self.state.legal_actions(&mut self.legal);
+        if !self.legal.contains(&step) {
+            return None;
+        }
+        let mover = self.state.to_play();
+        self.state.apply(step);
+        self.decisions.push(step);
+        if self.state.outcome().is_none() && self.state.to_play() == mover {
+            return Some(None);
+        }
+        let mv = G::complete_turn(&self.game, &self.decisions).ok()?;
+        G::play(&mut self.game, &mv).ok()?;
+        self.decisions.clear();
+        Some(Some(mv))
+    }
+
+    /// The first legal step.
+    fn first_step(&mut self) -> Option<Action<G>> {
+        self.legal.clear();
+        self.state.legal_actions(&mut self.legal);
+        self.legal.first().copied()
     }
 }
 
 /// The child of `node` with the most visits, ties broken by prior.
-fn best_child<G: dama_mcts::Game>(tree: &Tree<G>, node: NodeId) -> Option<NodeId> {
+fn best_child<S: SearchGame>(tree: &Tree<S>, node: NodeId) -> Option<NodeId> {
     tree.children(node).max_by(|&a, &b| {
         (tree.visits(a), tree.prior(a))
             .partial_cmp(&(tree.visits(b), tree.prior(b)))
@@ -192,16 +247,16 @@ fn best_child<G: dama_mcts::Game>(tree: &Tree<G>, node: NodeId) -> Option<NodeId
 
 /// The whole move that starts with the step into `child`, completed along
 /// the most visited line (or the first legal step where the tree ends).
-fn complete_move<G, S>(tree: &Tree<G>, game: &S, child: NodeId) -> Option<S::Move>
-where
-    G: dama_mcts::Game,
-    S: StepGame<Step = G::Action>,
-{
-    let mut g = game.clone();
+fn complete_move<G: GameDef>(
+    tree: &Tree<G::State>,
+    start: &Walker<G>,
+    child: NodeId,
+) -> Option<G::Move> {
+    let mut w = start.clone();
     let mut node = Some(child);
     let mut step = tree.action(child)?;
-    for _ in 0..S::MAX_STEPS {
-        if let Some(m) = g.advance(step)? {
+    for _ in 0..MAX_STEPS {
+        if let Some(m) = w.advance(step)? {
             return Some(m);
         }
         match node.and_then(|n| best_child(tree, n)) {
@@ -211,29 +266,28 @@ where
             }
             None => {
                 node = None;
-                step = g.first_step()?;
+                step = w.first_step()?;
             }
         }
     }
     None
 }
 
-/// The root moves of a search of `game` by `me`, most visited first.
-pub(crate) fn top_moves<G, S>(
-    tree: &Tree<G>,
-    game: &S,
-    me: Player,
-) -> Vec<TopMove<S::Move, S::Step>>
-where
-    G: dama_mcts::Game,
-    S: StepGame<Step = G::Action>,
-{
+/// The root moves of a search from `root` (the state of `game`), most
+/// visited first, their values for the side to move.
+pub(crate) fn top_moves<G: GameDef>(
+    tree: &Tree<G::State>,
+    game: &G::Game,
+    root: &G::State,
+) -> Vec<TopMove<G::Move, Action<G>>> {
+    let start = Walker::<G>::new(game, root);
+    let me = root.to_play();
     let total: u32 = tree.children(NodeId::ROOT).map(|c| tree.visits(c)).sum();
-    let mut out: Vec<TopMove<S::Move, S::Step>> = tree
+    let mut out: Vec<TopMove<G::Move, Action<G>>> = tree
         .children(NodeId::ROOT)
         .filter_map(|c| {
             Some(TopMove {
-                mv: complete_move(tree, game, c)?,
+                mv: complete_move(tree, &start, c)?,
                 step: tree.action(c)?,
                 visits: tree.visits(c),
                 share: if total > 0 {
@@ -254,14 +308,14 @@ where
     out
 }
 
-/// The whole moves along the most visited line of a search of `game` (32
-/// at the most).
-pub(crate) fn principal_variation<G, S>(tree: &Tree<G>, game: &S) -> Vec<S::Move>
-where
-    G: dama_mcts::Game,
-    S: StepGame<Step = G::Action>,
-{
-    let mut g = game.clone();
+/// The whole moves along the most visited line of a search from `root`
+/// (the state of `game`; 32 moves at the most).
+pub(crate) fn principal_variation<G: GameDef>(
+    tree: &Tree<G::State>,
+    game: &G::Game,
+    root: &G::State,
+) -> Vec<G::Move> {
+    let mut w = Walker::<G>::new(game, root);
     let mut node = NodeId::ROOT;
     let mut pv = Vec::new();
     while pv.len() < 32 {
@@ -272,7 +326,7 @@ where
             break;
         }
         let Some(step) = tree.action(c) else { break };
-        match g.advance(step) {
+        match w.advance(step) {
             Some(Some(m)) => pv.push(m),
             Some(None) => {}
             None => break,

@@ -1,38 +1,40 @@
-//! Thinking with a search: the evaluators a searching bot may have
-//! ([`NetEval`]), the turn policy of a searching bot of any game
+//! Thinking with a search, for any game: the evaluators a searching bot
+//! may have ([`NetEval`]), the turn policy of a searching bot
 //! ([`Thinking`]), which reports what the first decision's search saw, and
-//! the search of a whole move of Turkish draughts on the mcts driver
-//! ([`think_search`]).
+//! the search of a whole move on the mcts driver ([`think_search`]).
 
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
-use dama_draughts::{search_move, DamaState};
-use dama_engine::Game;
+use dama_game::{GameDef, NnInput};
 use dama_mcts::{
-    Algorithm, Budget, Evaluation, Evaluator, Leaf, RolloutEvaluator, Search, SearchConfig,
-    SearchResult, TurnPolicy,
+    search_turn, Algorithm, Budget, Evaluation, Evaluator, Game as SearchGame, Leaf,
+    RolloutEvaluator, Search, SearchConfig, SearchResult, TurnPolicy,
 };
 use rand_chacha::ChaCha8Rng;
 
-use crate::report::{principal_variation, top_moves, Eval, StepGame, Thought, TopMove};
+use crate::report::{principal_variation, top_moves, Action, Eval, Thought, TopMove};
 use crate::spec::Limit;
 use crate::Error;
 
-/// The evaluator of a searching bot.
+/// The evaluator of a searching bot (any game: the networks check the
+/// shapes of the game's encoding).
 pub(crate) enum NetEval {
     Native(Box<dama_nn::NnEvaluator>),
     Script(Box<dama_nn::TorchScriptEvaluator>),
     Rollout(Box<RolloutEvaluator<ChaCha8Rng>>),
 }
 
-impl Evaluator<DamaState> for NetEval {
+impl<S> Evaluator<S> for NetEval
+where
+    S: SearchGame + NnInput<Action = <S as SearchGame>::Action>,
+{
     type Error = dama_nn::Error;
 
-    fn evaluate(&mut self, batch: &[Leaf<'_, DamaState>]) -> Result<Vec<Evaluation>, Self::Error> {
+    fn evaluate(&mut self, batch: &[Leaf<'_, S>]) -> Result<Vec<Evaluation>, Self::Error> {
         match self {
-            NetEval::Native(e) => Evaluator::<DamaState>::evaluate(e.as_mut(), batch),
-            NetEval::Script(e) => Evaluator::<DamaState>::evaluate(e.as_mut(), batch),
-            NetEval::Rollout(e) => match Evaluator::<DamaState>::evaluate(e.as_mut(), batch) {
+            NetEval::Native(e) => Evaluator::<S>::evaluate(e.as_mut(), batch),
+            NetEval::Script(e) => Evaluator::<S>::evaluate(e.as_mut(), batch),
+            NetEval::Rollout(e) => match Evaluator::<S>::evaluate(e.as_mut(), batch) {
                 Ok(v) => Ok(v),
                 Err(never) => match never {},
             },
@@ -40,45 +42,44 @@ impl Evaluator<DamaState> for NetEval {
     }
 }
 
-/// What the first decision's search of a move saw: the report of a
-/// searching bot.
-pub(crate) struct Report<S: StepGame> {
-    /// The search's evaluation of the position.
-    pub eval: Eval,
-    /// Root moves by visits, most visited first.
-    pub top: Vec<TopMove<S::Move, S::Step>>,
-    /// Principal variation, starting with the move played.
-    pub pv: Vec<S::Move>,
-    /// Simulations of every search of the move (set by
-    /// [`Thinking::report`]).
-    pub nodes: u64,
+impl NetEval {
+    /// Whether this is a network (so its raw output means something).
+    pub(crate) fn is_network(&self) -> bool {
+        matches!(self, NetEval::Native(_) | NetEval::Script(_))
+    }
 }
 
-/// A searching bot's turn policy, for any game (`G` the search's state,
-/// holding a game `S`): every decision within one budget (the first one
-/// searched even when forced, so that there is something to report), and
-/// the report of the first search kept.
-pub(crate) struct Thinking<G, S: StepGame> {
+/// What the first decision's search of a move saw: the report of a
+/// searching bot.
+struct Report<G: GameDef> {
+    /// The search's evaluation of the position.
+    eval: Eval,
+    /// Root moves by visits, most visited first.
+    top: Vec<TopMove<G::Move, Action<G>>>,
+    /// Principal variation, starting with the move played.
+    pv: Vec<G::Move>,
+}
+
+/// A searching bot's turn policy, for any game: every decision within one
+/// budget (the first one searched even when forced, so that there is
+/// something to report), and the report of the first search kept.
+struct Thinking<G: GameDef> {
     budget: Budget,
-    /// The game of a search state.
-    game: fn(&G) -> &S,
+    /// The game at the root of the move.
+    game: G::Game,
     /// What the first decision's search saw.
-    first: Option<Report<S>>,
+    first: Option<Report<G>>,
     /// Simulations of every search of the move.
     nodes: u64,
 }
 
-impl<G, S: StepGame> Thinking<G, S> {
-    /// The policy of a move searched within `limit` (started at `start`)
-    /// with `config`: a simulation limit applies to every decision of the
-    /// move; a time limit is one deadline for the move, which each search
-    /// honours once it has evaluated its root and run one simulation.
-    pub(crate) fn new(
-        limit: Limit,
-        start: Instant,
-        config: &mut SearchConfig,
-        game: fn(&G) -> &S,
-    ) -> Thinking<G, S> {
+impl<G: GameDef> Thinking<G> {
+    /// The policy of a move of `game` searched within `limit` (started at
+    /// `start`) with `config`: a simulation limit applies to every decision
+    /// of the move; a time limit is one deadline for the move, which each
+    /// search honours once it has evaluated its root and run one
+    /// simulation.
+    fn new(limit: Limit, start: Instant, config: &mut SearchConfig, game: &G::Game) -> Thinking<G> {
         let budget = match limit {
             Limit::Sims(n) => Budget::simulations(n.max(1)),
             Limit::Time(d) => {
@@ -94,79 +95,60 @@ impl<G, S: StepGame> Thinking<G, S> {
         };
         Thinking {
             budget,
-            game,
+            game: game.clone(),
             first: None,
             nodes: 0,
         }
     }
-
-    /// The report of the search of a move that played `best` (the
-    /// principal variation just `best` if it did not start with it).
-    pub(crate) fn report(self, best: &S::Move) -> Result<Report<S>, Error>
-    where
-        S::Move: Clone + PartialEq,
-    {
-        let mut report = self
-            .first
-            .ok_or_else(|| Error::GameOver("no search ran".into()))?;
-        if report.pv.first() != Some(best) {
-            report.pv = vec![best.clone()];
-        }
-        report.nodes = self.nodes;
-        Ok(report)
-    }
 }
 
-impl<G, S> TurnPolicy<G> for Thinking<G, S>
-where
-    G: dama_mcts::Game,
-    S: StepGame<Step = G::Action>,
-{
-    fn plan(&mut self, _: &G, actions: &[G::Action], decision: u32) -> Option<Budget> {
+impl<G: GameDef> TurnPolicy<G::State> for Thinking<G> {
+    fn plan(&mut self, _: &G::State, actions: &[Action<G>], decision: u32) -> Option<Budget> {
         (decision == 0 || actions.len() > 1).then_some(self.budget)
     }
 
-    fn searched(&mut self, search: &Search<G>, r: &SearchResult<G::Action>) {
+    fn searched(&mut self, search: &Search<G::State>, r: &SearchResult<Action<G>>) {
         self.nodes += u64::from(r.simulations);
         if self.first.is_none() {
             let value = r.value.normalized();
             let root = search.root_state();
-            let game = (self.game)(root);
             self.first = Some(Report {
                 eval: Eval::of_wdl([value.win, value.draw, value.loss]),
-                top: top_moves(search.tree(), game, root.to_play()),
-                pv: principal_variation(search.tree(), game),
-                nodes: 0,
+                top: top_moves::<G>(search.tree(), &self.game, root),
+                pv: principal_variation::<G>(search.tree(), &self.game, root),
             });
         }
     }
 }
 
-/// Searches the whole move of `game` within `limit` (started at `start`;
-/// see [`Thinking::new`]).
-pub(crate) fn think_search(
+/// Searches the whole move of `game` from `root` (its search state) within
+/// `limit` (started at `start`; see [`Thinking::new`]), every decision with
+/// a fresh tree, and reports what the first decision's search saw.
+pub(crate) fn think_search<G: GameDef>(
     eval: &mut NetEval,
     base: &SearchConfig,
     rng: &mut ChaCha8Rng,
-    game: &Game,
+    game: &G::Game,
+    root: G::State,
     limit: Limit,
     start: Instant,
-    tablebase: Option<std::sync::Arc<dama_tablebase::Tablebase>>,
-) -> Result<Thought, Error> {
+) -> Result<Thought<G>, Error> {
     let mut config = base.clone();
-    let mut thinking = Thinking::new(limit, start, &mut config, DamaState::game);
-    let root = DamaState::new(game.clone()).with_tablebase(tablebase);
-    let best = search_move(&config, root, eval, &mut thinking, rng)?;
-    let report = thinking.report(&best)?;
-    Ok(Thought {
-        best,
-        eval: Some(report.eval),
-        network: None,
-        score_cm: None,
-        pv: report.pv,
-        top: report.top,
-        nodes: report.nodes,
-        elapsed: Duration::ZERO,
-        tablebase: None,
-    })
+    let mut thinking = Thinking::<G>::new(limit, start, &mut config, game);
+    let steps = search_turn(&config, root, eval, &mut thinking, rng)?;
+    let best = G::complete_turn(game, &steps).map_err(|source| Error::Game {
+        context: format!("the search's {} decisions make no legal move", steps.len()),
+        source,
+    })?;
+    let report = thinking
+        .first
+        .ok_or_else(|| Error::GameOver("no search ran".into()))?;
+    let mut thought = Thought::of_move(best, None);
+    if report.pv.first() == Some(&thought.best) {
+        thought.pv = report.pv;
+    }
+    thought.eval = Some(report.eval);
+    thought.top = report.top;
+    thought.nodes = thinking.nodes;
+    Ok(thought)
 }

@@ -3,9 +3,13 @@
 
 use std::sync::Arc;
 
-use dama_bot::{describe_tablebase, Bot, BotOptions, Session};
+use dama_bot::{describe_tablebase, BotOptions};
+use dama_draughts::Draughts;
 use dama_engine::{Game, Position, Rules};
 use dama_tablebase::{Generator, Tablebase, Wdl};
+
+type Bot = dama_bot::Bot<Draughts>;
+type Session = dama_bot::Session<Draughts>;
 
 fn tables() -> (tempfile::TempDir, Arc<Tablebase>) {
     let dir = tempfile::tempdir().expect("temp dir");

@@ -1,17 +1,17 @@
 //! `dama analyse`: the bot's evaluation of a position and its top moves
-//! with their visit shares, Turkish draughts or Turkish Tafl (a Tafl
-//! network, or `--game tafl`).
+//! with their visit shares, for every game (the game of the bot's network,
+//! or `--game`), written once.
 
 use std::fmt::Display;
 use std::time::Duration;
 
-use anyhow::{bail, Context, Result};
+use anyhow::{anyhow, bail, Result};
 use clap::Args;
-use dama_bot::{RawEval, TopMove};
-use dama_engine::{Color, Game, Position};
+use dama_bot::{with_bot_game, BotGame, RawEval, TopMove, WithBotGame};
+use dama_mcts::Player;
 use serde_json::{json, Value};
 
-use crate::bot::{rules_for, tafl_position, tafl_rules_for, BotArgs};
+use crate::bot::{rules_for, BotArgs};
 
 /// Arguments of `dama analyse`.
 #[derive(Args, Debug)]
@@ -44,108 +44,83 @@ fn pct(x: f32) -> String {
 
 /// Runs `dama analyse`.
 pub fn run(args: &AnalyseArgs) -> Result<()> {
-    if args.bot.game()? == dama_nn::GameName::Tafl {
-        return run_tafl(args);
-    }
-    let mut bot = args.bot.build()?;
-    let rules = rules_for(args.rules.as_deref(), &bot)?;
-    let pos = Position::from_str_with_rules(&args.position, rules)
-        .with_context(|| format!("bad position `{}`", args.position))?;
-    let mut game = Game::from_position(pos);
-    for m in args.moves.as_deref().unwrap_or("").split_whitespace() {
-        let mv = game.position().parse_move(m).with_context(|| {
-            let legal: Vec<String> = game.legal_moves().iter().map(ToString::to_string).collect();
-            format!("move `{m}` (legal: {})", legal.join(" "))
-        })?;
-        game.play(&mv).with_context(|| format!("move `{m}`"))?;
-    }
-    if let Some((o, t)) = game.termination() {
-        bail!("the game is over in this position: {o} ({t:?})");
-    }
-    let raw = bot.network_eval(&game)?;
-    let thought = bot.think(&game, None)?;
-    let turn = game.turn();
-    if args.json {
-        let head = json!({
-            "position": game.position().to_string(),
-            "turn": turn.to_string(),
-            "rules": rules.to_string(),
-            "bot": bot.name(),
-        });
-        return print_json(args, head, thought.to_json(), raw.as_ref());
-    }
-    outln!(
-        "{}",
-        dama_bot::draw_board(game.position(), Color::White).trim_end()
-    );
-    outln!("position  {}  ({turn} to move)", game.position());
-    print_bot(bot.name(), thought.nodes, thought.elapsed)?;
-    if let Some(p) = &thought.tablebase {
-        outln!("tables    {} for {turn}", dama_bot::describe_tablebase(p));
-    }
-    print_values(
-        &turn.to_string(),
-        thought.eval.as_ref(),
-        thought.network.as_ref(),
-        thought.score_cm.map(|(s, d)| (s, format!("depth {d}"))),
-    )?;
-    print_line(&thought.best, &thought.pv)?;
-    print_top(&thought.top, args.top, &format!("{:<14}", "move"), |t| {
-        format!("{:<14}", t.mv.to_string())
-    })
+    with_bot_game(args.bot.game()?, Analyse(args))
 }
 
-/// `dama analyse` for Turkish Tafl: the search's value and WDL for the
-/// side to move, the network's own, and the root moves (each completed
-/// along the most visited line) with the visits of their first step.
-fn run_tafl(args: &AnalyseArgs) -> Result<()> {
-    use dama_bot::tafl::{draw_board, side_name};
-    let mut bot = args.bot.build_tafl()?;
-    let rules = tafl_rules_for(args.rules.as_deref(), &bot)?;
-    let pos = tafl_position(&args.position, &rules)
-        .with_context(|| format!("bad position `{}`", args.position))?;
-    let mut game = dama_tafl::Game::from_position(pos, rules);
-    for m in args.moves.as_deref().unwrap_or("").split_whitespace() {
-        let mv = game.parse_move(m).map_err(|e| {
-            let legal: Vec<String> = game.legal_moves().iter().map(ToString::to_string).collect();
-            anyhow::anyhow!("move `{m}`: {e} (legal: {})", legal.join(" "))
-        })?;
-        game.play(&mv).with_context(|| format!("move `{m}`"))?;
+/// `dama analyse` for one game: the search's value and WDL for the side
+/// to move, the network's own, alpha-beta's score, the tables' verdict,
+/// and the root moves (each completed along the most visited line) with
+/// the visits of their first step.
+struct Analyse<'a>(&'a AnalyseArgs);
+
+impl WithBotGame for Analyse<'_> {
+    type Output = Result<()>;
+
+    fn run<G: BotGame>(self) -> Result<()> {
+        let args = self.0;
+        let mut bot = args.bot.build::<G>()?;
+        let rules = rules_for(args.rules.as_deref(), &bot)?;
+        let mut game = if args.position.trim() == "startpos" {
+            G::start(&rules)
+        } else {
+            G::parse_position(&rules, &args.position).map_err(|source| dama_bot::Error::Game {
+                context: format!("bad position `{}`", args.position),
+                source,
+            })?
+        };
+        for m in args.moves.as_deref().unwrap_or("").split_whitespace() {
+            let mv = G::parse_move(&game, m).map_err(|e| {
+                let legal: Vec<String> = G::legal_moves(&game)
+                    .iter()
+                    .map(ToString::to_string)
+                    .collect();
+                anyhow!("move `{m}`: {e} (legal: {})", legal.join(" "))
+            })?;
+            G::play(&mut game, &mv).map_err(|source| dama_bot::Error::Game {
+                context: format!("move `{m}`"),
+                source,
+            })?;
+        }
+        if let Some(end) = G::end_text(&game) {
+            bail!("the game is over in this position: {end}");
+        }
+        let raw = bot.network_eval(&game)?;
+        let thought = bot.think(&game, None)?;
+        let turn = G::geometry().sides[match G::to_play(&game) {
+            Player::First => 0,
+            Player::Second => 1,
+        }]
+        .key;
+        let position = G::position_text(&game);
+        if args.json {
+            let head = json!({
+                "game": G::NAME,
+                "position": position,
+                "turn": turn,
+                "rules": rules.to_string(),
+                "bot": bot.name(),
+            });
+            return print_json(args, head, thought.to_json(), raw.as_ref());
+        }
+        outln!("{}", G::draw_board(&game, Player::First).trim_end());
+        outln!("position  {position}  ({turn} to move)");
+        outln!("rules     {rules}");
+        print_bot(bot.name(), thought.nodes, thought.elapsed)?;
+        if let Some(p) = &thought.tablebase {
+            outln!("tables    {} for {turn}", dama_bot::describe_tablebase(p));
+        }
+        print_values(
+            turn,
+            thought.eval.as_ref(),
+            thought.network.as_ref(),
+            thought.score_cm.map(|(s, d)| (s, format!("depth {d}"))),
+        )?;
+        print_line(&thought.best, &thought.pv)?;
+        let head = format!("{:<18} {:<8}", "move", "step");
+        print_top(&thought.top, args.top, &head, |t| {
+            format!("{:<18} {:<8}", t.mv.to_string(), t.step.to_string())
+        })
     }
-    if let Some(o) = game.outcome() {
-        bail!(
-            "the game is over in this position: {}",
-            dama_bot::tafl::describe_outcome(&o)
-        );
-    }
-    let raw = bot.network_eval(&game)?;
-    let thought = bot.think(&game, None)?;
-    let turn = side_name(game.turn());
-    if args.json {
-        let head = json!({
-            "game": "tafl",
-            "position": game.position().to_string(),
-            "turn": turn,
-            "rules": rules.to_string(),
-            "bot": bot.name(),
-        });
-        return print_json(args, head, thought.to_json(), raw.as_ref());
-    }
-    outln!("{}", draw_board(game.position()).trim_end());
-    outln!("position  {}  ({turn} to move)", game.position());
-    outln!("rules     {rules}");
-    print_bot(bot.name(), thought.nodes, thought.elapsed)?;
-    print_values(
-        turn,
-        thought.eval.as_ref(),
-        thought.network.as_ref(),
-        thought.score.map(|(s, d)| (s, format!("depth {d} moves"))),
-    )?;
-    print_line(&thought.best, &thought.pv)?;
-    let head = format!("{:<18} {:<8}", "move", "step");
-    print_top(&thought.top, args.top, &head, |t| {
-        format!("{:<18} {:<8}", t.mv.to_string(), t.step.to_string())
-    })
 }
 
 /// The analysis as JSON: the fields of `head` (the position and the bot),

@@ -1,21 +1,19 @@
 //! `dama bot`: the line protocol on stdin/stdout (`docs/protocol.md`), and
-//! the bot options shared by `dama play` and `dama analyse`, for either
-//! game: a Turkish Tafl network (its checkpoint's sidecar says so) or
-//! `--game tafl` runs the Turkish Tafl bot ([`dama_bot::tafl`]); and the
-//! `--rules` and `--position` readers of either game, which `dama perft`
-//! uses too.
+//! the bot options shared by `dama play` and `dama analyse`, for every
+//! game: the game of the bot's network (its checkpoint's sidecar or its
+//! bundle says so) or `--game`, dispatched once
+//! ([`dama_bot::with_bot_game`]) into code written once
+//! ([`dama_bot::Bot`], [`dama_bot::Session`]); and the `--rules` and
+//! `--position` readers that `dama perft` uses.
 
 use std::path::PathBuf;
 use std::time::Duration;
 
-use anyhow::{anyhow, bail, Context, Result};
+use anyhow::{bail, Context, Result};
 use clap::Args;
-use dama_bot::tafl::{TaflBot, TaflSession};
-use dama_bot::{Bot, BotOptions, BotSpec, Limit, Reply, Session};
-use dama_engine::Rules;
+use dama_bot::{with_bot_game, Bot, BotGame, BotOptions, BotSpec, Limit, Session, WithBotGame};
 use dama_mcts::Algorithm;
 use dama_nn::GameName;
-use dama_tafl::{Position as TaflPosition, TaflRules};
 
 /// Which bot, and how strong.
 #[derive(Args, Debug, Clone)]
@@ -24,8 +22,8 @@ pub struct BotArgs {
     /// checkpoint, or a player spec (`ckpt:PATH[,sims=N]`, `mcts:sims=N`,
     /// `alphabeta:depth=N|time=MS`, `greedy`, `random`, `policy:PATH`).
     /// Default: `alphabeta:depth=4`, or the --checkpoint/--bundle given.
-    /// Turkish Tafl bots: a Tafl checkpoint, `random`, `greedy` or
-    /// `alphabeta:depth=N` (whole moves, 1 to 8).
+    /// Turkish Tafl bots: a Tafl checkpoint or bundle, `mcts:sims=N`,
+    /// `random`, `greedy` or `alphabeta:depth=N` (whole moves, 1 to 8).
     #[arg(long, conflicts_with_all = ["checkpoint", "bundle"])]
     pub bot: Option<String>,
     /// The game: `draughts` or `tafl` (default: the game of the bot's
@@ -52,10 +50,9 @@ pub struct BotArgs {
     /// auto, cpu, cuda or cuda:N.
     #[arg(long, default_value = "cpu")]
     pub device: dama_run::DeviceSpec,
-    /// Network copies evaluating each batch of a Turkish draughts
-    /// checkpoint bot's search at once, one core and one libtorch thread
-    /// each (0: one per core; a spec's `threads=N` wins); a Turkish Tafl
-    /// bot's libtorch threads (0: libtorch's default).
+    /// Network copies evaluating each batch of a checkpoint bot's search
+    /// at once, one core and one libtorch thread each (0: one per core; a
+    /// spec's `threads=N` wins).
     #[arg(long, default_value_t = 0, value_parser = crate::args::threads)]
     pub threads: usize,
     /// Seed of the bot's random choices.
@@ -132,19 +129,32 @@ impl BotArgs {
         Ok(Some(std::sync::Arc::new(tb)))
     }
 
-    /// Builds the bot, its default limit set from --sims/--time.
-    pub fn build(&self) -> Result<Bot> {
+    /// Builds the bot of game `G`, its default limit set from
+    /// --sims/--time (the endgame tables only for a game they hold; an
+    /// explicit --tablebase for another gets a note).
+    pub fn build<G: BotGame>(&self) -> Result<Bot<G>> {
         let spec = self.spec()?;
         dama_nn::device::set_torch_threads(1);
+        let tablebase = if G::ENDGAME_TABLES {
+            self.open_tablebase()?
+        } else {
+            if !self.tablebase.is_empty() && self.tablebase != "tablebases" {
+                eprintln!(
+                    "note: --tablebase: the endgame tables do not hold {} positions; ignored",
+                    G::TITLE
+                );
+            }
+            None
+        };
         let options = BotOptions {
             device: self.device,
             seed: self.seed,
             algorithm: self.search,
-            tablebase: self.open_tablebase()?,
+            tablebase,
             lanes: (self.threads > 0).then_some(self.threads),
         };
-        let mut bot =
-            Bot::new(&spec, &options).with_context(|| format!("cannot load bot `{spec}`"))?;
+        let mut bot = Bot::<G>::new(&spec, &options)
+            .with_context(|| format!("cannot load {} bot `{spec}`", G::TITLE))?;
         if let Some(l) = self.limit()? {
             bot.set_default_limit(l);
         }
@@ -171,84 +181,13 @@ impl BotArgs {
             (None, None) => Ok(GameName::Draughts),
         }
     }
-
-    /// Builds the Turkish Tafl bot, its default limit set from
-    /// --sims/--time (the endgame tables are Turkish draughts'; an explicit
-    /// --tablebase gets a note).
-    pub fn build_tafl(&self) -> Result<TaflBot> {
-        let spec = self.spec()?;
-        // Turkish Tafl bots search one position at a time: --threads are
-        // libtorch's (0: its default, one per core).
-        dama_nn::device::set_torch_threads(self.threads);
-        if !self.tablebase.is_empty() && self.tablebase != "tablebases" {
-            eprintln!("note: --tablebase: the endgame tables are for Turkish draughts; ignored");
-        }
-        let options = BotOptions {
-            device: self.device,
-            seed: self.seed,
-            algorithm: self.search,
-            tablebase: None,
-            lanes: (self.threads > 0).then_some(self.threads),
-        };
-        let mut bot = TaflBot::new(&spec, &options)
-            .with_context(|| format!("cannot load Turkish Tafl bot `{spec}`"))?;
-        if let Some(l) = self.limit()? {
-            bot.set_default_limit(l);
-        }
-        Ok(bot)
-    }
 }
 
-/// Parses `--rules` for Turkish Tafl, defaulting to the rules the bot was
-/// trained under; Turkish draughts rules are refused by name.
-pub fn tafl_rules_for(text: Option<&str>, bot: &TaflBot) -> Result<TaflRules> {
+/// Parses `--rules` of game `G` (another game's rules are refused by
+/// name), defaulting to the rules the bot was trained under.
+pub fn rules_for<G: BotGame>(text: Option<&str>, bot: &Bot<G>) -> Result<G::Rules> {
     match text {
-        Some(t) => parse_tafl_rules(t),
-        None => Ok(bot.trained_rules().unwrap_or_default()),
-    }
-}
-
-/// Parses `--rules` text as Turkish Tafl's rules ([`TaflRules`]'s parser);
-/// Turkish draughts rules are refused by name.
-pub fn parse_tafl_rules(text: &str) -> Result<TaflRules> {
-    text.parse::<TaflRules>().map_err(|e| {
-        if text.parse::<Rules>().is_ok() {
-            anyhow!("--rules `{text}` are Turkish draughts rules, not Turkish Tafl's ({e})")
-        } else {
-            anyhow!("--rules `{text}`: bad Turkish Tafl rules: {e}")
-        }
-    })
-}
-
-/// Parses `--rules` text as Turkish draughts' rules (the engine's
-/// [`Rules`] parser, variants included); Turkish Tafl rules are refused by
-/// name.
-pub fn parse_rules(text: &str) -> Result<Rules> {
-    text.parse::<Rules>().map_err(|e| {
-        if text.parse::<TaflRules>().is_ok() {
-            anyhow!(
-                "--rules `{text}` are Turkish Tafl rules, not Turkish draughts' (--game tafl plays Turkish Tafl) ({e})"
-            )
-        } else {
-            anyhow!("--rules `{text}`: bad Turkish draughts rules: {e}")
-        }
-    })
-}
-
-/// A Turkish Tafl position: `startpos` (the initial position with the
-/// rules' first side to move) or position text.
-pub fn tafl_position(text: &str, rules: &TaflRules) -> Result<TaflPosition> {
-    if text.trim() == "startpos" {
-        return Ok(TaflPosition::startpos(rules.first));
-    }
-    Ok(text.parse::<TaflPosition>()?)
-}
-
-/// Parses `--rules`, defaulting to the rules the bot was trained under;
-/// Turkish Tafl rules are refused by name.
-pub fn rules_for(text: Option<&str>, bot: &Bot) -> Result<Rules> {
-    match text {
-        Some(t) => parse_rules(t),
+        Some(t) => dama_bot::parse_rules::<G>(t).with_context(|| format!("--rules `{t}`")),
         None => Ok(bot.trained_rules().unwrap_or_default()),
     }
 }
@@ -267,35 +206,28 @@ pub struct BotCmdArgs {
 
 /// Runs `dama bot`: reads commands from stdin until `quit` or end of input.
 pub fn run(args: &BotCmdArgs) -> Result<()> {
-    if args.bot.game()? == GameName::Tafl {
-        return run_tafl(args);
-    }
-    let bot = args.bot.build()?;
-    let mut session = Session::new(bot);
-    if let Some(r) = &args.rules {
-        refused(&session.handle(&format!("rules {r}")))?;
-    }
-    session.serve(&mut std::io::stdin().lock(), &mut std::io::stdout().lock())?;
-    Ok(())
+    with_bot_game(args.bot.game()?, Serve(args))
 }
 
-/// The error of a reply to `rules` from --rules, if it is one.
-fn refused(reply: &Reply) -> Result<()> {
-    match reply.lines.iter().find(|l| l.starts_with("error")) {
-        Some(err) => bail!("--rules: {}", err.trim_start_matches("error ")),
-        None => Ok(()),
-    }
-}
+/// `dama bot` for one game.
+struct Serve<'a>(&'a BotCmdArgs);
 
-/// `dama bot` for Turkish Tafl.
-fn run_tafl(args: &BotCmdArgs) -> Result<()> {
-    let bot = args.bot.build_tafl()?;
-    // Refuses draughts rules by name before the session starts.
-    tafl_rules_for(args.rules.as_deref(), &bot)?;
-    let mut session = TaflSession::new(bot);
-    if let Some(r) = &args.rules {
-        refused(&session.handle(&format!("rules {r}")))?;
+impl WithBotGame for Serve<'_> {
+    type Output = Result<()>;
+
+    fn run<G: BotGame>(self) -> Result<()> {
+        let args = self.0;
+        let bot = args.bot.build::<G>()?;
+        // Refuses another game's rules by name before the session starts.
+        rules_for(args.rules.as_deref(), &bot)?;
+        let mut session = Session::new(bot);
+        if let Some(r) = &args.rules {
+            let reply = session.handle(&format!("rules {r}"));
+            if let Some(err) = reply.lines.iter().find(|l| l.starts_with("error")) {
+                bail!("--rules: {}", err.trim_start_matches("error "));
+            }
+        }
+        session.serve(&mut std::io::stdin().lock(), &mut std::io::stdout().lock())?;
+        Ok(())
     }
-    session.serve(&mut std::io::stdin().lock(), &mut std::io::stdout().lock())?;
-    Ok(())
 }

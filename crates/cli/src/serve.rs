@@ -76,7 +76,9 @@ pub fn run(args: &ServeArgs) -> Result<()> {
     };
     if let Some(spec) = &spec {
         // Load it once now, so that a bad bot stops the server at the start.
-        Bot::new(spec, &bot_options).with_context(|| format!("cannot load bot `{spec}`"))?;
+        // The page plays Turkish draughts.
+        Bot::<dama_draughts::Draughts>::new(spec, &bot_options)
+            .with_context(|| format!("cannot load bot `{spec}`"))?;
     }
     let mut limits = Limits {
         max_sims: args.max_sims,

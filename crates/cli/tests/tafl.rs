@@ -132,7 +132,7 @@ fn a_tafl_bundle_names_its_game_and_is_refused_by_draughts_loaders() {
     let bundle = dama_bot::Bundle::load(&out_dir).unwrap();
     assert_eq!(bundle.meta.game, dama_nn::GameName::Tafl);
     bundle.evaluator(Device::Cpu).unwrap();
-    let e = dama_bot::Bot::new(
+    let e = dama_bot::Bot::<dama_draughts::Draughts>::new(
         &dama_bot::BotSpec::Bundle(out_dir.clone()),
         &dama_bot::BotOptions::default(),
     )

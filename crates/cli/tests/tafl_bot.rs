@@ -94,8 +94,20 @@ fn the_bot_serves_a_tafl_checkpoint_and_refuses_the_other_game() {
         "variant=croda",
     ]));
     assert!(e.contains("Turkish draughts rules"), "{e}");
-    let e = err(dama(&["bot", "--game", "tafl", "--bot", "mcts:sims=10"]));
+    let e = err(dama(&[
+        "bot",
+        "--game",
+        "tafl",
+        "--bot",
+        "alphabeta:time=100",
+    ]));
     assert!(e.contains("not available for Turkish Tafl"), "{e}");
+    // `mcts:` rollouts are the bot's own search, for every game.
+    let out = ok_with(
+        dama(&["bot", "--game", "tafl", "--bot", "mcts:sims=10"]),
+        "go\nquit\n",
+    );
+    best_in(&out, &Game::new(TaflRules::default()));
 }
 
 #[test]

@@ -405,7 +405,16 @@ fn config(data: &[u8]) -> bool {
 }
 
 fn bot_protocol(data: &[u8]) -> bool {
-    let bot = dama_bot::Bot::from_spec("random", &dama_bot::BotOptions::default())
+    session_protocol::<dama_draughts::Draughts>(data)
+}
+
+fn tafl_bot_protocol(data: &[u8]) -> bool {
+    session_protocol::<dama_tafl::Tafl>(data)
+}
+
+/// The one session of every game, with a random bot, fed `data`.
+fn session_protocol<G: dama_bot::BotGame>(data: &[u8]) -> bool {
+    let bot = dama_bot::Bot::<G>::from_spec("random", &dama_bot::BotOptions::default())
         .expect("the random bot builds");
     let mut session = dama_bot::Session::new(bot);
     let mut out = Vec::new();
@@ -414,17 +423,6 @@ fn bot_protocol(data: &[u8]) -> bool {
         .expect("writing to memory does not fail");
     // Every answer ends with one of the terminal words (docs/protocol.md),
     // and the output is text.
-    let out = String::from_utf8(out).expect("the protocol writes UTF-8");
-    out.lines().any(|l| !l.starts_with("error"))
-}
-
-fn tafl_bot_protocol(data: &[u8]) -> bool {
-    let bot = dama_bot::tafl::TaflBot::baseline(dama_tafl::players::Baseline::Random, 0);
-    let mut session = dama_bot::tafl::TaflSession::new(bot);
-    let mut out = Vec::new();
-    session
-        .serve(&mut std::io::Cursor::new(data), &mut out)
-        .expect("writing to memory does not fail");
     let out = String::from_utf8(out).expect("the protocol writes UTF-8");
     out.lines().any(|l| !l.starts_with("error"))
 }

@@ -15,7 +15,12 @@ use std::sync::mpsc::{self, Receiver, SyncSender, TrySendError};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use dama_bot::{Bot, BotOptions, BotSpec, Limit, Thought};
+use dama_bot::{BotOptions, BotSpec, Limit};
+
+/// The page's bots play Turkish draughts.
+type Bot = dama_bot::Bot<dama_draughts::Draughts>;
+/// What they found.
+type Thought = dama_bot::Thought<dama_draughts::Draughts>;
 use dama_engine::Game;
 use dama_eval::{AlphaBetaLimit, PlayerSpec};
 use serde::{Deserialize, Serialize};

@@ -347,7 +347,7 @@ impl Session {
     /// The bot's error; 500 if its move is not legal (a bug).
     pub fn finish_bot(
         &mut self,
-        result: Result<dama_bot::Thought, ApiError>,
+        result: Result<dama_bot::Thought<dama_draughts::Draughts>, ApiError>,
     ) -> Result<(), ApiError> {
         self.thinking = false;
         let thought = result?;
@@ -543,7 +543,7 @@ mod tests {
         let (game, _) = s.start_bot().unwrap();
         assert_eq!(s.undo().unwrap_err().status.as_u16(), 409);
         let m = game.legal_moves()[0];
-        s.finish_bot(Ok(dama_bot::Thought {
+        s.finish_bot(Ok(dama_bot::Thought::<dama_draughts::Draughts> {
             best: m,
             eval: None,
             network: None,

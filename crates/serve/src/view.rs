@@ -4,7 +4,10 @@
 //! `BK`; a move carries its text and its squares, so the front end draws
 //! it without knowing the rules.
 
-use dama_bot::{Eval, Thought};
+use dama_bot::Eval;
+
+/// What a bot of the page (Turkish draughts) found.
+type Thought = dama_bot::Thought<dama_draughts::Draughts>;
 use dama_engine::{Color, Game, Move, Outcome, Position, Role, Square, Termination};
 use serde::Serialize;
 
