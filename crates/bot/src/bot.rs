@@ -34,7 +34,7 @@ enum Brain {
         engine: Box<AlphaBeta>,
         limit: AlphaBetaLimit,
     },
-    Player(Box<dyn Player>),
+    Player(Box<dyn Player<dama_draughts::Draughts>>),
 }
 
 /// How a checkpoint bot runs its network.
@@ -456,7 +456,9 @@ impl Bot {
                 }
             }
             Brain::Player(p) => {
-                let best = p.choose(game, &mut self.rng)?;
+                let best = p
+                    .choose(game, &mut self.rng)
+                    .map_err(|e| dama_eval::Error::from_move(p.name(), e))?;
                 Thought {
                     best,
                     eval: None,

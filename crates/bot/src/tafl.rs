@@ -459,7 +459,7 @@ impl TaflBot {
 /// A baseline bot from a player spec, or the reason Turkish Tafl has no
 /// such player.
 fn baseline(spec: &PlayerSpec, options: &BotOptions) -> Result<TaflBot, Error> {
-    match dama_eval::tafl::baseline_of(spec)? {
+    match dama_eval::games::tafl_baseline(spec)? {
         Some(b) => Ok(TaflBot::baseline(b, options.seed)),
         None => Err(Error::Input(format!(
             "`{spec}` is not a Turkish Tafl bot (random, greedy, alphabeta:depth=N, or a checkpoint)"

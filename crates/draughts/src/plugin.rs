@@ -95,6 +95,10 @@ impl GameDef for Draughts {
         }
     }
 
+    fn termination(game: &Game) -> Option<String> {
+        game.termination().map(|(_, t)| format!("{t:?}"))
+    }
+
     fn mirror_planes(src: &[f32], dst: &mut [f32]) {
         crate::encode::mirror_planes(src, dst);
     }

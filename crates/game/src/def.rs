@@ -74,8 +74,9 @@ pub trait GameDef: Copy + Default + Debug + Send + Sync + 'static {
     type Game: Clone + Debug + Send + Sync + 'static;
     /// A whole move (a turn: a capture of several jumps is one move).
     type Move: Clone + Eq + Debug + Display + Send + Sync + 'static;
-    /// The search's state: one decision at a time.
-    type State: SearchGame
+    /// The search's state: one decision at a time (its decisions cross
+    /// threads, as the arena's games in flight do).
+    type State: SearchGame<Action: Send + Sync>
         + NnInput<Action = <Self::State as SearchGame>::Action>
         + Clone
         + Send
@@ -148,6 +149,24 @@ pub trait GameDef: Copy + Default + Debug + Send + Sync + 'static {
 
     /// The board and sides, for front ends.
     fn geometry() -> Geometry;
+
+    /// Why a finished game ended, in words of the game's rules
+    /// (`Blocked`, `KingEscaped`, …); `None` while it runs. The default
+    /// says nothing more than [`GameDef::outcome`] (`Win` or `Draw`).
+    fn termination(game: &Self::Game) -> Option<String> {
+        Self::outcome(game).map(|o| match o {
+            Outcome::Win(_) => "Win".to_owned(),
+            Outcome::Draw => "Draw".to_owned(),
+        })
+    }
+
+    /// The game's tournament scoring, if it has one: the points the winner
+    /// of a finished game scores (`None` for a draw or a game still
+    /// running). An arena then also scores each opening's pair of games
+    /// (one per side) by these points. The default: no tournament scoring.
+    fn tournament() -> Option<fn(&Self::Game) -> Option<u32>> {
+        None
+    }
 
     /// The network encoding's shapes.
     fn shape() -> Shape {

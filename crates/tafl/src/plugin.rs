@@ -103,6 +103,14 @@ impl GameDef for Tafl {
         }
     }
 
+    fn termination(game: &Game) -> Option<String> {
+        game.outcome().map(|o| format!("{:?}", o.termination))
+    }
+
+    fn tournament() -> Option<fn(&Game) -> Option<u32>> {
+        Some(|game| crate::tournament_score(game).map(|(_, points)| points))
+    }
+
     fn mirror_planes(src: &[f32], dst: &mut [f32]) {
         crate::encode::mirror_planes(src, dst);
     }
