@@ -13,6 +13,10 @@ use crate::shape::Shape;
 /// as its source.
 pub type GameError = Box<dyn std::error::Error + Send + Sync + 'static>;
 
+/// A game's tournament scoring ([`GameDef::tournament`]): the points the
+/// winner of a finished game scores, `None` for a draw or a game running.
+pub type TournamentPoints<G> = fn(&<G as GameDef>::Game) -> Option<u32>;
+
 /// The decisions given for a turn end before its move does (or go beyond
 /// it).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
@@ -164,7 +168,7 @@ pub trait GameDef: Copy + Default + Debug + Send + Sync + 'static {
     /// of a finished game scores (`None` for a draw or a game still
     /// running). An arena then also scores each opening's pair of games
     /// (one per side) by these points. The default: no tournament scoring.
-    fn tournament() -> Option<fn(&Self::Game) -> Option<u32>> {
+    fn tournament() -> Option<TournamentPoints<Self>> {
         None
     }
 

@@ -17,6 +17,6 @@ mod input;
 pub mod player;
 mod shape;
 
-pub use def::{GameDef, GameError, Geometry, IncompleteTurn, SideInfo};
+pub use def::{GameDef, GameError, Geometry, IncompleteTurn, SideInfo, TournamentPoints};
 pub use input::NnInput;
 pub use shape::{Shape, ShapeError, MAX_PLANES, MAX_SIDE};

@@ -107,7 +107,7 @@ impl GameDef for Tafl {
         game.outcome().map(|o| format!("{:?}", o.termination))
     }
 
-    fn tournament() -> Option<fn(&Game) -> Option<u32>> {
+    fn tournament() -> Option<dama_game::TournamentPoints<Self>> {
         Some(|game| crate::tournament_score(game).map(|(_, points)| points))
     }
 
