@@ -294,7 +294,7 @@ fn run_eval_game<G: dama_game::GameDef>(
     let result = dama_eval::play_match(a.as_ref(), b.as_ref(), &config, &on_progress)?;
     let secs = start.elapsed().as_secs_f64();
     bar.finish_and_clear();
-    outln!("{} vs {}", result.a, result.b);
+    outln!("{} vs {} ({}: {rules})", result.a, result.b, G::TITLE);
     outln!(
         "  {:.1} s, {:.2} games/s ({})",
         secs,
