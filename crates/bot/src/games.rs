@@ -154,7 +154,7 @@ pub enum DraughtsOwn {
         limit: AlphaBetaLimit,
     },
     /// Another player of `dama_eval` (random, greedy, policy).
-    Player(Box<dyn DraughtsPlayer>),
+    Player(Box<dyn DraughtsPlayer<Draughts>>),
 }
 
 fn draughts_color(p: Player) -> dama_engine::Color {
@@ -266,7 +266,12 @@ impl BotGame for Draughts {
                 thought.nodes = report.nodes;
                 Ok(thought)
             }
-            DraughtsOwn::Player(p) => Ok(Thought::of_move(p.choose(game, rng)?, None)),
+            DraughtsOwn::Player(p) => {
+                let best = p
+                    .choose(game, rng)
+                    .map_err(|e| dama_eval::Error::from_move(p.name(), e))?;
+                Ok(Thought::of_move(best, None))
+            }
         }
     }
 
@@ -389,7 +394,7 @@ impl BotGame for Tafl {
                 )))
             }
         };
-        let baseline = dama_eval::tafl::baseline_of(&player)?.ok_or_else(|| {
+        let baseline = dama_eval::games::tafl_baseline(&player)?.ok_or_else(|| {
             Error::Input(format!(
                 "`{player}` is not a Turkish Tafl bot (random, greedy, alphabeta:depth=N, \
                  mcts:sims=N, or a network)"

@@ -14,7 +14,6 @@ use std::time::Duration;
 use dama_eval::AlphaBetaLimit;
 use dama_game::GameDef;
 use dama_nn::GameName;
-use dama_registry::WithGame;
 
 use crate::games::BotGame;
 use crate::Error;
@@ -375,16 +374,7 @@ pub(crate) fn side_key<G: GameDef>(side: dama_mcts::Player) -> &'static str {
 /// are if they are.
 pub fn parse_rules<G: GameDef>(text: &str) -> Result<G::Rules, Error> {
     G::parse_rules(text).map_err(|source| {
-        struct Parses<'a>(&'a str);
-        impl WithGame for Parses<'_> {
-            type Output = bool;
-            fn run<H: GameDef>(self) -> bool {
-                H::parse_rules(self.0).is_ok()
-            }
-        }
-        let other = GameName::ALL
-            .into_iter()
-            .find(|g| g.as_str() != G::NAME && g.with(Parses(text)));
+        let other = GameName::whose_rules(text).filter(|g| g.as_str() != G::NAME);
         Error::Game {
             context: match other {
                 Some(g) => format!(

@@ -84,7 +84,7 @@ impl BotSpec {
     /// The game of the bot's network, read from the checkpoint's sidecar or
     /// the bundle's `bundle.json` without loading the network; `None` for
     /// bots without a network (baselines exist for both games, though not
-    /// every one: see [`dama_eval::tafl::baseline_of`]).
+    /// every one: see [`dama_eval::games::tafl_baseline`]).
     ///
     /// # Errors
     ///

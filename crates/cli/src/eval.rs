@@ -69,12 +69,12 @@ pub struct EvalArgs {
     /// (default: the checkpoint players' rules, else the defaults).
     #[arg(long)]
     tafl_rules: Option<dama_tafl::TaflRules>,
-    /// Turkish Tafl: random whole moves before the players take over, so
+    /// Random whole moves from the start before the players take over, so
     /// that games differ (each opening is played from both sides); 0 to
-    /// 10000, the longest ply limit of Turkish Tafl's rules.
-    #[arg(long, default_value_t = 2, value_parser = crate::args::opening_plies)]
-    opening_plies: u32,
-    /// Turkish Tafl: also score the match as the tournament variant (each
+    /// 10000 (default 4; not with --openings).
+    #[arg(long, value_parser = crate::args::opening_plies, conflicts_with = "openings")]
+    opening_plies: Option<u32>,
+    /// Also print the game's tournament scoring (Turkish Tafl: each
     /// opening's two games, one per side, scored by pieces).
     #[arg(long)]
     tournament: bool,
@@ -209,29 +209,62 @@ pub fn run_eval(args: &EvalArgs) -> Result<()> {
             .tafl_rules
             .or(trained.and_then(|r| r.tafl()))
             .unwrap_or_default();
-        return run_eval_tafl(args, rules);
+        return game.with(Eval {
+            args,
+            rules: dama_nn::GameRules::Tafl(rules),
+        });
     }
-    if args.tafl_rules.is_some() || args.tournament {
-        anyhow::bail!("--tafl-rules and --tournament are for Turkish Tafl matches (--game tafl)");
+    if args.tafl_rules.is_some() {
+        anyhow::bail!("--tafl-rules is for Turkish Tafl matches (--game tafl)");
     }
     let rules = match args.rules {
         Some(r) => r,
         None => trained.and_then(|r| r.draughts()).unwrap_or_default(),
     };
+    game.with(Eval {
+        args,
+        rules: dama_nn::GameRules::of(game, rules, None),
+    })
+}
+
+/// `dama eval` in the match's game.
+struct Eval<'a> {
+    args: &'a EvalArgs,
+    rules: dama_nn::GameRules,
+}
+
+impl dama_nn::WithGame for Eval<'_> {
+    type Output = Result<()>;
+    fn run<G: dama_game::GameDef>(self) -> Result<()> {
+        run_eval_game::<G>(self.args, self.rules)
+    }
+}
+
+/// `dama eval` for a game of `G` under `game_rules`.
+fn run_eval_game<G: dama_game::GameDef>(
+    args: &EvalArgs,
+    game_rules: dama_nn::GameRules,
+) -> Result<()> {
+    let Some(rules) = game_rules.rules_of::<G>() else {
+        bail!("{game_rules} are not the rules of {}", G::TITLE);
+    };
+    if args.tournament && G::tournament().is_none() {
+        bail!("--tournament: {} has no tournament scoring", G::TITLE);
+    }
     let cores = dama_nn::device::cores();
     let opts = BuildOptions {
         tablebase: match &args.tablebase {
             Some(dir) => tablebase(dir)?,
             None => None,
         },
-        rules: Some(rules),
+        rules: Some(game_rules),
         // A checkpoint player of one game at a time gets the cores the
         // parallel games leave it (`threads=N` in its spec wins).
         lanes: Some((cores / args.threads.unwrap_or(cores).max(1)).max(1)),
         ..options(args.device)
     };
-    let a = parse_player(&args.a, &opts).context("player --a")?;
-    let b = parse_player(&args.b, &opts).context("player --b")?;
+    let a = parse_player::<G>(&args.a, &opts).context("player --a")?;
+    let b = parse_player::<G>(&args.b, &opts).context("player --b")?;
     let sprt = args
         .sprt
         .as_deref()
@@ -242,9 +275,10 @@ pub fn run_eval(args: &EvalArgs) -> Result<()> {
         .transpose()?;
     let config = MatchConfig {
         games: args.games,
-        openings: match &args.openings {
-            Some(p) => OpeningSource::File(p.clone()),
-            None => OpeningSource::default(),
+        openings: match (&args.openings, args.opening_plies) {
+            (Some(p), _) => OpeningSource::File(p.clone()),
+            (None, Some(plies)) => OpeningSource::Random { plies },
+            (None, None) => OpeningSource::default(),
         },
         seed: args.seed,
         sprt,
@@ -260,7 +294,7 @@ pub fn run_eval(args: &EvalArgs) -> Result<()> {
     let result = dama_eval::play_match(a.as_ref(), b.as_ref(), &config, &on_progress)?;
     let secs = start.elapsed().as_secs_f64();
     bar.finish_and_clear();
-    outln!("{} vs {}", result.a, result.b);
+    outln!("{} vs {} ({}: {rules})", result.a, result.b, G::TITLE);
     outln!(
         "  {:.1} s, {:.2} games/s ({})",
         secs,
@@ -272,15 +306,17 @@ pub fn run_eval(args: &EvalArgs) -> Result<()> {
         }
     );
     outln!(
-        "  games {}  (openings {}; A as White +{} ={} -{}, as Black +{} ={} -{})",
+        "  games {}  (openings {}; A as {} +{} ={} -{}, as {} +{} ={} -{})",
         result.games,
         result.openings,
-        result.a_white.wins,
-        result.a_white.draws,
-        result.a_white.losses,
-        result.a_black.wins,
-        result.a_black.draws,
-        result.a_black.losses
+        result.sides[0],
+        result.a_first.wins,
+        result.a_first.draws,
+        result.a_first.losses,
+        result.sides[1],
+        result.a_second.wins,
+        result.a_second.draws,
+        result.a_second.losses
     );
     outln!(
         "  A: +{} ={} -{}  score {:.1}%  Elo {:+.1} (95% CI {:+.1} .. {:+.1})",
@@ -308,22 +344,22 @@ pub fn run_eval(args: &EvalArgs) -> Result<()> {
             }
         );
     }
+    if let (true, Some(t)) = (args.tournament, &result.tournament) {
+        outln!(
+            "  tournament (each opening's pair of games scored by pieces): A {} points, B {} points; pairs won A {} drawn {} B {}",
+            t.a_points,
+            t.b_points,
+            t.a_pairs,
+            t.drawn_pairs,
+            t.b_pairs
+        );
+    }
     if let Some(out) = &args.out {
         let text = serde_json::to_string_pretty(&result)?;
         dama_selfplay::record::write_atomic(out, text.as_bytes())?;
         outln!("  written to {}", out.display());
     }
     Ok(())
-}
-
-/// A Turkish Tafl player from a spec: a baseline, or a checkpoint trained
-/// under `rules`.
-fn tafl_player(
-    spec: &dama_eval::PlayerSpec,
-    device: dama_run::DeviceSpec,
-    rules: &dama_tafl::TaflRules,
-) -> Result<dama_eval::tafl::TaflPlayer> {
-    Ok(dama_eval::tafl_player(spec, &options(device), rules)?)
 }
 
 /// A ladder's checkpoint player at `sims` simulations, with its label (the
@@ -341,96 +377,6 @@ fn ladder_checkpoint(path: &std::path::Path, sims: u32) -> (String, dama_eval::P
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_else(|| spec.to_string());
     (label, spec)
-}
-
-/// `dama eval` for Turkish Tafl.
-fn run_eval_tafl(args: &EvalArgs, rules: dama_tafl::TaflRules) -> Result<()> {
-    use dama_eval::tafl::{play_tafl_match, TaflMatchConfig};
-    if args.openings.is_some() || args.sprt.is_some() || args.tablebase.is_some() {
-        anyhow::bail!(
-            "--openings, --sprt and --tablebase are for draughts matches; a Turkish Tafl match \
-             starts from --opening-plies random moves"
-        );
-    }
-    let spec = |flag: &str, text: &str| -> Result<dama_eval::PlayerSpec> {
-        text.parse().with_context(|| format!("player {flag}"))
-    };
-    let mut a = tafl_player(&spec("--a", &args.a)?, args.device, &rules).context("player --a")?;
-    let mut b = tafl_player(&spec("--b", &args.b)?, args.device, &rules).context("player --b")?;
-    let config = TaflMatchConfig {
-        games: args.games,
-        seed: args.seed,
-        opening_plies: args.opening_plies,
-        rules,
-        batch_games: args.batch_games.max(1),
-        ..TaflMatchConfig::default()
-    };
-    one_torch_thread();
-    let (bar, on_progress) = dama_eval::progress_bar(args.games);
-    let (a_name, b_name) = (a.name(), b.name());
-    let on_game =
-        |p: &dama_eval::tafl::TaflProgress| on_progress(&p.as_match_progress(&a_name, &b_name));
-    let start = std::time::Instant::now();
-    let result = match args.threads {
-        Some(n) => rayon::ThreadPoolBuilder::new()
-            .num_threads(n)
-            .build()
-            .context("cannot start the match's threads")?
-            .install(|| play_tafl_match(&mut a, &mut b, &config, &on_game))?,
-        None => play_tafl_match(&mut a, &mut b, &config, &on_game)?,
-    };
-    let secs = start.elapsed().as_secs_f64();
-    bar.finish_and_clear();
-    let total = result.total();
-    let elo = result.elo();
-    outln!("{} vs {} (Turkish Tafl: {rules})", result.a, result.b);
-    outln!(
-        "  {:.1} s, {:.2} games/s",
-        secs,
-        f64::from(result.games) / secs.max(1e-9)
-    );
-    let side = |w: &dama_eval::Wdl| {
-        format!(
-            "+{} ={} -{} ({:.1}%)",
-            w.wins,
-            w.draws,
-            w.losses,
-            100.0 * w.score()
-        )
-    };
-    outln!(
-        "  games {}: A as Defenders {}, A as King side {}",
-        result.games,
-        side(&result.a_as_defender),
-        side(&result.a_as_king_side)
-    );
-    outln!(
-        "  A: +{} ={} -{}  score {:.1}%  Elo {:+.1} (95% CI {:+.1} .. {:+.1})",
-        total.wins,
-        total.draws,
-        total.losses,
-        100.0 * result.score(),
-        elo.elo,
-        elo.lo,
-        elo.hi
-    );
-    if args.tournament {
-        let t = result.tournament();
-        outln!(
-            "  tournament (each opening's pair of games scored by pieces): A {} points, B {} points; pairs won A {} drawn {} B {}",
-            t.a_points,
-            t.b_points,
-            t.a_pairs,
-            t.drawn_pairs,
-            t.b_pairs
-        );
-    }
-    if let Some(out) = &args.out {
-        let text = serde_json::to_string_pretty(&result)?;
-        dama_selfplay::record::write_atomic(out, text.as_bytes())?;
-        outln!("  written to {}", out.display());
-    }
-    Ok(())
 }
 
 /// Runs `dama ladder`.
@@ -473,26 +419,61 @@ pub fn run_ladder(args: &LadderArgs) -> Result<()> {
     }
     // The run's game: the rules its checkpoints were trained under.
     let trained = dama_eval::checkpoint_game(&ckpts)?;
-    if let Some(dama_nn::GameRules::Tafl(rules)) = trained {
-        return run_ladder_tafl(args, &run_dir, &ckpts, rules);
+    let game = trained.map(|r| r.name()).unwrap_or_default();
+    game.with(Ladder {
+        args,
+        run_dir: &run_dir,
+        ckpts: &ckpts,
+        trained,
+    })
+}
+
+/// `dama ladder` in the run's game.
+struct Ladder<'a> {
+    args: &'a LadderArgs,
+    run_dir: &'a std::path::Path,
+    ckpts: &'a [PathBuf],
+    trained: Option<dama_nn::GameRules>,
+}
+
+impl dama_nn::WithGame for Ladder<'_> {
+    type Output = Result<()>;
+    fn run<G: dama_game::GameDef>(self) -> Result<()> {
+        run_ladder_game::<G>(self.args, self.run_dir, self.ckpts, self.trained)
     }
-    let rules = trained.and_then(|r| r.draughts()).unwrap_or_default();
+}
+
+/// `dama ladder` for a run of `G`: the baselines and checkpoints in one
+/// Elo fit, each match's results per side printed.
+fn run_ladder_game<G: dama_game::GameDef>(
+    args: &LadderArgs,
+    run_dir: &std::path::Path,
+    ckpts: &[PathBuf],
+    trained: Option<dama_nn::GameRules>,
+) -> Result<()> {
+    let rules = trained.and_then(|r| r.rules_of::<G>()).unwrap_or_default();
     let opts = BuildOptions {
-        rules: Some(rules),
+        rules: trained,
         ..options(args.device)
     };
-    let mut players: Vec<Arc<dyn PlayerFactory>> = Vec::new();
+    let mut players: Vec<Arc<dyn PlayerFactory<G>>> = Vec::new();
     let mut baselines = args.baselines.clone();
     if !baselines.iter().any(|b| b == "random") {
         baselines.insert(0, "random".into());
     }
     for b in &baselines {
-        players.push(parse_player(b, &opts).with_context(|| format!("baseline `{b}`"))?);
+        let spec: dama_eval::PlayerSpec = b.parse().with_context(|| format!("baseline `{b}`"))?;
+        if spec.checkpoint_path().is_some() {
+            bail!("baseline `{b}` is not a baseline player");
+        }
+        players.push(
+            dama_eval::factory::<G>(&spec, &opts).with_context(|| format!("baseline `{b}`"))?,
+        );
     }
-    for c in &ckpts {
+    for c in ckpts {
         let (label, spec) = ladder_checkpoint(c, args.sims);
-        let player =
-            dama_eval::factory(&spec, &opts).with_context(|| format!("checkpoint `{spec}`"))?;
+        let player = dama_eval::factory::<G>(&spec, &opts)
+            .with_context(|| format!("checkpoint `{spec}`"))?;
         players.push(dama_eval::named(player, &label));
     }
     let pairing = pairing(&args.pairing, baselines.len(), players.len())?;
@@ -514,16 +495,29 @@ pub fn run_ladder(args: &LadderArgs) -> Result<()> {
     );
     let (bar, on_progress) = dama_eval::progress_bar(args.games);
     let mut on_match = |i: usize, n: usize, r: &dama_eval::MatchResult| {
-        bar.println(format!(
-            "[{}/{}] {} vs {}: +{} ={} -{}",
+        let line = format!(
+            "[{}/{}] {} vs {}: +{} ={} -{} (as {} +{} ={} -{}, as {} +{} ={} -{})",
             i + 1,
             n,
             r.a,
             r.b,
             r.wdl.wins,
             r.wdl.draws,
-            r.wdl.losses
-        ));
+            r.wdl.losses,
+            r.sides[0],
+            r.a_first.wins,
+            r.a_first.draws,
+            r.a_first.losses,
+            r.sides[1],
+            r.a_second.wins,
+            r.a_second.draws,
+            r.a_second.losses
+        );
+        // A closed stdout ends nothing here: the table is printed after.
+        let _ = bar.suspend(|| {
+            use std::io::Write;
+            writeln!(std::io::stdout().lock(), "{line}")
+        });
         bar.reset();
     };
     one_torch_thread();
@@ -533,7 +527,8 @@ pub fn run_ladder(args: &LadderArgs) -> Result<()> {
     let stem = run_dir.join("eval").join("ladder");
     result.save(&stem)?;
     outln!(
-        "written to {}.csv and {}.json",
+        "written to {}.csv, {}.json and {}-matches.json",
+        stem.display(),
         stem.display(),
         stem.display()
     );
@@ -559,101 +554,6 @@ fn pairing(name: &str, nb: usize, n: usize) -> Result<Pairing> {
         }
         other => anyhow::bail!("unknown --pairing `{other}` (round-robin or neighbours)"),
     })
-}
-
-/// `dama ladder` for a Turkish Tafl run: the same pairings and Elo fit,
-/// each match in the Tafl arena (each opening from both sides), with each
-/// match's results per side printed and saved.
-fn run_ladder_tafl(
-    args: &LadderArgs,
-    run_dir: &std::path::Path,
-    ckpts: &[PathBuf],
-    rules: dama_tafl::TaflRules,
-) -> Result<()> {
-    use dama_eval::tafl::TaflMatchConfig;
-    let mut baselines = args.baselines.clone();
-    if !baselines.iter().any(|b| b == "random") {
-        baselines.insert(0, "random".into());
-    }
-    let mut players: Vec<(String, dama_eval::PlayerSpec)> = Vec::new();
-    for b in &baselines {
-        let spec: dama_eval::PlayerSpec = b.parse().with_context(|| format!("baseline `{b}`"))?;
-        if dama_eval::tafl::baseline_of(&spec)
-            .with_context(|| format!("baseline `{b}`"))?
-            .is_none()
-        {
-            anyhow::bail!("baseline `{b}` is not a baseline player");
-        }
-        players.push((b.clone(), spec));
-    }
-    for c in ckpts {
-        players.push(ladder_checkpoint(c, args.sims));
-    }
-    let pairs = pairing(&args.pairing, baselines.len(), players.len())?.pairs(players.len());
-    eprintln!(
-        "ladder (Turkish Tafl): {} players ({} checkpoints, {} baselines), {} matches of {} games",
-        players.len(),
-        ckpts.len(),
-        baselines.len(),
-        pairs.len(),
-        args.games
-    );
-    one_torch_thread();
-    let config = TaflMatchConfig {
-        games: args.games,
-        seed: args.seed,
-        rules,
-        ..TaflMatchConfig::default()
-    };
-    let (bar, on_progress) = dama_eval::progress_bar(args.games);
-    let on_game = |p: &dama_eval::tafl::TaflProgress| on_progress(&p.as_match_progress("A", "B"));
-    let mut on_match = |k: usize, n: usize, r: &dama_eval::tafl::TaflMatchResult| {
-        let t = r.total();
-        let line = format!(
-            "[{}/{}] {} vs {}: +{} ={} -{} (as Defenders +{} ={} -{}, as King side +{} ={} -{})",
-            k + 1,
-            n,
-            players[pairs[k].0].0,
-            players[pairs[k].1].0,
-            t.wins,
-            t.draws,
-            t.losses,
-            r.a_as_defender.wins,
-            r.a_as_defender.draws,
-            r.a_as_defender.losses,
-            r.a_as_king_side.wins,
-            r.a_as_king_side.draws,
-            r.a_as_king_side.losses
-        );
-        // A closed stdout ends nothing here: the table is printed after.
-        let _ = bar.suspend(|| {
-            use std::io::Write;
-            writeln!(std::io::stdout().lock(), "{line}")
-        });
-        bar.reset();
-    };
-    let (matches, table) = dama_eval::run_tafl_ladder(
-        &players,
-        &pairs,
-        &config,
-        &options(args.device),
-        &dama_eval::FitConfig::default(),
-        &on_game,
-        &mut on_match,
-    )?;
-    bar.finish_and_clear();
-    outln!("{table}");
-    let stem = run_dir.join("eval").join("ladder");
-    table.save(&stem)?;
-    let path = run_dir.join("eval").join("ladder-matches.json");
-    dama_selfplay::record::write_atomic(&path, serde_json::to_string_pretty(&matches)?.as_bytes())?;
-    outln!(
-        "written to {}.csv, {}.json and {}",
-        stem.display(),
-        stem.display(),
-        path.display()
-    );
-    Ok(())
 }
 
 fn run_dir(run: &str, checkpoints: &std::path::Path) -> PathBuf {

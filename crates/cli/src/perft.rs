@@ -115,6 +115,9 @@ fn start<G: GameDef>(args: &PerftArgs) -> Result<G::Game> {
         .map_err(|e| anyhow!("bad --position `{}`: {e}", args.position))
 }
 
+/// The count below each root move, by the move's text (`--divide`).
+type Divide = Option<Vec<(String, u64)>>;
+
 /// The leaf count, and the count below each root move if `--divide` asked
 /// for it: the game's perft, its root moves split over the pool's threads
 /// unless serial.
@@ -122,7 +125,7 @@ fn count<G: GameDef>(
     args: &PerftArgs,
     pool: &rayon::ThreadPool,
     game: &G::Game,
-) -> Result<(u64, Option<Vec<(String, u64)>>)> {
+) -> Result<(u64, Divide)> {
     let depth = args.depth;
     if depth == 0 || (!args.divide && (args.threads == 1 || depth == 1)) {
         return Ok((G::perft(game, depth), args.divide.then(Vec::new)));

@@ -46,7 +46,7 @@ fn eval_and_ladder_play_tafl_checkpoints_with_results_per_side() {
     ]));
     assert!(out.contains("Turkish Tafl"), "{out}");
     assert!(
-        out.contains("A as Defenders") && out.contains("A as King side"),
+        out.contains("A as Defenders") && out.contains("as King side"),
         "{out}"
     );
     assert!(out.contains("tournament"), "{out}");

@@ -9,6 +9,7 @@
 //! encoding ([`encode`]: planes `[13, 8, 8]`, policy `[56, 8, 8]`).
 
 pub mod encode;
+pub mod players;
 mod plugin;
 mod state;
 

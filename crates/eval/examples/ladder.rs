@@ -6,6 +6,7 @@
 //! cargo run --release -p dama-eval --example ladder -- 20 random greedy mcts:sims=200 alphabeta:depth=2 alphabeta:depth=4
 //! ```
 
+use dama_draughts::Draughts;
 use std::sync::Arc;
 
 use dama_eval::{parse_player, run_ladder, BuildOptions, LadderConfig, MatchConfig, PlayerFactory};
@@ -17,9 +18,9 @@ fn main() -> Result<(), dama_eval::Error> {
     if specs.is_empty() {
         specs = vec!["random".into(), "greedy".into(), "alphabeta:depth=2".into()];
     }
-    let players: Vec<Arc<dyn PlayerFactory>> = specs
+    let players: Vec<Arc<dyn PlayerFactory<dama_draughts::Draughts>>> = specs
         .iter()
-        .map(|s| parse_player(s, &BuildOptions::default()))
+        .map(|s| parse_player::<Draughts>(s, &BuildOptions::default()))
         .collect::<Result<_, _>>()?;
     let config = LadderConfig {
         matches: MatchConfig {

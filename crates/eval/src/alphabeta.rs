@@ -30,6 +30,9 @@ use dama_tablebase::Tablebase;
 use rand::RngCore;
 
 use crate::evaluator::{Evaluation, Evaluator, Handcrafted, Learned};
+use dama_draughts::Draughts;
+use dama_game::GameError;
+
 use crate::player::{Player, PlayerFactory};
 use crate::spec::AlphaBetaLimit;
 use crate::Error;
@@ -1140,14 +1143,14 @@ impl AlphaBetaPlayer {
     }
 }
 
-impl Player for AlphaBetaPlayer {
+impl Player<Draughts> for AlphaBetaPlayer {
     fn name(&self) -> &str {
         &self.name
     }
 
-    fn choose(&mut self, game: &Game, _rng: &mut dyn RngCore) -> Result<Move, Error> {
+    fn choose(&mut self, game: &Game, _rng: &mut dyn RngCore) -> Result<Move, GameError> {
         if let Err(e) = self.engine.evaluation.check_rules(game.rules()) {
-            return Err(Error::player(&self.name, e.to_string()));
+            return Err(Error::player(&self.name, e.to_string()).into());
         }
         let limits = match self.limit {
             AlphaBetaLimit::Depth(d) => SearchLimits::depth(d),
@@ -1177,11 +1180,11 @@ pub(crate) struct AlphaBetaFactory {
     pub(crate) threads: usize,
 }
 
-impl PlayerFactory for AlphaBetaFactory {
+impl PlayerFactory<Draughts> for AlphaBetaFactory {
     fn name(&self) -> &str {
         &self.name
     }
-    fn build(&self) -> Result<Box<dyn Player>, Error> {
+    fn build(&self) -> Result<Box<dyn Player<Draughts>>, Error> {
         Ok(Box::new(
             AlphaBetaPlayer::new(self.name.clone(), self.limit, self.tt_mb)
                 .with_tablebase(self.tablebase.clone())

@@ -1,10 +1,13 @@
-//! Matches between two players: paired openings, alternated colours,
-//! parallel games, live progress, Elo and an optional SPRT stop.
+//! Matches between two players of any game ([`GameDef`]): paired
+//! openings, each played from both sides, parallel games, live progress,
+//! A's results per side, Elo and an optional SPRT stop, and the game's
+//! tournament scoring when it has one ([`GameDef::tournament`]).
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 
-use dama_engine::{Color, Game, Outcome, Rules};
+use dama_game::GameDef;
+use dama_mcts::{Outcome, Player as Side};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
@@ -15,17 +18,18 @@ use crate::player::{Player, PlayerFactory};
 use crate::stats::{EloEstimate, GameScore, Pentanomial, Sprt, SprtDecision, Wdl};
 use crate::{Error, PairResult};
 
-/// Settings of a match.
+/// Settings of a match of a game whose rules are `R` ([`GameDef::Rules`]).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct MatchConfig {
-    /// Games to play (an odd number leaves the last opening played once).
+pub struct MatchConfig<R> {
+    /// Games to play, at least 1 (an odd number leaves the last opening
+    /// played once).
     pub games: u32,
     /// Where openings come from (default: random 4-ply starts).
     pub openings: OpeningSource,
-    /// The rules every game is played under (default: Turkish draughts);
-    /// openings start from this variant's initial position.
+    /// The rules every game is played under (default: the game's default
+    /// rules); openings start from their initial position.
     #[serde(default)]
-    pub rules: Rules,
+    pub rules: R,
     /// Seed of the openings and of the players' randomness.
     pub seed: u64,
     /// A game still running after this many plies (opening included) is
@@ -53,12 +57,12 @@ fn default_batch_games() -> usize {
     64
 }
 
-impl Default for MatchConfig {
+impl<R: Default> Default for MatchConfig<R> {
     fn default() -> Self {
         Self {
             games: 100,
             openings: OpeningSource::default(),
-            rules: Rules::default(),
+            rules: R::default(),
             seed: 0,
             max_plies: 400,
             sprt: None,
@@ -86,80 +90,115 @@ pub struct GameRecord {
     pub game: u32,
     /// Index of the opening.
     pub opening: u32,
-    /// Name of the White player.
-    pub white: String,
-    /// Name of the Black player.
-    pub black: String,
-    /// The start position (engine text format).
+    /// Name of the player of the first side (White, the Defenders).
+    pub first: String,
+    /// Name of the player of the second side (Black, the King side).
+    pub second: String,
+    /// The start position (the game's position text).
     pub start: String,
     /// Number of opening moves at the head of `moves`.
     pub opening_plies: u32,
-    /// All moves, opening included, in engine notation.
+    /// All moves, opening included, in the game's notation.
     pub moves: Vec<String>,
-    /// `1-0`, `0-1` or `1/2-1/2`.
+    /// `1-0` (the first side won), `0-1` or `1/2-1/2`.
     pub result: String,
-    /// Why the game ended (`Blocked`, `NoPieces`, `Repetition`, …, or
-    /// `MaxPlies`).
+    /// Why the game ended ([`GameDef::termination`]: `Blocked`,
+    /// `KingEscaped`, …, or `MaxPlies`).
     pub termination: String,
+    /// The winner's points under the game's tournament scoring
+    /// ([`GameDef::tournament`]); `None` for a draw or a game without one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub points: Option<u32>,
 }
 
-/// Plays one game from `opening` and returns the result for White, and the
-/// record.
+impl GameRecord {
+    /// The winning side, `None` for a draw.
+    pub fn winner(&self) -> Option<Side> {
+        match self.result.as_str() {
+            "1-0" => Some(Side::First),
+            "0-1" => Some(Side::Second),
+            _ => None,
+        }
+    }
+}
+
+/// Plays one game from `opening` and returns the result for the first
+/// side, and the record.
 ///
 /// # Errors
 ///
 /// A player's error, a bad opening, or an illegal move from a player.
-pub fn play_game(
-    white: &mut dyn Player,
-    black: &mut dyn Player,
-    opening: &Opening,
+pub fn play_game<G: GameDef>(
+    first: &mut dyn Player<G>,
+    second: &mut dyn Player<G>,
+    opening: &Opening<G>,
     max_plies: u32,
     rng: &mut ChaCha8Rng,
 ) -> Result<(GameScore, GameRecord), Error> {
     let mut game = opening.game()?;
-    white.new_game();
-    black.new_game();
-    while (game.moves().len() as u32) < max_plies && game.termination().is_none() {
-        let player: &mut dyn Player = match game.turn() {
-            Color::White => &mut *white,
-            Color::Black => &mut *black,
+    let mut moves: Vec<String> = opening.moves.iter().map(ToString::to_string).collect();
+    first.new_game();
+    second.new_game();
+    while (G::plies(&game) as u32) < max_plies && G::outcome(&game).is_none() {
+        let player: &mut dyn Player<G> = match G::to_play(&game) {
+            Side::First => &mut *first,
+            Side::Second => &mut *second,
         };
-        let m = player.choose(&game, rng)?;
-        game.play(&m).map_err(|e| Error::Player {
-            player: player.name().to_owned(),
-            message: format!("illegal move {m}: {e}"),
-        })?;
+        let m = player
+            .choose(&game, rng)
+            .map_err(|e| Error::from_move(player.name(), e))?;
+        play_checked::<G>(&mut game, &m, player.name())?;
+        moves.push(m.to_string());
     }
-    Ok(score_and_record(&game, opening, white.name(), black.name()))
+    Ok(score_and_record::<G>(
+        &game,
+        opening,
+        moves,
+        first.name(),
+        second.name(),
+    ))
 }
 
-/// The result for White and the record of a game that is over or reached
-/// the ply cap (a draw by adjudication unless the rules ended it).
-pub(crate) fn score_and_record(
-    game: &Game,
-    opening: &Opening,
-    white: &str,
-    black: &str,
+/// Plays `m`, a player's choice, naming the player if it is illegal.
+pub(crate) fn play_checked<G: GameDef>(
+    game: &mut G::Game,
+    m: &G::Move,
+    player: &str,
+) -> Result<(), Error> {
+    G::play(game, m).map_err(|e| Error::player(player, format!("illegal move {m}: {e}")))
+}
+
+/// The result for the first side and the record of a game that is over or
+/// reached the ply cap (a draw by adjudication unless the rules ended it).
+pub(crate) fn score_and_record<G: GameDef>(
+    game: &G::Game,
+    opening: &Opening<G>,
+    moves: Vec<String>,
+    first: &str,
+    second: &str,
 ) -> (GameScore, GameRecord) {
-    let (outcome, termination) = match game.termination() {
-        Some((o, t)) => (o, format!("{t:?}")),
-        None => (Outcome::Draw, "MaxPlies".to_owned()),
+    let (outcome, termination) = match (G::outcome(game), G::termination(game)) {
+        (Some(o), Some(t)) => (o, t),
+        (Some(o), None) => (o, "Rules".to_owned()),
+        (None, _) => (Outcome::Draw, "MaxPlies".to_owned()),
     };
-    let score = match outcome.winner() {
-        None => GameScore::Draw,
-        Some(Color::White) => GameScore::Win,
-        Some(Color::Black) => GameScore::Loss,
+    let (score, result) = match outcome {
+        Outcome::Draw => (GameScore::Draw, "1/2-1/2"),
+        Outcome::Win(Side::First) => (GameScore::Win, "1-0"),
+        Outcome::Win(Side::Second) => (GameScore::Loss, "0-1"),
     };
+    let points = G::tournament().and_then(|points| points(game));
     let record = GameRecord {
         game: 0,
         opening: 0,
-        white: white.to_owned(),
-        black: black.to_owned(),
-        start: opening.start.to_string(),
+        first: first.to_owned(),
+        second: second.to_owned(),
+        start: G::position_text(&opening.start),
         opening_plies: opening.moves.len() as u32,
-        moves: game.moves().iter().map(|m| m.to_string()).collect(),
-        result: outcome.as_str().to_owned(),
+        moves,
+        result: result.to_owned(),
         termination,
+        points,
     };
     (score, record)
 }
@@ -225,12 +264,15 @@ pub struct MatchResult {
     pub a: String,
     /// Name of player B.
     pub b: String,
+    /// The names of the game's two sides, first and second (`White`,
+    /// `Black`; `Defenders`, `King side`).
+    pub sides: [String; 2],
     /// A's wins, draws and losses.
     pub wdl: Wdl,
-    /// A's results with White.
-    pub a_white: Wdl,
-    /// A's results with Black.
-    pub a_black: Wdl,
+    /// A's results on the first side (White, the Defenders).
+    pub a_first: Wdl,
+    /// A's results on the second side (Black, the King side).
+    pub a_second: Wdl,
     /// Complete game pairs by A's points in the pair.
     pub pentanomial: Pentanomial,
     /// A's Elo difference over B with a 95% interval (trinomial).
@@ -246,6 +288,10 @@ pub struct MatchResult {
     pub sprt: Option<SprtReport>,
     /// Whether the SPRT stopped the match early.
     pub stopped_early: bool,
+    /// The game's tournament scoring of each opening's pair of games, if it
+    /// has one ([`GameDef::tournament`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tournament: Option<TournamentScore>,
     /// Game records, in game order, if [`MatchConfig::keep_records`].
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub records: Vec<GameRecord>,
@@ -292,16 +338,25 @@ impl std::fmt::Display for MatchResult {
         )?;
         writeln!(
             f,
-            "  as White +{} ={} -{}, as Black +{} ={} -{}; pairs {:?} (Elo {})",
-            self.a_white.wins,
-            self.a_white.draws,
-            self.a_white.losses,
-            self.a_black.wins,
-            self.a_black.draws,
-            self.a_black.losses,
+            "  as {} +{} ={} -{}, as {} +{} ={} -{}; pairs {:?} (Elo {})",
+            self.sides[0],
+            self.a_first.wins,
+            self.a_first.draws,
+            self.a_first.losses,
+            self.sides[1],
+            self.a_second.wins,
+            self.a_second.draws,
+            self.a_second.losses,
             self.pentanomial.0,
             self.elo_pairs
         )?;
+        if let Some(t) = &self.tournament {
+            writeln!(
+                f,
+                "  tournament {}-{} points, pairs +{} ={} -{}",
+                t.a_points, t.b_points, t.a_pairs, t.drawn_pairs, t.b_pairs
+            )?;
+        }
         if let Some(s) = &self.sprt {
             write!(
                 f,
@@ -316,14 +371,56 @@ impl std::fmt::Display for MatchResult {
     }
 }
 
-/// The games of one opening: (A's score, A is White, record) per game.
+/// A game's tournament scoring over a match: over each opening's pair of
+/// games (one per side), each player's points (summed over the games it
+/// won, [`GameRecord::points`]), and who scored more in each pair.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TournamentScore {
+    /// A's points over all games.
+    pub a_points: u64,
+    /// B's points over all games.
+    pub b_points: u64,
+    /// Pairs in which A scored more points than B.
+    pub a_pairs: u32,
+    /// Pairs in which both scored the same.
+    pub drawn_pairs: u32,
+    /// Pairs in which B scored more points than A.
+    pub b_pairs: u32,
+}
+
+impl TournamentScore {
+    /// Counts one opening's games: (A's score, A played the first side,
+    /// record) each.
+    pub(crate) fn add_pair(&mut self, played: &[(GameScore, bool, GameRecord)]) {
+        let (mut a, mut b) = (0u64, 0u64);
+        for (score_a, _, record) in played {
+            let points = u64::from(record.points.unwrap_or(0));
+            match score_a {
+                GameScore::Win => a += points,
+                GameScore::Loss => b += points,
+                GameScore::Draw => {}
+            }
+        }
+        self.a_points += a;
+        self.b_points += b;
+        match a.cmp(&b) {
+            std::cmp::Ordering::Greater => self.a_pairs += 1,
+            std::cmp::Ordering::Equal => self.drawn_pairs += 1,
+            std::cmp::Ordering::Less => self.b_pairs += 1,
+        }
+    }
+}
+
+/// The games of one opening: (A's score, A plays the first side, record)
+/// per game.
 pub(crate) type PlayedPair = Vec<(GameScore, bool, GameRecord)>;
 
 #[derive(Default)]
 pub(crate) struct Tally {
     wdl: Wdl,
-    a_white: Wdl,
-    a_black: Wdl,
+    a_first: Wdl,
+    a_second: Wdl,
+    tournament: Option<TournamentScore>,
     penta: Pentanomial,
     done: u32,
     records: Vec<GameRecord>,
@@ -340,21 +437,32 @@ fn sprt_llr(sprt: &Sprt, t: &Tally) -> f64 {
 }
 
 impl Tally {
+    /// An empty tally for a game of `G`.
+    pub(crate) fn new<G: GameDef>() -> Tally {
+        Tally {
+            tournament: G::tournament().map(|_| TournamentScore::default()),
+            ..Tally::default()
+        }
+    }
+
     /// Counts the games of one opening, reports progress; returns whether
     /// the SPRT has decided (the match should stop).
-    pub(crate) fn add_pair(
+    pub(crate) fn add_pair<R>(
         &mut self,
         played: &[(GameScore, bool, GameRecord)],
         names: (&str, &str),
-        config: &MatchConfig,
+        config: &MatchConfig<R>,
         on_progress: &(dyn Fn(&MatchProgress) + Sync),
     ) -> bool {
-        for (score_a, a_is_white, record) in played {
+        if let Some(t) = &mut self.tournament {
+            t.add_pair(played);
+        }
+        for (score_a, a_is_first, record) in played {
             self.wdl.add(*score_a);
-            if *a_is_white {
-                self.a_white.add(*score_a);
+            if *a_is_first {
+                self.a_first.add(*score_a);
             } else {
-                self.a_black.add(*score_a);
+                self.a_second.add(*score_a);
             }
             if config.keep_records {
                 self.records.push(record.clone());
@@ -383,10 +491,10 @@ impl Tally {
     }
 
     /// The match result once every game is counted.
-    pub(crate) fn into_result(
+    pub(crate) fn into_result<G: GameDef>(
         mut self,
         names: (&str, &str),
-        config: &MatchConfig,
+        config: &MatchConfig<G::Rules>,
         openings: usize,
     ) -> Result<MatchResult, Error> {
         if let Some(e) = self.error.take() {
@@ -407,9 +515,10 @@ impl Tally {
         Ok(MatchResult {
             a: names.0.to_owned(),
             b: names.1.to_owned(),
+            sides: G::geometry().sides.map(|s| s.name.to_owned()),
             wdl: self.wdl,
-            a_white: self.a_white,
-            a_black: self.a_black,
+            a_first: self.a_first,
+            a_second: self.a_second,
             pentanomial: self.penta,
             elo: self.wdl.elo(),
             elo_pairs: self.penta.elo(),
@@ -417,23 +526,28 @@ impl Tally {
             openings: (openings as u32).min(pairs),
             sprt,
             stopped_early: self.decided && self.done < config.games,
+            tournament: self.tournament,
             records: self.records,
         })
     }
 }
 
-/// Plays a match of A against B (see [`MatchConfig`]).
+/// Plays a match of A against B in a game of `G` (see [`MatchConfig`]).
 ///
-/// Game `2k` is played from opening `k` with A as White, game `2k + 1` from
-/// the same opening with B as White. Game pairs run in parallel on rayon;
-/// `on_progress` is called after each pair (from worker threads, one call at
-/// a time). Each game's randomness comes from a generator seeded by the
+/// Game `2k` is played from opening `k` with A on the first side (White,
+/// the Defenders), game `2k + 1` from the same opening with B there; A's
+/// results are kept per side. With [`MatchConfig::batch_games`] games in
+/// flight whose checkpoint players share network calls
+/// (`crate::batched`), else game pairs run in parallel on rayon;
+/// `on_progress` is called after each pair (from worker threads, one call
+/// at a time). Each game's randomness comes from a generator seeded by the
 /// match seed and the game index, so a match between deterministic players
-/// is reproducible.
+/// is reproducible, batched or not.
 ///
 /// # Errors
 ///
-/// The first error of a player or of the openings (the match then stops).
+/// [`Error::Spec`] for a match of no games; the first error of a player or
+/// of the openings (the match then stops).
 ///
 /// # Examples
 ///
@@ -445,18 +559,21 @@ impl Tally {
 /// let config = MatchConfig { games: 4, ..MatchConfig::default() };
 /// let result = play_match(a.as_ref(), b.as_ref(), &config, &|_| {})?;
 /// assert_eq!(result.games, 4);
-/// assert_eq!(result.a_white.games(), 2);
+/// assert_eq!(result.a_first.games(), 2);
 /// # Ok::<(), dama_eval::Error>(())
 /// ```
-pub fn play_match(
-    a: &dyn PlayerFactory,
-    b: &dyn PlayerFactory,
-    config: &MatchConfig,
+pub fn play_match<G: GameDef>(
+    a: &dyn PlayerFactory<G>,
+    b: &dyn PlayerFactory<G>,
+    config: &MatchConfig<G::Rules>,
     on_progress: &(dyn Fn(&MatchProgress) + Sync),
 ) -> Result<MatchResult, Error> {
+    if config.games == 0 {
+        return Err(Error::Spec("a match needs at least 1 game".to_owned()));
+    }
     let games = config.games;
     let pairs = games.div_ceil(2);
-    let openings = openings_for(&config.openings, config.rules, pairs as usize, config.seed)?;
+    let openings = openings_for::<G>(&config.openings, &config.rules, pairs as usize, config.seed)?;
     let run = || {
         if config.batch_games > 0 {
             let searchers = [a.batched()?, b.batched()?];
@@ -483,16 +600,16 @@ pub fn play_match(
     }
 }
 
-fn run_pairs(
-    a: &dyn PlayerFactory,
-    b: &dyn PlayerFactory,
-    config: &MatchConfig,
-    openings: &[Opening],
+fn run_pairs<G: GameDef>(
+    a: &dyn PlayerFactory<G>,
+    b: &dyn PlayerFactory<G>,
+    config: &MatchConfig<G::Rules>,
+    openings: &[Opening<G>],
     on_progress: &(dyn Fn(&MatchProgress) + Sync),
 ) -> Result<MatchResult, Error> {
     let pairs = config.games.div_ceil(2);
     let stop = AtomicBool::new(false);
-    let tally = Mutex::new(Tally::default());
+    let tally = Mutex::new(Tally::new::<G>());
     let names = (a.name(), b.name());
 
     (0..pairs).into_par_iter().for_each(|k| {
@@ -526,15 +643,22 @@ fn run_pairs(
         Ok(t) => t,
         Err(poisoned) => poisoned.into_inner(),
     };
-    t.into_result(names, config, openings.len())
+    t.into_result::<G>(names, config, openings.len())
 }
 
-/// Plays pair `k`: returns (A's score, A is White, record) per game.
-fn play_pair(
-    a: &dyn PlayerFactory,
-    b: &dyn PlayerFactory,
-    config: &MatchConfig,
-    openings: &[Opening],
+/// The generator of game `index` of a match seeded with `seed`.
+pub(crate) fn game_rng(seed: u64, index: u32) -> ChaCha8Rng {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    rng.set_stream(u64::from(index) + 1);
+    rng
+}
+
+/// Plays pair `k`: returns (A's score, A plays first, record) per game.
+fn play_pair<G: GameDef>(
+    a: &dyn PlayerFactory<G>,
+    b: &dyn PlayerFactory<G>,
+    config: &MatchConfig<G::Rules>,
+    openings: &[Opening<G>],
     k: u32,
 ) -> Result<PlayedPair, Error> {
     let opening_index = k as usize % openings.len();
@@ -547,10 +671,9 @@ fn play_pair(
         if index >= config.games {
             break;
         }
-        let mut rng = ChaCha8Rng::seed_from_u64(config.seed);
-        rng.set_stream(u64::from(index) + 1);
-        let a_is_white = j == 0;
-        let (score_white, mut record) = if a_is_white {
+        let mut rng = game_rng(config.seed, index);
+        let a_is_first = j == 0;
+        let (score_first, mut record) = if a_is_first {
             play_game(
                 pa.as_mut(),
                 pb.as_mut(),
@@ -569,12 +692,12 @@ fn play_pair(
         };
         record.game = index;
         record.opening = opening_index as u32;
-        let score_a = if a_is_white {
-            score_white
+        let score_a = if a_is_first {
+            score_first
         } else {
-            score_white.flipped()
+            score_first.flipped()
         };
-        out.push((score_a, a_is_white, record));
+        out.push((score_a, a_is_first, record));
     }
     Ok(out)
 }

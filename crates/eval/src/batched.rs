@@ -1,11 +1,11 @@
-//! The batched arena: many games in flight whose checkpoint players share
+//! The batched arena, for every game: many games in flight whose checkpoint players share
 //! one network call per round, as self-play does.
 //!
 //! Each round, every game advances (in parallel, on rayon) until its side to
 //! move needs a network evaluation: players without a batchable search
 //! choose their move there and then; a checkpoint player steps through its
-//! turn jump by jump ([`TurnSearch`], one search per decision) and gathers
-//! a leaf. Then the pending leaves of each network go to it as one batch
+//! turn decision by decision (a capture jump by jump: [`TurnSearch`], one
+//! search per decision) and gathers a leaf. Then the pending leaves of each network go to it as one batch
 //! ([`driver::evaluate_pending`]), and each search applies its evaluations.
 //!
 //! A game's randomness comes from the same generator as in
@@ -16,14 +16,15 @@
 
 use std::collections::BTreeMap;
 
-use dama_draughts::{complete_turn, DamaState};
-use dama_engine::{Color, Game};
-use dama_mcts::{driver, Budget, SearchConfig, TurnSearch};
-use rand::SeedableRng;
+use dama_game::GameDef;
+use dama_mcts::{driver, Budget, Player as Seat, SearchConfig, TurnSearch};
 use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
 
-use crate::arena::{score_and_record, MatchConfig, MatchProgress, MatchResult, PlayedPair, Tally};
+use crate::arena::{
+    game_rng, play_checked, score_and_record, MatchConfig, MatchProgress, MatchResult, PlayedPair,
+    Tally,
+};
 use crate::openings::Opening;
 use crate::player::{Player, PlayerFactory};
 use crate::searcher::BatchedSearcher;
@@ -31,28 +32,30 @@ use crate::Error;
 
 /// One side of a game: a player the arena calls, or a batched searcher
 /// (index 0 = A, 1 = B).
-enum Side {
-    Player(Box<dyn Player>),
+enum Side<G: GameDef> {
+    Player(Box<dyn Player<G>>),
     Batched(usize),
 }
 
 /// One game in flight.
-struct Slot {
+struct Slot<G: GameDef> {
     index: u32,
     opening_index: usize,
-    a_is_white: bool,
-    game: Game,
+    a_is_first: bool,
+    game: G::Game,
+    /// Every move's text, the opening's included.
+    moves: Vec<String>,
     rng: ChaCha8Rng,
-    white: Side,
-    black: Side,
+    /// The players of the first and the second side.
+    sides: [Side<G>; 2],
     /// The turn being decided by a batched side, decision by decision.
-    turn: Option<TurnSearch<DamaState>>,
+    turn: Option<TurnSearch<G::State>>,
     /// Which searcher the pending leaves are for.
     waiting: Option<usize>,
     done: bool,
 }
 
-impl Slot {
+impl<G: GameDef> Slot<G> {
     /// Advances the game until a search waits for evaluations or the game
     /// is over.
     fn advance(
@@ -67,22 +70,22 @@ impl Slot {
                 return Ok(());
             }
             if self.turn.is_none()
-                && ((self.game.moves().len() as u32) >= max_plies
-                    || self.game.termination().is_some())
+                && ((G::plies(&self.game) as u32) >= max_plies || G::outcome(&self.game).is_some())
             {
                 self.done = true;
                 return Ok(());
             }
-            let side = match self.game.turn() {
-                Color::White => &mut self.white,
-                Color::Black => &mut self.black,
+            let side = match G::to_play(&self.game) {
+                Seat::First => &mut self.sides[0],
+                Seat::Second => &mut self.sides[1],
             };
             let net = match side {
                 Side::Player(player) => {
-                    let m = player.choose(&self.game, &mut self.rng)?;
-                    self.game.play(&m).map_err(|e| {
-                        Error::player(player.name(), format!("illegal move {m}: {e}"))
-                    })?;
+                    let m = player
+                        .choose(&self.game, &mut self.rng)
+                        .map_err(|e| Error::from_move(player.name(), e))?;
+                    play_checked::<G>(&mut self.game, &m, player.name())?;
+                    self.moves.push(m.to_string());
                     continue;
                 }
                 Side::Batched(net) => *net,
@@ -92,7 +95,7 @@ impl Slot {
             let turn = match &mut self.turn {
                 Some(turn) => turn,
                 None => self.turn.insert(
-                    TurnSearch::new(config.clone(), DamaState::new(self.game.clone()))
+                    TurnSearch::new(config.clone(), G::search_state(&self.game))
                         .map_err(|e| crate::mcts_player::fail(name, e))?,
                 ),
             };
@@ -103,28 +106,29 @@ impl Slot {
                 self.waiting = Some(net);
                 return Ok(());
             }
-            let m = complete_turn(&self.game, turn.actions())
-                .map_err(|e| crate::mcts_player::fail(name, e))?;
+            let m = G::complete_turn(&self.game, turn.actions()).map_err(|e| Error::Move {
+                player: name.to_owned(),
+                source: e,
+            })?;
             self.turn = None;
-            self.game
-                .play(&m)
-                .map_err(|e| Error::player(name, format!("illegal move {m}: {e}")))?;
+            play_checked::<G>(&mut self.game, &m, name)?;
+            self.moves.push(m.to_string());
         }
     }
 
-    fn search_mut(&mut self) -> Option<&mut dama_mcts::Search<DamaState>> {
+    fn search_mut(&mut self) -> Option<&mut dama_mcts::Search<G::State>> {
         self.turn.as_mut().and_then(TurnSearch::search_mut)
     }
 }
 
 /// Plays a match with `batch_games` games in flight, batching the network
 /// calls of the sides that have a searcher (see the module docs).
-pub(crate) fn run_batched(
-    a: &dyn PlayerFactory,
-    b: &dyn PlayerFactory,
-    config: &MatchConfig,
-    openings: &[Opening],
-    searchers: [Option<BatchedSearcher>; 2],
+pub(crate) fn run_batched<G: GameDef>(
+    a: &dyn PlayerFactory<G>,
+    b: &dyn PlayerFactory<G>,
+    config: &MatchConfig<G::Rules>,
+    openings: &[Opening<G>],
+    searchers: [Option<BatchedSearcher<G::State>>; 2],
     on_progress: &(dyn Fn(&MatchProgress) + Sync),
 ) -> Result<MatchResult, Error> {
     let names = [a.name(), b.name()];
@@ -132,12 +136,12 @@ pub(crate) fn run_batched(
     let (ca, mut ea) = sa.map(|s| (s.config, s.evaluator)).unzip();
     let (cb, mut eb) = sb.map(|s| (s.config, s.evaluator)).unzip();
     let configs = [ca.as_ref(), cb.as_ref()];
-    let mut tally = Tally::default();
+    let mut tally = Tally::new::<G>();
     let mut pending_pairs: BTreeMap<u32, PlayedPair> = BTreeMap::new();
-    let mut slots: Vec<Slot> = Vec::new();
+    let mut slots: Vec<Slot<G>> = Vec::new();
     let mut next = 0u32;
     let mut stopped = false;
-    let side = |net: usize| -> Result<Side, Error> {
+    let side = |net: usize| -> Result<Side<G>, Error> {
         Ok(if configs[net].is_some() {
             Side::Batched(net)
         } else {
@@ -149,27 +153,26 @@ pub(crate) fn run_batched(
         while !stopped && next < config.games && slots.len() < config.batch_games.max(1) {
             let k = next / 2;
             let opening_index = k as usize % openings.len();
-            let a_is_white = next.is_multiple_of(2);
-            let mut rng = ChaCha8Rng::seed_from_u64(config.seed);
-            rng.set_stream(u64::from(next) + 1);
-            let (mut white, mut black) = if a_is_white {
-                (side(0)?, side(1)?)
+            let a_is_first = next.is_multiple_of(2);
+            let mut sides = if a_is_first {
+                [side(0)?, side(1)?]
             } else {
-                (side(1)?, side(0)?)
+                [side(1)?, side(0)?]
             };
-            for s in [&mut white, &mut black] {
+            for s in &mut sides {
                 if let Side::Player(p) = s {
                     p.new_game();
                 }
             }
+            let opening = &openings[opening_index];
             slots.push(Slot {
                 index: next,
                 opening_index,
-                a_is_white,
-                game: openings[opening_index].game()?,
-                rng,
-                white,
-                black,
+                a_is_first,
+                game: opening.game()?,
+                moves: opening.moves.iter().map(ToString::to_string).collect(),
+                rng: game_rng(config.seed, next),
+                sides,
                 turn: None,
                 waiting: None,
                 done: false,
@@ -193,22 +196,23 @@ pub(crate) fn run_batched(
             }
             let s = slots.swap_remove(i);
             let opening = &openings[s.opening_index];
-            let (white, black) = if s.a_is_white {
+            let (first, second) = if s.a_is_first {
                 (names[0], names[1])
             } else {
                 (names[1], names[0])
             };
-            let (score_white, mut record) = score_and_record(&s.game, opening, white, black);
+            let (score_first, mut record) =
+                score_and_record::<G>(&s.game, opening, s.moves, first, second);
             record.game = s.index;
             record.opening = s.opening_index as u32;
-            let score_a = if s.a_is_white {
-                score_white
+            let score_a = if s.a_is_first {
+                score_first
             } else {
-                score_white.flipped()
+                score_first.flipped()
             };
             let k = s.index / 2;
             let pair = pending_pairs.entry(k).or_default();
-            pair.push((score_a, s.a_is_white, record));
+            pair.push((score_a, s.a_is_first, record));
             let expected = if 2 * k + 1 < config.games { 2 } else { 1 };
             if pair.len() == expected {
                 let mut played = pending_pairs.remove(&k).unwrap_or_default();
@@ -238,5 +242,5 @@ pub(crate) fn run_batched(
             tally.add_pair(&[g], (names[0], names[1]), config, on_progress);
         }
     }
-    tally.into_result((names[0], names[1]), config, openings.len())
+    tally.into_result::<G>((names[0], names[1]), config, openings.len())
 }

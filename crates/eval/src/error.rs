@@ -21,6 +21,16 @@ pub enum Error {
         /// What went wrong.
         message: String,
     },
+    /// A player could not choose a move (its game's or its own error is
+    /// the `source`).
+    #[error("player `{player}` could not move")]
+    Move {
+        /// Name of the player.
+        player: String,
+        /// Why.
+        #[source]
+        source: dama_game::GameError,
+    },
     /// A player's search failed (the search's error, and through it the
     /// network's, is the `source`).
     #[error("player `{player}`: search failed")]
@@ -53,6 +63,21 @@ pub enum Error {
 }
 
 impl Error {
+    /// The error of player `player`'s [`Player::choose`]: this crate's own
+    /// error as it was (a network's, a search's), anything else (the
+    /// game's) as [`Error::Move`].
+    ///
+    /// [`Player::choose`]: dama_game::player::Player::choose
+    pub fn from_move(player: &str, source: dama_game::GameError) -> Error {
+        match source.downcast::<Error>() {
+            Ok(own) => *own,
+            Err(source) => Error::Move {
+                player: player.to_owned(),
+                source,
+            },
+        }
+    }
+
     /// [`Error::Player`]: `player` failed to produce a move, for `message`.
     pub(crate) fn player(player: &str, message: String) -> Error {
         Error::Player {

@@ -1,83 +1,56 @@
-//! Building players from specs: [`parse_player`], [`factory`] and
-//! [`named`]. The one module that knows every kind of player, so that the
-//! players themselves depend only on the traits of `crate::player`.
+//! Building players from specs, for any game: [`parse_player`],
+//! [`factory`] and [`named`]. `random` and the checkpoint players are
+//! every game's; the others are the game's own (`crate::games`).
 
 use std::sync::Arc;
 
-use dama_engine::{Game, Move};
+use dama_game::{GameDef, GameError};
 use rand::RngCore;
 
-use crate::player::{BuildOptions, GreedyPlayer, Player, PlayerFactory, RandomPlayer};
+use crate::player::{BuildOptions, Player, PlayerFactory};
 use crate::searcher::BatchedSearcher;
 use crate::spec::PlayerSpec;
 use crate::Error;
 
-/// Builds a player factory from a spec string.
+/// Builds a player factory of a game of `G` from a spec string.
 ///
 /// # Errors
 ///
-/// [`Error::Spec`] for a malformed spec; errors of loading a checkpoint.
+/// [`Error::Spec`] for a malformed spec, or one the game does not have
+/// (naming both); errors of loading a checkpoint.
 ///
 /// # Examples
 ///
 /// ```
-/// let factory = dama_eval::parse_player("alphabeta:depth=3", &Default::default())?;
+/// use dama_draughts::Draughts;
+///
+/// let factory = dama_eval::parse_player::<Draughts>("alphabeta:depth=3", &Default::default())?;
 /// assert_eq!(factory.name(), "alphabeta:depth=3");
 /// let mut player = factory.build()?;
 /// assert_eq!(player.name(), "alphabeta:depth=3");
 /// # Ok::<(), dama_eval::Error>(())
 /// ```
-pub fn parse_player(spec: &str, options: &BuildOptions) -> Result<Arc<dyn PlayerFactory>, Error> {
+pub fn parse_player<G: GameDef>(
+    spec: &str,
+    options: &BuildOptions,
+) -> Result<Arc<dyn PlayerFactory<G>>, Error> {
     let spec: PlayerSpec = spec.parse()?;
     factory(&spec, options)
 }
 
-/// Builds a player factory from a parsed spec.
+/// Builds a player factory of a game of `G` from a parsed spec.
 ///
 /// # Errors
 ///
 /// See [`parse_player`].
-pub fn factory(spec: &PlayerSpec, options: &BuildOptions) -> Result<Arc<dyn PlayerFactory>, Error> {
+pub fn factory<G: GameDef>(
+    spec: &PlayerSpec,
+    options: &BuildOptions,
+) -> Result<Arc<dyn PlayerFactory<G>>, Error> {
+    crate::games::check_spec::<G>(spec)?;
     let name = spec.to_string();
     match spec {
-        PlayerSpec::Random => Ok(Arc::new(SimpleFactory {
-            name,
-            make: |n| Box::new(RandomPlayer { name: n }),
-        })),
-        PlayerSpec::Greedy => Ok(Arc::new(SimpleFactory {
-            name,
-            make: |n| Box::new(GreedyPlayer { name: n }),
-        })),
-        PlayerSpec::AlphaBeta {
-            limit,
-            tt_mb,
-            eval,
-            threads,
-        } => {
-            let evaluation = match eval {
-                None => crate::Evaluation::Handcrafted,
-                Some(path) => {
-                    crate::Evaluation::load(path, options.rules.as_ref()).map_err(|e| {
-                        Error::Network {
-                            player: name.clone(),
-                            source: Box::new(e),
-                        }
-                    })?
-                }
-            };
-            Ok(Arc::new(crate::alphabeta::AlphaBetaFactory {
-                name,
-                limit: *limit,
-                tt_mb: *tt_mb,
-                tablebase: options.tablebase.clone(),
-                evaluation,
-                threads: *threads,
-            }))
-        }
-        PlayerSpec::Mcts { sims } => Ok(Arc::new(crate::mcts_player::MctsFactory {
-            name,
-            sims: *sims,
-        })),
+        PlayerSpec::Random => Ok(crate::games::random(name)),
         #[cfg(feature = "network")]
         PlayerSpec::Checkpoint { .. } | PlayerSpec::Policy { .. } => {
             crate::network::factory(spec, name, options)
@@ -92,6 +65,7 @@ pub fn factory(spec: &PlayerSpec, options: &BuildOptions) -> Result<Arc<dyn Play
                         .to_owned(),
             })
         }
+        _ => crate::games::game_players(spec, name, options),
     }
 }
 
@@ -101,66 +75,57 @@ pub fn factory(spec: &PlayerSpec, options: &BuildOptions) -> Result<Arc<dyn Play
 /// # Examples
 ///
 /// ```
-/// let f = dama_eval::parse_player("alphabeta:depth=2", &Default::default())?;
+/// use dama_draughts::Draughts;
+///
+/// let f = dama_eval::parse_player::<Draughts>("alphabeta:depth=2", &Default::default())?;
 /// let f = dama_eval::named(f, "ab2");
 /// assert_eq!(f.name(), "ab2");
 /// assert_eq!(f.build()?.name(), "ab2");
 /// # Ok::<(), dama_eval::Error>(())
 /// ```
-pub fn named(factory: Arc<dyn PlayerFactory>, name: impl Into<String>) -> Arc<dyn PlayerFactory> {
+pub fn named<G: GameDef>(
+    factory: Arc<dyn PlayerFactory<G>>,
+    name: impl Into<String>,
+) -> Arc<dyn PlayerFactory<G>> {
     Arc::new(NamedFactory {
         inner: factory,
         name: name.into(),
     })
 }
 
-struct NamedFactory {
-    inner: Arc<dyn PlayerFactory>,
+struct NamedFactory<G: GameDef> {
+    inner: Arc<dyn PlayerFactory<G>>,
     name: String,
 }
 
-impl PlayerFactory for NamedFactory {
+impl<G: GameDef> PlayerFactory<G> for NamedFactory<G> {
     fn name(&self) -> &str {
         &self.name
     }
-    fn build(&self) -> Result<Box<dyn Player>, Error> {
+    fn build(&self) -> Result<Box<dyn Player<G>>, Error> {
         Ok(Box::new(NamedPlayer {
             inner: self.inner.build()?,
             name: self.name.clone(),
         }))
     }
-    fn batched(&self) -> Result<Option<BatchedSearcher>, Error> {
+    fn batched(&self) -> Result<Option<BatchedSearcher<G::State>>, Error> {
         self.inner.batched()
     }
 }
 
-struct NamedPlayer {
-    inner: Box<dyn Player>,
+struct NamedPlayer<G: GameDef> {
+    inner: Box<dyn Player<G>>,
     name: String,
 }
 
-impl Player for NamedPlayer {
+impl<G: GameDef> Player<G> for NamedPlayer<G> {
     fn name(&self) -> &str {
         &self.name
     }
-    fn choose(&mut self, game: &Game, rng: &mut dyn RngCore) -> Result<Move, Error> {
+    fn choose(&mut self, game: &G::Game, rng: &mut dyn RngCore) -> Result<G::Move, GameError> {
         self.inner.choose(game, rng)
     }
     fn new_game(&mut self) {
         self.inner.new_game();
-    }
-}
-
-struct SimpleFactory {
-    name: String,
-    make: fn(String) -> Box<dyn Player>,
-}
-
-impl PlayerFactory for SimpleFactory {
-    fn name(&self) -> &str {
-        &self.name
-    }
-    fn build(&self) -> Result<Box<dyn Player>, Error> {
-        Ok((self.make)(self.name.clone()))
     }
 }

@@ -9,6 +9,7 @@ use crate::arena::{play_match, MatchConfig, MatchProgress, MatchResult};
 use crate::player::PlayerFactory;
 use crate::rating::{fit_elo, FitConfig, RatingTable};
 use crate::Error;
+use dama_game::GameDef;
 
 /// Which pairs of players meet.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -55,18 +56,22 @@ impl Pairing {
     }
 }
 
-/// Settings of a ladder.
+/// Settings of a ladder of a game whose rules are `R`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct LadderConfig {
+#[serde(bound(
+    serialize = "R: Serialize",
+    deserialize = "R: Deserialize<'de> + Default"
+))]
+pub struct LadderConfig<R> {
     /// Settings of every match (the seed is varied per match).
-    pub matches: MatchConfig,
+    pub matches: MatchConfig<R>,
     /// Which players meet.
     pub pairing: Pairing,
     /// The Elo fit.
     pub fit: FitConfig,
 }
 
-impl Default for LadderConfig {
+impl<R: Default> Default for LadderConfig<R> {
     fn default() -> Self {
         Self {
             matches: MatchConfig {
@@ -117,9 +122,9 @@ impl LadderResult {
 /// # Errors
 ///
 /// Errors of the matches and of the fit.
-pub fn run_ladder(
-    players: &[Arc<dyn PlayerFactory>],
-    config: &LadderConfig,
+pub fn run_ladder<G: GameDef>(
+    players: &[Arc<dyn PlayerFactory<G>>],
+    config: &LadderConfig<G::Rules>,
     on_progress: &(dyn Fn(&MatchProgress) + Sync),
     on_match: &mut dyn FnMut(usize, usize, &MatchResult),
 ) -> Result<LadderResult, Error> {

@@ -1,17 +1,21 @@
-//! Baseline players, the alpha-beta engine, the arena and Elo.
+//! Baseline players, the alpha-beta engine, the arena and Elo, for every
+//! game ([`dama_game::GameDef`]).
 //!
-//! * Players: [`Player`] picks a move in a [`dama_engine::Game`];
-//!   [`parse_player`] builds a [`PlayerFactory`] from a spec such as
+//! * Players: [`Player`] (`dama_game`'s contract) picks a whole move in a
+//!   game of `G`; [`parse_player`] builds a [`PlayerFactory`] of `G` from a
+//!   spec such as
 //!   `random`, `greedy`, `alphabeta:depth=4`, `alphabeta:time=100`,
 //!   `mcts:sims=400`, `ckpt:PATH[,sims=N|time=MS][,search=gumbel|puct]` or
 //!   `policy:PATH` (see [`PlayerSpec`]).
-//! * Arena: [`play_match`] plays paired openings with alternated colours in
-//!   parallel and returns a [`MatchResult`] (W/D/L, Elo ± 95%, SPRT).
+//!   Which specs each game has (its baselines) is said in one place,
+//!   [`games`].
+//! * Arena: [`play_match`] plays paired openings, each from both sides, in
+//!   parallel (networks' searches batched across games) and returns a
+//!   [`MatchResult`] (W/D/L, A's results per side, Elo ± 95%, SPRT, the
+//!   game's tournament scoring if it has one).
 //! * Ladder: [`run_ladder`] plays many matches and fits one Elo scale
 //!   anchored at `random` = 0 ([`fit_elo`], [`RatingTable`] with CSV/JSON
 //!   output).
-//! * Turkish Tafl: [`tafl::play_tafl_match`] plays a batched match of
-//!   baselines and networks, each opening once per side.
 //!
 //! # Examples
 //!
@@ -29,10 +33,11 @@
 //! A short match:
 //!
 //! ```
+//! use dama_draughts::Draughts;
 //! use dama_eval::{parse_player, play_match, MatchConfig};
 //!
-//! let greedy = parse_player("greedy", &Default::default())?;
-//! let random = parse_player("random", &Default::default())?;
+//! let greedy = parse_player::<Draughts>("greedy", &Default::default())?;
+//! let random = parse_player::<Draughts>("random", &Default::default())?;
 //! let config = MatchConfig { games: 6, seed: 1, ..MatchConfig::default() };
 //! let result = play_match(greedy.as_ref(), random.as_ref(), &config, &|_| {})?;
 //! println!("{result}");
@@ -45,6 +50,7 @@ mod batched;
 mod error;
 mod evaluator;
 mod factory;
+pub mod games;
 mod io;
 mod ladder;
 mod mcts_player;
@@ -56,14 +62,13 @@ mod rating;
 mod searcher;
 mod spec;
 mod stats;
-pub mod tafl;
 #[cfg(feature = "network")]
 mod timed;
 
 pub use alphabeta::{AlphaBeta, AlphaBetaPlayer, SearchLimits, SearchReport};
 pub use arena::{
     play_game, play_match, progress_bar, GameEnd, GameRecord, MatchConfig, MatchProgress,
-    MatchResult, SprtReport,
+    MatchResult, SprtReport, TournamentScore,
 };
 pub use error::Error;
 pub use evaluator::{Evaluation, Evaluator, Handcrafted, Learned, LEARNED_SCORE_LIMIT};
@@ -72,12 +77,9 @@ pub use ladder::{run_checkpoints, run_ladder, LadderConfig, LadderResult, Pairin
 pub use mcts_player::MctsPlayer;
 pub use mcts_player::MAX_TIMED_SIMS;
 #[cfg(feature = "network")]
-pub use network::{
-    checkpoint_game, net_precision, run_tafl_ladder, tafl_network_player, tafl_player,
-    NetworkPlayer,
-};
+pub use network::{checkpoint_game, net_precision, NetworkPlayer};
 pub use openings::{load_openings, openings_for, random_openings, Opening, OpeningSource};
-pub use player::{BuildOptions, GreedyPlayer, Player, PlayerFactory, RandomPlayer};
+pub use player::{BuildOptions, NoMove, Player, PlayerFactory, RandomPlayer};
 pub use rating::{fit_elo, FitConfig, PairResult, Rating, RatingTable};
 pub use searcher::{BatchedSearcher, NetworkError, NetworkEvaluator};
 pub use spec::{

@@ -1,15 +1,17 @@
-//! `mcts:sims=N`: pure MCTS with random rollouts, and the step-by-step
-//! driver shared with the network players.
+//! `mcts:sims=N`: pure MCTS with random rollouts, and the decision-by-
+//! decision driver shared with the network players, for every game.
 //!
-//! The search of `dama_mcts` decides a capture one jump at a time
-//! ([`DamaState`]); a player returns whole moves, so [`choose_by_steps`]
-//! runs one search per decision until the turn is complete
-//! ([`dama_draughts::search_move`]) and returns the move that was played;
-//! `crate::timed` does the same within a time budget per move.
+//! The search decides a turn one decision at a time (a capture one jump at
+//! a time: [`GameDef::State`]); a player returns whole moves, so
+//! [`choose_by_steps`] runs one search per decision until the turn is
+//! complete ([`search_turn`]) and returns the move that was played
+//! ([`GameDef::complete_turn`]); `crate::timed` does the same within a time
+//! budget per move.
 
-use dama_draughts::{search_move, DamaState};
-use dama_engine::{Game, Move};
-use dama_mcts::{Budget, Evaluator, RolloutEvaluator, SearchConfig};
+use std::marker::PhantomData;
+
+use dama_game::{GameDef, GameError};
+use dama_mcts::{search_turn, Budget, Evaluator, RolloutEvaluator, SearchConfig, TurnPolicy};
 use rand::{RngCore, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
@@ -24,24 +26,40 @@ pub(crate) fn fail(name: &str, source: dama_mcts::Error) -> Error {
     }
 }
 
-/// Plays one whole move in `game` by searching each step with `config` and
-/// `evaluator` ([`search_move`]); a step that is the only legal one is
-/// played without search.
-pub(crate) fn choose_by_steps<E: Evaluator<DamaState>>(
+/// Plays one whole move in `game`, searching each decision with `config`,
+/// `evaluator` and `policy` ([`search_turn`]).
+pub(crate) fn search_move<G, E, P>(
     name: &str,
-    game: &Game,
+    game: &G::Game,
     config: &SearchConfig,
     evaluator: &mut E,
+    policy: &mut P,
     mut rng: &mut dyn RngCore,
-) -> Result<Move, Error> {
-    search_move(
-        config,
-        DamaState::new(game.clone()),
-        evaluator,
-        &mut Budget::default(),
-        &mut rng,
-    )
-    .map_err(|e| fail(name, e))
+) -> Result<G::Move, Error>
+where
+    G: GameDef,
+    E: Evaluator<G::State> + ?Sized,
+    P: TurnPolicy<G::State> + ?Sized,
+{
+    let decisions = search_turn(config, G::search_state(game), evaluator, policy, &mut rng)
+        .map_err(|e| fail(name, e))?;
+    G::complete_turn(game, &decisions).map_err(|source| Error::Move {
+        player: name.to_owned(),
+        source,
+    })
+}
+
+/// Plays one whole move in `game` by searching each decision with
+/// `config` and `evaluator`; a decision that is the only legal one is
+/// played without search.
+pub(crate) fn choose_by_steps<G: GameDef, E: Evaluator<G::State>>(
+    name: &str,
+    game: &G::Game,
+    config: &SearchConfig,
+    evaluator: &mut E,
+    rng: &mut dyn RngCore,
+) -> Result<G::Move, Error> {
+    search_move::<G, _, _>(name, game, config, evaluator, &mut Budget::default(), rng)
 }
 
 /// The most simulations one timed decision runs, whatever time is left: it
@@ -50,12 +68,13 @@ pub(crate) fn choose_by_steps<E: Evaluator<DamaState>>(
 pub const MAX_TIMED_SIMS: u32 = 1_000_000;
 
 /// Pure MCTS: PUCT with uniform priors and one random rollout per leaf.
-pub struct MctsPlayer {
+pub struct MctsPlayer<G> {
     name: String,
     config: SearchConfig,
+    game: PhantomData<fn() -> G>,
 }
 
-impl MctsPlayer {
+impl<G> MctsPlayer<G> {
     /// A player running `sims` simulations per decision.
     pub fn new(name: impl Into<String>, sims: u32) -> Self {
         let config = SearchConfig {
@@ -68,18 +87,25 @@ impl MctsPlayer {
         Self {
             name: name.into(),
             config,
+            game: PhantomData,
         }
     }
 }
 
-impl Player for MctsPlayer {
+impl<G: GameDef> Player<G> for MctsPlayer<G> {
     fn name(&self) -> &str {
         &self.name
     }
 
-    fn choose(&mut self, game: &Game, rng: &mut dyn RngCore) -> Result<Move, Error> {
+    fn choose(&mut self, game: &G::Game, rng: &mut dyn RngCore) -> Result<G::Move, GameError> {
         let mut evaluator = RolloutEvaluator::new(ChaCha8Rng::seed_from_u64(rng.next_u64()));
-        choose_by_steps(&self.name, game, &self.config, &mut evaluator, rng)
+        Ok(choose_by_steps::<G, _>(
+            &self.name,
+            game,
+            &self.config,
+            &mut evaluator,
+            rng,
+        )?)
     }
 }
 
@@ -88,11 +114,11 @@ pub(crate) struct MctsFactory {
     pub(crate) sims: u32,
 }
 
-impl PlayerFactory for MctsFactory {
+impl<G: GameDef> PlayerFactory<G> for MctsFactory {
     fn name(&self) -> &str {
         &self.name
     }
-    fn build(&self) -> Result<Box<dyn Player>, Error> {
-        Ok(Box::new(MctsPlayer::new(self.name.clone(), self.sims)))
+    fn build(&self) -> Result<Box<dyn Player<G>>, Error> {
+        Ok(Box::new(MctsPlayer::<G>::new(self.name.clone(), self.sims)))
     }
 }

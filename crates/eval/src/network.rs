@@ -1,18 +1,20 @@
 //! `ckpt:PATH[,sims=N|time=MS][,search=gumbel|puct]` and `policy:PATH`:
-//! players backed by a checkpoint, through `dama_nn`'s [`NnEvaluator`].
+//! players backed by a checkpoint, through `dama_nn`'s [`NnEvaluator`],
+//! for every game (its search state is the network's input).
 //!
 //! The factory loads the network once; every player it builds gets its own
 //! copy of the weights on the device (so parallel games do not contend for
 //! one evaluator), and searches one step at a time like
 //! [`MctsPlayer`](crate::MctsPlayer).
 
+use std::marker::PhantomData;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use dama_engine::{Game, Move, StepResult};
-use dama_mcts::{Algorithm, Evaluator, SearchConfig};
-use dama_nn::{DeviceSpec, Network, NnEvaluator, Precision};
+use dama_game::{GameDef, GameError};
+use dama_mcts::{Algorithm, Evaluator, Game as SearchGame, SearchConfig};
+use dama_nn::{DeviceSpec, GameName, Network, NnEvaluator, Precision};
 use rand::RngCore;
 
 use crate::mcts_player::choose_by_steps;
@@ -41,11 +43,40 @@ fn nn_error(name: &str, e: dama_nn::Error) -> Error {
     }
 }
 
-pub(crate) fn factory(
+/// A checkpoint trained for `G` (under `options.rules` when given: a
+/// checkpoint of other rules, or of another game, is refused by name).
+fn load_for<G: GameDef>(
+    name: &str,
+    path: &Path,
+    device: dama_nn::device::Device,
+    options: &BuildOptions,
+) -> Result<Network, Error> {
+    let game = GameName::of::<G>().ok_or_else(|| {
+        Error::Spec(format!(
+            "`{name}`: {} has no network players (it is not in the registry)",
+            G::TITLE
+        ))
+    })?;
+    let loaded = match &options.rules {
+        Some(rules) if rules.name() != game => {
+            return Err(Error::Spec(format!(
+                "`{name}`: the players are built for {} but the rules given are {rules}",
+                G::TITLE
+            )))
+        }
+        Some(rules) => dama_nn::load_network_for(path, device, rules),
+        None => dama_nn::load_game_network(path, device, game),
+    };
+    loaded
+        .map(|(net, _meta)| net)
+        .map_err(|e| nn_error(name, e))
+}
+
+pub(crate) fn factory<G: GameDef>(
     spec: &PlayerSpec,
     name: String,
     options: &BuildOptions,
-) -> Result<Arc<dyn PlayerFactory>, Error> {
+) -> Result<Arc<dyn PlayerFactory<G>>, Error> {
     let device_spec = options.device.unwrap_or_default();
     let device = dama_nn::device::resolve(device_spec).map_err(|e| nn_error(&name, e))?;
     let cores = dama_nn::device::cores();
@@ -85,9 +116,8 @@ pub(crate) fn factory(
         player: name.clone(),
         message: e.to_string(),
     })?;
-    let (net, _meta) = dama_nn::load_network(path, device, options.rules.as_ref())
-        .map_err(|e| nn_error(&name, e))?;
-    Ok(Arc::new(NetworkFactory {
+    let net = load_for::<G>(&name, path, device, options)?;
+    Ok(Arc::new(NetworkFactory::<G> {
         name,
         path: path.clone(),
         net: Mutex::new(net),
@@ -95,6 +125,7 @@ pub(crate) fn factory(
         search,
         time,
         lanes,
+        game: PhantomData,
     }))
 }
 
@@ -151,7 +182,7 @@ pub(crate) fn search_config(
     }
 }
 
-struct NetworkFactory {
+struct NetworkFactory<G> {
     name: String,
     path: PathBuf,
     net: Mutex<Network>,
@@ -159,9 +190,10 @@ struct NetworkFactory {
     search: Option<SearchConfig>,
     time: Option<Duration>,
     lanes: Lanes,
+    game: PhantomData<fn() -> G>,
 }
 
-impl NetworkFactory {
+impl<G> NetworkFactory<G> {
     fn evaluator(&self, lanes: usize) -> Result<NnEvaluator, Error> {
         let net = match self.net.lock() {
             Ok(n) => n,
@@ -174,12 +206,12 @@ impl NetworkFactory {
     }
 }
 
-impl PlayerFactory for NetworkFactory {
+impl<G: GameDef> PlayerFactory<G> for NetworkFactory<G> {
     fn name(&self) -> &str {
         &self.name
     }
 
-    fn batched(&self) -> Result<Option<BatchedSearcher>, Error> {
+    fn batched(&self) -> Result<Option<BatchedSearcher<G::State>>, Error> {
         match (&self.search, self.time) {
             (Some(config), None) => Ok(Some(BatchedSearcher {
                 evaluator: Box::new(Erased(self.evaluator(self.lanes.shared)?)),
@@ -189,7 +221,7 @@ impl PlayerFactory for NetworkFactory {
         }
     }
 
-    fn build(&self) -> Result<Box<dyn Player>, Error> {
+    fn build(&self) -> Result<Box<dyn Player<G>>, Error> {
         let mut evaluator = self.evaluator(self.lanes.player)?;
         let mut rate = SimRate::default();
         if let (Some(config), Some(_)) = (&self.search, self.time) {
@@ -200,40 +232,45 @@ impl PlayerFactory for NetworkFactory {
             evaluator
                 .warm_up(config.batch_size as usize)
                 .map_err(|e| nn_error(&self.name, e))?;
-            let game = dama_draughts::DamaState::new(Game::new());
-            let steps: Vec<_> = game.game().legal_steps().into_iter().collect();
+            let state = G::search_state(&G::start(&G::Rules::default()));
+            let mut actions = Vec::new();
+            state.legal_actions(&mut actions);
             for _ in 0..2 {
                 let t = std::time::Instant::now();
                 evaluator
-                    .evaluate_states(&[(&game, steps.as_slice())])
+                    .evaluate_states(&[(&state, actions.as_slice())])
                     .map_err(|e| nn_error(&self.name, e))?;
                 rate = SimRate::default();
                 rate.observe(t.elapsed(), 1);
             }
         }
-        Ok(Box::new(NetworkPlayer {
+        Ok(Box::new(NetworkPlayer::<G> {
             name: self.name.clone(),
             evaluator,
             search: self.search.clone(),
             time: self.time,
             rate,
+            game: PhantomData,
         }))
     }
 }
 
-/// A checkpoint player: search with the network, or its raw policy.
-pub struct NetworkPlayer {
+/// A checkpoint player of a game of `G`: search with the network, or its
+/// raw policy.
+pub struct NetworkPlayer<G> {
     name: String,
     evaluator: NnEvaluator,
     search: Option<SearchConfig>,
     /// Time per move (timed players).
     time: Option<Duration>,
     rate: SimRate,
+    game: PhantomData<fn() -> G>,
 }
 
-impl NetworkPlayer {
-    /// The checkpoint at `path` on `device`: with `search` it runs that search per decision, without it
-    /// plays the most probable step of the raw policy.
+impl<G: GameDef> NetworkPlayer<G> {
+    /// The checkpoint at `path` on `device`: with `search` it runs that
+    /// search per decision, without it plays the most probable decision of
+    /// the raw policy.
     ///
     /// # Errors
     ///
@@ -254,59 +291,62 @@ impl NetworkPlayer {
             search,
             time: None,
             rate: SimRate::default(),
+            game: PhantomData,
         })
     }
 
-    fn policy_move(&mut self, game: &Game) -> Result<Move, Error> {
-        let mut state = game.clone();
+    /// The whole move of the raw policy: each decision of the turn its most
+    /// probable one (a forced one without asking the network).
+    fn policy_move(&mut self, game: &G::Game) -> Result<G::Move, Error> {
+        let mut state = G::search_state(game);
+        let me = state.to_play();
+        let mut decisions = Vec::new();
+        let mut actions = Vec::new();
         loop {
-            let steps: Vec<_> = state.legal_steps().into_iter().collect();
-            let step = match steps.len() {
-                0 => {
-                    return Err(Error::Player {
-                        player: self.name.clone(),
-                        message: "no legal step".to_owned(),
-                    })
-                }
-                1 => steps[0],
+            actions.clear();
+            state.legal_actions(&mut actions);
+            let action = match actions.len() {
+                0 => return Err(Error::player(&self.name, "no legal decision".to_owned())),
+                1 => actions[0],
                 _ => {
                     let eval = self
                         .evaluator
-                        .evaluate_states(&[(
-                            &dama_draughts::DamaState::new(state.clone()),
-                            steps.as_slice(),
-                        )])
+                        .evaluate_states(&[(&state, actions.as_slice())])
                         .map_err(|e| nn_error(&self.name, e))?;
                     let policy = eval.first().map(|e| e.policy.as_slice()).unwrap_or(&[]);
                     let p = |i: usize| policy.get(i).copied().unwrap_or(0.0);
-                    let best = (0..steps.len())
+                    let best = (0..actions.len())
                         .max_by(|&a, &b| p(a).total_cmp(&p(b)))
                         .unwrap_or(0);
-                    steps[best]
+                    actions[best]
                 }
             };
-            match state.play_step(step).map_err(|e| Error::Player {
-                player: self.name.clone(),
-                message: format!("illegal step {step}: {e}"),
-            })? {
-                StepResult::Completed(m) => return Ok(m),
-                StepResult::InProgress => {}
+            state.apply(action);
+            decisions.push(action);
+            if state.outcome().is_some() || state.to_play() != me {
+                break;
             }
         }
+        G::complete_turn(game, &decisions).map_err(|source| Error::Move {
+            player: self.name.clone(),
+            source,
+        })
     }
 }
 
-impl Player for NetworkPlayer {
+impl<G: GameDef> Player<G> for NetworkPlayer<G> {
     fn name(&self) -> &str {
         &self.name
     }
 
-    fn choose(&mut self, game: &Game, rng: &mut dyn RngCore) -> Result<Move, Error> {
-        match &self.search {
-            None => self.policy_move(game),
+    fn choose(&mut self, game: &G::Game, rng: &mut dyn RngCore) -> Result<G::Move, GameError> {
+        Ok(match &self.search {
+            None => self.policy_move(game)?,
             Some(config) => match self.time {
-                None => choose_by_steps(&self.name, game, config, &mut self.evaluator, rng),
-                Some(budget) => choose_by_steps_timed(
+                None => {
+                    choose_by_steps::<G, _>(&self.name, game, config, &mut self.evaluator, rng)?
+                }
+                Some(budget) => choose_by_steps_timed::<G, _>(
                     &self.name,
                     game,
                     config,
@@ -314,13 +354,13 @@ impl Player for NetworkPlayer {
                     rng,
                     budget,
                     &mut self.rate,
-                ),
+                )?,
             },
-        }
+        })
     }
 }
 
-impl std::fmt::Debug for NetworkFactory {
+impl<G> std::fmt::Debug for NetworkFactory<G> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("NetworkFactory")
             .field("name", &self.name)
@@ -373,132 +413,4 @@ pub fn checkpoint_game(paths: &[PathBuf]) -> Result<Option<dama_nn::GameRules>, 
         }
     }
     Ok(found.map(|(r, _)| r))
-}
-
-/// The Turkish Tafl player a spec names: a baseline
-/// ([`crate::tafl::baseline_of`]) or a checkpoint trained under `rules`
-/// ([`tafl_network_player`]).
-///
-/// # Errors
-///
-/// As [`crate::tafl::baseline_of`] and [`tafl_network_player`].
-pub fn tafl_player(
-    spec: &PlayerSpec,
-    options: &BuildOptions,
-    rules: &dama_tafl::TaflRules,
-) -> Result<crate::tafl::TaflPlayer, Error> {
-    match crate::tafl::baseline_of(spec)? {
-        Some(b) => Ok(crate::tafl::TaflPlayer::Baseline(b)),
-        None => tafl_network_player(spec, options, rules),
-    }
-}
-
-/// A Turkish Tafl checkpoint player for [`crate::tafl::play_tafl_match`]:
-/// `ckpt:PATH[,sims=N][,search=…][,draw=D]` with a simulation budget, whose
-/// checkpoint was trained under exactly `rules` (another game's, or other
-/// rules', is refused by name).
-///
-/// # Errors
-///
-/// A spec that is not a checkpoint with a simulation budget, a missing or
-/// incompatible checkpoint, the device.
-pub fn tafl_network_player(
-    spec: &PlayerSpec,
-    options: &BuildOptions,
-    rules: &dama_tafl::TaflRules,
-) -> Result<crate::tafl::TaflPlayer, Error> {
-    let name = spec.to_string();
-    let PlayerSpec::Checkpoint {
-        path,
-        budget,
-        search,
-        draw_score,
-        inference,
-    } = spec
-    else {
-        return Err(Error::Spec(format!(
-            "`{name}` is not a checkpoint player (ckpt:PATH)"
-        )));
-    };
-    let SearchBudget::Sims(sims) = *budget else {
-        return Err(Error::Spec(format!(
-            "`{name}`: Turkish Tafl checkpoint players search to a simulation count (sims=N), not a time"
-        )));
-    };
-    spec.check_files().map_err(|e| Error::Player {
-        player: name.clone(),
-        message: e.to_string(),
-    })?;
-    let device = dama_nn::device::resolve(options.device.unwrap_or_default())
-        .map_err(|e| nn_error(&name, e))?;
-    let (net, _meta) = dama_nn::load_network_for(path, device, &dama_nn::GameRules::Tafl(*rules))
-        .map_err(|e| nn_error(&name, e))?;
-    // The Tafl arena batches the searches of all games in flight through
-    // this one evaluator: one lane per core, as draughts' batched arena.
-    let cores = dama_nn::device::cores();
-    let lanes = inference.lanes_or(cores);
-    let evaluator = NnEvaluator::with_lanes(
-        &net,
-        device,
-        net_precision(inference.precision_for(*budget), device),
-        lanes,
-    )
-    .map_err(|e| nn_error(&name, e))?;
-    let cuda = matches!(device, dama_nn::device::Device::Cuda(_));
-    let config = SearchConfig {
-        draw_score: *draw_score,
-        batch_size: inference.leaves_for(*budget, *search, cuda, lanes),
-        ..search_config(*search, sims, &device)
-    };
-    Ok(crate::tafl::TaflPlayer::Network {
-        name,
-        evaluator: Box::new(Erased(evaluator)),
-        config,
-        sims,
-    })
-}
-
-/// A Turkish Tafl ladder: one match per pair of `pairs` between the players
-/// (labels and specs; baselines or Tafl checkpoints trained under
-/// `config.rules`), each with `config` (its seed varied per match, as
-/// [`crate::run_ladder`] does), then one Elo fit over the labels.
-/// `on_game` sees each match's progress, `on_match` each finished match
-/// (index, count, result).
-///
-/// # Errors
-///
-/// A player that cannot be built, the matches, the fit.
-pub fn run_tafl_ladder(
-    players: &[(String, PlayerSpec)],
-    pairs: &[(usize, usize)],
-    config: &crate::tafl::TaflMatchConfig,
-    options: &BuildOptions,
-    fit: &crate::FitConfig,
-    on_game: &(dyn Fn(&crate::tafl::TaflProgress) + Sync),
-    on_match: &mut dyn FnMut(usize, usize, &crate::tafl::TaflMatchResult),
-) -> Result<(Vec<crate::tafl::TaflMatchResult>, crate::RatingTable), Error> {
-    let mut results = Vec::with_capacity(pairs.len());
-    let mut matches = Vec::with_capacity(pairs.len());
-    for (k, &(i, j)) in pairs.iter().enumerate() {
-        let (Some((la, sa)), Some((lb, sb))) = (players.get(i), players.get(j)) else {
-            return Err(Error::Spec(format!(
-                "pairing ({i}, {j}) names a player out of {}",
-                players.len()
-            )));
-        };
-        let mut a = tafl_player(sa, options, &config.rules)?;
-        let mut b = tafl_player(sb, options, &config.rules)?;
-        let mc = crate::tafl::TaflMatchConfig {
-            seed: config
-                .seed
-                .wrapping_add((k as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)),
-            ..config.clone()
-        };
-        let r = crate::tafl::play_tafl_match(&mut a, &mut b, &mc, on_game)?;
-        on_match(k, pairs.len(), &r);
-        results.push(crate::PairResult::new(la.clone(), lb.clone(), r.total()));
-        matches.push(r);
-    }
-    let table = crate::fit_elo(&results, fit)?;
-    Ok((matches, table))
 }

@@ -1,4 +1,4 @@
-//! Openings: where arena games start.
+//! Openings: where arena games start, for every game.
 //!
 //! Each opening is played twice in a match, once with each player on each
 //! side, so that an unbalanced opening does not favour either player.
@@ -6,27 +6,52 @@
 use std::collections::HashSet;
 use std::path::Path;
 
-use dama_engine::{Game, Move, Position, Rules};
+use dama_game::GameDef;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 
 use crate::Error;
 
-/// A start: a position and moves played from it.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Opening {
-    /// The position the moves start from.
-    pub start: Position,
+/// A start: a position and whole moves played from it.
+pub struct Opening<G: GameDef> {
+    /// The game at the position the moves start from (no moves played).
+    pub start: G::Game,
     /// Moves played from `start` before the players take over.
-    pub moves: Vec<Move>,
+    pub moves: Vec<G::Move>,
 }
 
-impl Opening {
-    /// The initial position of `rules` (its variant's setup) with no moves.
-    pub fn startpos(rules: Rules) -> Self {
+impl<G: GameDef> Clone for Opening<G> {
+    fn clone(&self) -> Self {
+        Opening {
+            start: self.start.clone(),
+            moves: self.moves.clone(),
+        }
+    }
+}
+
+impl<G: GameDef> std::fmt::Debug for Opening<G> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Opening")
+            .field("start", &G::position_text(&self.start))
+            .field("moves", &self.moves)
+            .finish()
+    }
+}
+
+/// Openings are equal when they start from the same position (its text)
+/// and play the same moves.
+impl<G: GameDef> PartialEq for Opening<G> {
+    fn eq(&self, other: &Self) -> bool {
+        self.moves == other.moves && G::position_text(&self.start) == G::position_text(&other.start)
+    }
+}
+
+impl<G: GameDef> Opening<G> {
+    /// The initial position of `rules` with no moves.
+    pub fn startpos(rules: &G::Rules) -> Self {
         Self {
-            start: Position::startpos_with_rules(rules),
+            start: G::start(rules),
             moves: Vec::new(),
         }
     }
@@ -37,13 +62,12 @@ impl Opening {
     ///
     /// [`Error::Opening`] if a move is illegal or the game ends during the
     /// opening.
-    pub fn game(&self) -> Result<Game, Error> {
-        let mut game = Game::from_position(self.start);
+    pub fn game(&self) -> Result<G::Game, Error> {
+        let mut game = self.start.clone();
         for m in &self.moves {
-            game.play(m)
-                .map_err(|e| Error::Opening(format!("{}: {e}", self.text())))?;
+            G::play(&mut game, m).map_err(|e| Error::Opening(format!("{}: {e}", self.text())))?;
         }
-        if game.outcome().is_some() {
+        if G::outcome(&game).is_some() {
             return Err(Error::Opening(format!(
                 "{}: game already over",
                 self.text()
@@ -56,15 +80,17 @@ impl Opening {
     /// position) followed by the moves.
     pub fn text(&self) -> String {
         let mut parts: Vec<String> = Vec::new();
-        if self.start != Position::startpos_with_rules(*self.start.rules()) {
-            parts.push(self.start.to_string());
+        let start = G::position_text(&self.start);
+        if start != G::position_text(&G::start(&G::rules(&self.start))) {
+            parts.push(start);
         }
         parts.extend(self.moves.iter().map(|m| m.to_string()));
         parts.join(" ")
     }
 
     /// Parses [`Opening::text`]: whitespace-separated tokens; a first token
-    /// containing `:` is a position (`W:Wa2,b2,Kd4:Ba7,Kh8`), the others are
+    /// that is a position ([`GameDef::parse_position`], e.g.
+    /// `W:Wa2,b2,Kd4:Ba7,Kh8` in draughts) is the start, the others are
     /// moves (`d3-d4`, `b3xd3xd5`) played from it (default: the initial
     /// position of `rules`), all under `rules`.
     ///
@@ -72,35 +98,51 @@ impl Opening {
     ///
     /// [`Error::Opening`] for a bad position, one that cannot occur under
     /// `rules`, or an illegal move.
-    pub fn parse(text: &str, rules: Rules) -> Result<Self, Error> {
+    pub fn parse(text: &str, rules: &G::Rules) -> Result<Self, Error> {
         let mut tokens = text.split_whitespace().peekable();
+        let initial = G::start(rules);
         let start = match tokens.peek() {
-            Some(t) if t.contains(':') => {
-                let t = tokens.next().unwrap_or_default();
-                t.parse::<Position>()
-                    .map_err(|e| Error::Opening(format!("`{t}`: {e}")))?
-                    .try_with_rules(rules)
-                    .map_err(|e| Error::Opening(format!("`{t}`: {e}")))?
-            }
-            _ => Position::startpos_with_rules(rules),
+            Some(t) => match G::parse_position(rules, t) {
+                Ok(start) => {
+                    tokens.next();
+                    start
+                }
+                // Not a position: a move, unless it is neither.
+                Err(pos) => {
+                    if let Err(mv) = G::parse_move(&initial, t) {
+                        if !is_move_number(t) {
+                            return Err(Error::Opening(format!(
+                                "`{t}` is neither a position ({pos}) nor a move ({mv})"
+                            )));
+                        }
+                    }
+                    initial
+                }
+            },
+            None => initial,
         };
-        let mut pos = start;
+        let mut game = start.clone();
         let mut moves = Vec::new();
         for t in tokens {
             // Accept move numbers such as `1.` in pasted records.
-            if t.ends_with('.') && t[..t.len() - 1].chars().all(|c| c.is_ascii_digit()) {
+            if is_move_number(t) {
                 continue;
             }
-            let m = pos
-                .parse_move(t)
+            let m = G::parse_move(&game, t)
                 .map_err(|e| Error::Opening(format!("`{t}` in `{text}`: {e}")))?;
-            pos.play_unchecked(&m);
+            G::play(&mut game, &m)
+                .map_err(|e| Error::Opening(format!("`{t}` in `{text}`: {e}")))?;
             moves.push(m);
         }
         let opening = Self { start, moves };
         opening.game()?;
         Ok(opening)
     }
+}
+
+/// A move number such as `1.` in a pasted record.
+fn is_move_number(t: &str) -> bool {
+    t.ends_with('.') && t[..t.len() - 1].chars().all(|c| c.is_ascii_digit())
 }
 
 /// Where a match takes its openings from.
@@ -110,8 +152,8 @@ pub enum OpeningSource {
     /// Every game from the initial position (deterministic players then play
     /// the same game over and over: use only with random players).
     Startpos,
-    /// Distinct random starts of `plies` uniformly random moves, drawn from
-    /// the match seed.
+    /// Distinct random starts of `plies` uniformly random whole moves, drawn
+    /// from the match seed.
     Random {
         /// Random plies per opening (default 4).
         plies: u32,
@@ -127,37 +169,47 @@ impl Default for OpeningSource {
     }
 }
 
-/// `count` distinct random openings of `plies` random moves from the initial
-/// position of `rules`. Starts that end the game, or repeat an earlier start,
-/// are redrawn; if the space runs out, fewer are returned.
+/// `count` distinct random openings of `plies` random whole moves from the
+/// initial position of `rules`. Starts that end the game, or repeat an
+/// earlier start (the same position text), are redrawn; if the space runs
+/// out, fewer are returned.
 ///
 /// The same `seed` always gives the same openings.
-pub fn random_openings(rules: Rules, count: usize, plies: u32, seed: u64) -> Vec<Opening> {
+pub fn random_openings<G: GameDef>(
+    rules: &G::Rules,
+    count: usize,
+    plies: u32,
+    seed: u64,
+) -> Vec<Opening<G>> {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let mut seen = HashSet::new();
     let mut out = Vec::with_capacity(count);
     let mut attempts = 0usize;
+    let initial = G::start(rules);
     while out.len() < count && attempts < 100 * count + 1000 {
         attempts += 1;
-        let mut game = Game::with_rules(rules);
+        let mut game = initial.clone();
         let mut moves = Vec::new();
         let mut over = false;
         for _ in 0..plies {
-            let legal = game.legal_moves();
-            if legal.is_empty() || game.outcome().is_some() {
+            let mut legal = G::legal_moves(&game);
+            if legal.is_empty() || G::outcome(&game).is_some() {
                 over = true;
                 break;
             }
-            let m = legal[rng.gen_range(0..legal.len())];
-            game.play_unchecked(&m);
+            let m = legal.swap_remove(rng.gen_range(0..legal.len()));
+            if G::play(&mut game, &m).is_err() {
+                over = true;
+                break;
+            }
             moves.push(m);
         }
-        if over || game.outcome().is_some() {
+        if over || G::outcome(&game).is_some() {
             continue;
         }
-        if seen.insert(game.position().hash()) {
+        if seen.insert(G::position_text(&game)) {
             out.push(Opening {
-                start: Position::startpos_with_rules(rules),
+                start: initial.clone(),
                 moves,
             });
         }
@@ -172,7 +224,7 @@ pub fn random_openings(rules: Rules, count: usize, plies: u32, seed: u64) -> Vec
 ///
 /// I/O errors, [`Error::Opening`] naming the line of a bad opening, or an
 /// empty file.
-pub fn load_openings(path: &Path, rules: Rules) -> Result<Vec<Opening>, Error> {
+pub fn load_openings<G: GameDef>(path: &Path, rules: &G::Rules) -> Result<Vec<Opening<G>>, Error> {
     let text = std::fs::read_to_string(path)
         .map_err(|e| Error::Opening(format!("cannot read {}: {e}", path.display())))?;
     let mut out = Vec::new();
@@ -196,12 +248,12 @@ pub fn load_openings(path: &Path, rules: Rules) -> Result<Vec<Opening>, Error> {
 /// # Errors
 ///
 /// Errors of [`load_openings`].
-pub fn openings_for(
+pub fn openings_for<G: GameDef>(
     source: &OpeningSource,
-    rules: Rules,
+    rules: &G::Rules,
     pairs: usize,
     seed: u64,
-) -> Result<Vec<Opening>, Error> {
+) -> Result<Vec<Opening<G>>, Error> {
     match source {
         OpeningSource::Startpos => Ok(vec![Opening::startpos(rules)]),
         OpeningSource::Random { plies } => {
@@ -219,12 +271,16 @@ pub fn openings_for(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use dama_draughts::Draughts;
+    use dama_engine::{Position, Rules};
+
+    type Opening = super::Opening<Draughts>;
 
     #[test]
     fn random_openings_are_distinct_and_reproducible() {
-        let a = random_openings(Rules::default(), 50, 4, 7);
-        let b = random_openings(Rules::default(), 50, 4, 7);
-        let c = random_openings(Rules::default(), 50, 4, 8);
+        let a = random_openings::<Draughts>(&Rules::default(), 50, 4, 7);
+        let b = random_openings::<Draughts>(&Rules::default(), 50, 4, 7);
+        let c = random_openings::<Draughts>(&Rules::default(), 50, 4, 8);
         assert_eq!(a.len(), 50);
         assert_eq!(a, b);
         assert_ne!(a, c);
@@ -238,16 +294,16 @@ mod tests {
 
     #[test]
     fn opening_text_round_trips() {
-        for o in random_openings(Rules::default(), 20, 6, 1) {
-            let back = Opening::parse(&o.text(), Rules::default()).unwrap();
+        for o in random_openings::<Draughts>(&Rules::default(), 20, 6, 1) {
+            let back = Opening::parse(&o.text(), &Rules::default()).unwrap();
             assert_eq!(back, o);
         }
-        let o = Opening::parse("W:Wa2,b2,Kd4:Ba7,Kh8 d4-d5", Rules::default()).unwrap();
+        let o = Opening::parse("W:Wa2,b2,Kd4:Ba7,Kh8 d4-d5", &Rules::default()).unwrap();
         assert_eq!(o.moves.len(), 1);
-        assert_eq!(Opening::parse(&o.text(), Rules::default()).unwrap(), o);
-        assert!(Opening::parse("d3-d5", Rules::default()).is_err());
-        assert!(Opening::parse("X:nonsense", Rules::default()).is_err());
-        let o = Opening::parse("1. a3-a4 h6-h5 2. b3-b4", Rules::default()).unwrap();
+        assert_eq!(Opening::parse(&o.text(), &Rules::default()).unwrap(), o);
+        assert!(Opening::parse("d3-d5", &Rules::default()).is_err());
+        assert!(Opening::parse("X:nonsense", &Rules::default()).is_err());
+        let o = Opening::parse("1. a3-a4 h6-h5 2. b3-b4", &Rules::default()).unwrap();
         assert_eq!(o.moves.len(), 3);
     }
 
@@ -257,16 +313,16 @@ mod tests {
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("o.txt");
         std::fs::write(&path, "# book\nd3-d4 d6-d5\n\nc3-c4\n").unwrap();
-        let v = load_openings(&path, Rules::default()).unwrap();
+        let v = load_openings::<Draughts>(&path, &Rules::default()).unwrap();
         assert_eq!(v.len(), 2);
         std::fs::write(&path, "d3-d4\nd3-d5\n").unwrap();
-        let err = load_openings(&path, Rules::default())
+        let err = load_openings::<Draughts>(&path, &Rules::default())
             .unwrap_err()
             .to_string();
         assert!(err.contains(":2:"), "{err}");
         // Issue 19: a file that cannot be read is named.
         let missing = dir.join("missing.txt");
-        let err = load_openings(&missing, Rules::default())
+        let err = load_openings::<Draughts>(&missing, &Rules::default())
             .unwrap_err()
             .to_string();
         assert!(err.contains("missing.txt"), "{err}");
@@ -279,18 +335,18 @@ mod tests {
         for v in [Variant::Armenian, Variant::Croda, Variant::Dameo] {
             let rules = Rules::for_variant(v);
             let start = Position::startpos_with_rules(rules);
-            let openings = random_openings(rules, 10, 4, 3);
+            let openings = random_openings::<Draughts>(&rules, 10, 4, 3);
             assert_eq!(openings.len(), 10);
             for o in &openings {
-                assert_eq!(o.start, start);
-                let back = Opening::parse(&o.text(), rules).unwrap();
+                assert_eq!(o.start.position(), &start);
+                let back = Opening::parse(&o.text(), &rules).unwrap();
                 assert_eq!(&back, o, "{v}");
             }
-            assert_eq!(Opening::startpos(rules).game().unwrap().rules(), &rules);
+            assert_eq!(Opening::startpos(&rules).game().unwrap().rules(), &rules);
         }
         // Croda's setup (24 men a side) is refused under Turkish rules.
         let croda = Position::startpos_with_rules(Rules::for_variant(Variant::Croda)).to_string();
-        let err = Opening::parse(&croda, Rules::default()).unwrap_err();
+        let err = Opening::parse(&croda, &Rules::default()).unwrap_err();
         assert!(err.to_string().contains(&croda), "{err}");
     }
 }

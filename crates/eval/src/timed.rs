@@ -3,14 +3,14 @@
 
 use std::time::{Duration, Instant};
 
-use dama_draughts::{search_move, DamaState};
-use dama_engine::{Game, Move, StepResult};
+use dama_game::GameDef;
 use dama_mcts::{
-    Algorithm, Budget, Evaluator, Game as _, Leaf, Search, SearchConfig, SearchResult, TurnPolicy,
+    Algorithm, Budget, Evaluator, Game as SearchGame, Leaf, Search, SearchConfig, SearchResult,
+    TurnPolicy,
 };
 use rand::RngCore;
 
-use crate::mcts_player::{fail, MAX_TIMED_SIMS};
+use crate::mcts_player::{fail, search_move, MAX_TIMED_SIMS};
 use crate::Error;
 
 /// A timed player's measured cost of one simulation, carried from decision
@@ -41,14 +41,20 @@ impl SimRate {
 }
 
 /// Searched decisions left in the current turn of `state`, on the longest
-/// path: 0 when the turn is over, forced steps not counted.
-fn decisions_left(state: &Game) -> u32 {
-    let steps = state.legal_steps();
-    let here = u32::from(steps.len() > 1);
+/// path: 0 when the turn is over, forced decisions not counted. The turn
+/// goes on while the same player is to move in a game not over.
+fn decisions_left<S: SearchGame>(state: &S) -> u32 {
+    if state.outcome().is_some() {
+        return 0;
+    }
+    let mut actions = Vec::new();
+    state.legal_actions(&mut actions);
+    let here = u32::from(actions.len() > 1);
     let mut most = 0;
-    for &step in &steps {
+    for action in actions {
         let mut next = state.clone();
-        if let Ok(StepResult::InProgress) = next.play_step(step) {
+        next.apply(action);
+        if next.outcome().is_none() && next.to_play() == state.to_play() {
             most = most.max(decisions_left(&next));
         }
     }
@@ -69,14 +75,13 @@ struct Timed<'a> {
     started: Instant,
 }
 
-impl TurnPolicy<DamaState> for Timed<'_> {
-    fn plan(&mut self, state: &DamaState, actions: &[dama_engine::Step], _: u32) -> Option<Budget> {
+impl<S: SearchGame> TurnPolicy<S> for Timed<'_> {
+    fn plan(&mut self, state: &S, actions: &[S::Action], _: u32) -> Option<Budget> {
         if actions.len() <= 1 {
             return None;
         }
         let start = Instant::now();
-        let share =
-            self.deadline.saturating_duration_since(start) / decisions_left(state.game()).max(1);
+        let share = self.deadline.saturating_duration_since(start) / decisions_left(state).max(1);
         self.started = start;
         Some(Budget {
             simulations: Some(match self.algorithm {
@@ -88,7 +93,7 @@ impl TurnPolicy<DamaState> for Timed<'_> {
         })
     }
 
-    fn searched(&mut self, _: &Search<DamaState>, result: &SearchResult<dama_engine::Step>) {
+    fn searched(&mut self, _: &Search<S>, result: &SearchResult<S::Action>) {
         self.rate
             .observe(self.started.elapsed(), result.simulations + 1);
     }
@@ -98,20 +103,20 @@ impl TurnPolicy<DamaState> for Timed<'_> {
 /// [`Timed`]); each search stops at its share of the deadline, checked
 /// between gather/apply rounds (it always evaluates the root first, so a
 /// move comes back even when the budget is spent).
-pub(crate) fn choose_by_steps_timed<E: Evaluator<DamaState>>(
+pub(crate) fn choose_by_steps_timed<G: GameDef, E: Evaluator<G::State>>(
     name: &str,
-    game: &Game,
+    game: &G::Game,
     config: &SearchConfig,
     evaluator: &mut E,
-    mut rng: &mut dyn RngCore,
+    rng: &mut dyn RngCore,
     budget: Duration,
     rate: &mut SimRate,
-) -> Result<Move, Error> {
+) -> Result<G::Move, Error> {
     let deadline = Instant::now() + budget;
-    let root = DamaState::new(game.clone());
+    let root = G::search_state(game);
     if rate.secs_per_sim.is_none()
         && config.algorithm == Algorithm::Gumbel
-        && decisions_left(game) > 0
+        && decisions_left(&root) > 0
     {
         // First decision of this player: time one evaluation.
         let mut actions = Vec::new();
@@ -131,5 +136,5 @@ pub(crate) fn choose_by_steps_timed<E: Evaluator<DamaState>>(
         rate,
         started: Instant::now(),
     };
-    search_move(config, root, evaluator, &mut policy, &mut rng).map_err(|e| fail(name, e))
+    search_move::<G, _, _>(name, game, config, evaluator, &mut policy, rng)
 }

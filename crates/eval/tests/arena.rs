@@ -1,6 +1,7 @@
 //! Arena tests: baselines beat each other decisively, colours and openings
 //! are balanced, results are reproducible (issue 7).
 
+use dama_draughts::Draughts;
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -9,11 +10,11 @@ use dama_eval::{
     OpeningSource, Pairing, PlayerFactory, Sprt, SprtDecision,
 };
 
-fn player(spec: &str) -> Arc<dyn PlayerFactory> {
-    parse_player(spec, &BuildOptions::default()).expect("valid spec")
+fn player(spec: &str) -> Arc<dyn PlayerFactory<Draughts>> {
+    parse_player::<Draughts>(spec, &BuildOptions::default()).expect("valid spec")
 }
 
-fn config(games: u32, seed: u64) -> MatchConfig {
+fn config(games: u32, seed: u64) -> MatchConfig<dama_engine::Rules> {
     MatchConfig {
         games,
         seed,
@@ -59,8 +60,8 @@ fn colours_alternate_and_openings_are_paired() {
     let b = player("random");
     let r = play_match(a.as_ref(), b.as_ref(), &config(20, 5), &|_| {}).unwrap();
     assert_eq!(r.records.len(), 20);
-    assert_eq!(r.a_white.games(), 10);
-    assert_eq!(r.a_black.games(), 10);
+    assert_eq!(r.a_first.games(), 10);
+    assert_eq!(r.a_second.games(), 10);
     assert_eq!(r.openings, 10);
     assert_eq!(r.pentanomial.pairs(), 10);
     let mut openings = HashMap::new();
@@ -72,7 +73,7 @@ fn colours_alternate_and_openings_are_paired() {
         } else {
             ("random", "greedy")
         };
-        assert_eq!((g.white.as_str(), g.black.as_str()), (white, black));
+        assert_eq!((g.first.as_str(), g.second.as_str()), (white, black));
         let head = g.moves[..g.opening_plies as usize].to_vec();
         assert_eq!(head.len(), 4);
         let prev = openings.insert(g.opening, head.clone());
@@ -83,10 +84,10 @@ fn colours_alternate_and_openings_are_paired() {
     let distinct: std::collections::HashSet<_> = openings.values().collect();
     assert_eq!(distinct.len(), 10);
     // Totals agree.
-    assert_eq!(r.wdl.wins, r.a_white.wins + r.a_black.wins);
+    assert_eq!(r.wdl.wins, r.a_first.wins + r.a_second.wins);
     assert_eq!(r.wdl.games(), 20);
     let records = r.records.iter().filter(|g| {
-        (g.white == "greedy" && g.result == "1-0") || (g.black == "greedy" && g.result == "0-1")
+        (g.first == "greedy" && g.result == "1-0") || (g.second == "greedy" && g.result == "0-1")
     });
     assert_eq!(records.count() as u32, r.wdl.wins);
 }
@@ -167,7 +168,7 @@ fn records_save_as_json_lines() {
     let text = String::from_utf8(out).unwrap();
     assert_eq!(text.lines().count(), 3);
     let first: serde_json::Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
-    assert_eq!(first["white"], "random");
+    assert_eq!(first["first"], "random");
     assert!(first["moves"].as_array().unwrap().len() > 5);
 }
 
@@ -226,6 +227,6 @@ fn mcts_player_plays_legal_games() {
 
 #[test]
 fn unavailable_or_bad_players_are_errors() {
-    assert!(parse_player("alphabeta", &BuildOptions::default()).is_err());
-    assert!(parse_player("nonsense", &BuildOptions::default()).is_err());
+    assert!(parse_player::<Draughts>("alphabeta", &BuildOptions::default()).is_err());
+    assert!(parse_player::<Draughts>("nonsense", &BuildOptions::default()).is_err());
 }

@@ -2,6 +2,7 @@
 //! quantized network picks the moves the float network picks, and the
 //! `eval=PATH` player spec builds, plays and refuses what it should.
 
+use dama_draughts::Draughts;
 use std::sync::Arc;
 
 use dama_engine::{Game, Position, Rules};
@@ -97,7 +98,7 @@ fn the_eval_spec_builds_plays_and_refuses_other_rules() {
     let spec = format!("alphabeta:depth=2,eval={}", path.display());
     let parsed: PlayerSpec = spec.parse().expect("spec");
     assert_eq!(parsed.to_string(), spec);
-    let f = parse_player(&spec, &BuildOptions::default()).expect("factory");
+    let f = parse_player::<Draughts>(&spec, &BuildOptions::default()).expect("factory");
     let mut player = f.build().expect("player");
     let mut game = Game::new();
     let mut rng = ChaCha8Rng::seed_from_u64(1);
@@ -113,10 +114,10 @@ fn the_eval_spec_builds_plays_and_refuses_other_rules() {
     // Other rules: refused when built for them, and in a game of them.
     let croda: Rules = "variant=croda".parse().expect("rules");
     let options = BuildOptions {
-        rules: Some(croda),
+        rules: Some(croda.into()),
         ..BuildOptions::default()
     };
-    let err = match factory(&parsed, &options) {
+    let err = match factory::<Draughts>(&parsed, &options) {
         Ok(_) => panic!("a Turkish evaluator built for Croda"),
         Err(e) => chain(&e),
     };
@@ -134,7 +135,7 @@ fn the_eval_spec_builds_plays_and_refuses_other_rules() {
             std::fs::write(&p, b"DAMANNUE garbage").expect("write");
         }
         let spec = format!("alphabeta:depth=2,eval={}", p.display());
-        let err = match parse_player(&spec, &BuildOptions::default()) {
+        let err = match parse_player::<Draughts>(&spec, &BuildOptions::default()) {
             Ok(_) => panic!("{bad} was accepted"),
             Err(e) => chain(&e),
         };

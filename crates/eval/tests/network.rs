@@ -1,6 +1,7 @@
 //! Checkpoint players: a freshly initialised network saved to disk plays
 //! legal games through both `ckpt:` and `policy:` specs (issue 7).
 
+use dama_draughts::Draughts;
 use dama_eval::{parse_player, play_match, BuildOptions, MatchConfig};
 use dama_nn::{ModelConfig, Network};
 use rand::SeedableRng;
@@ -18,14 +19,15 @@ fn checkpoint_players_play_legal_games() {
         device: Some(dama_run::DeviceSpec::Cpu),
         ..BuildOptions::default()
     };
-    let policy = parse_player(&format!("policy:{}", path.display()), &options).unwrap();
-    let gumbel = parse_player(&format!("ckpt:{},sims=8", path.display()), &options).unwrap();
-    let puct = parse_player(
+    let policy = parse_player::<Draughts>(&format!("policy:{}", path.display()), &options).unwrap();
+    let gumbel =
+        parse_player::<Draughts>(&format!("ckpt:{},sims=8", path.display()), &options).unwrap();
+    let puct = parse_player::<Draughts>(
         &format!("ckpt:{},sims=8,search=puct", path.display()),
         &options,
     )
     .unwrap();
-    let random = parse_player("random", &options).unwrap();
+    let random = parse_player::<Draughts>("random", &options).unwrap();
     let config = MatchConfig {
         games: 2,
         seed: 3,
@@ -36,7 +38,7 @@ fn checkpoint_players_play_legal_games() {
         let r = play_match(p.as_ref(), random.as_ref(), &config, &|_| {}).unwrap();
         assert_eq!(r.games, 2, "{}", p.name());
     }
-    let missing = parse_player("ckpt:/nonexistent/x.safetensors", &options);
+    let missing = parse_player::<Draughts>("ckpt:/nonexistent/x.safetensors", &options);
     assert!(missing.is_err());
     std::fs::remove_dir_all(&dir).unwrap();
 }
@@ -75,8 +77,8 @@ fn batched_arena_plays_the_same_moves_as_unbatched() {
         ),
     ];
     for (sa, sb) in cases {
-        let pa = parse_player(&sa, &options).unwrap();
-        let pb = parse_player(&sb, &options).unwrap();
+        let pa = parse_player::<Draughts>(&sa, &options).unwrap();
+        let pb = parse_player::<Draughts>(&sb, &options).unwrap();
         let play = |batch_games: usize| {
             let config = MatchConfig {
                 games: 5,
@@ -112,7 +114,7 @@ fn timed_checkpoint_players_keep_their_budget() {
     let budget = Duration::from_millis(150);
     for (search, option) in [("gumbel", ",search=gumbel"), ("puct", "")] {
         let spec = format!("ckpt:{},time=150{option}", a.display());
-        let factory = parse_player(&spec, &cpu()).unwrap();
+        let factory = parse_player::<Draughts>(&spec, &cpu()).unwrap();
         assert_eq!(factory.name(), spec);
         let mut player = factory.build().unwrap();
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(5);

@@ -2,6 +2,7 @@
 //! searches exactly as before, several threads find the same results where
 //! the search is exact, and never fail on ordinary positions.
 
+use dama_draughts::Draughts;
 use dama_engine::{Game, Position};
 use dama_eval::alphabeta::MATE_BOUND;
 use dama_eval::{parse_player, AlphaBeta, SearchLimits, SearchReport};
@@ -163,7 +164,8 @@ fn thread_counts_are_clamped() {
 /// combination.
 #[test]
 fn the_threads_spec_builds_a_player() {
-    let factory = parse_player("alphabeta:depth=3,threads=2", &Default::default()).unwrap();
+    let factory =
+        parse_player::<Draughts>("alphabeta:depth=3,threads=2", &Default::default()).unwrap();
     assert_eq!(factory.name(), "alphabeta:depth=3,threads=2");
     let mut player = factory.build().unwrap();
     let game = Game::from_position("W:Wa2,e7,Ke8:Bc5,a6,b7,c7,h6".parse().unwrap());

@@ -476,8 +476,8 @@ fn opening(data: &[u8]) -> bool {
     let mut any = false;
     for variant in dama_engine::Variant::ALL {
         let rules = dama_engine::Rules::for_variant(variant);
-        if let Ok(o) = dama_eval::Opening::parse(s, rules) {
-            let back = dama_eval::Opening::parse(&o.text(), rules)
+        if let Ok(o) = dama_eval::Opening::<dama_draughts::Draughts>::parse(s, &rules) {
+            let back = dama_eval::Opening::<dama_draughts::Draughts>::parse(&o.text(), &rules)
                 .unwrap_or_else(|e| panic!("{} does not parse back ({variant}): {e}", o.text()));
             assert_eq!(back.text(), o.text());
             any = true;

@@ -13,6 +13,10 @@ use crate::shape::Shape;
 /// as its source.
 pub type GameError = Box<dyn std::error::Error + Send + Sync + 'static>;
 
+/// A game's tournament scoring ([`GameDef::tournament`]): the points the
+/// winner of a finished game scores, `None` for a draw or a game running.
+pub type TournamentPoints<G> = fn(&<G as GameDef>::Game) -> Option<u32>;
+
 /// The decisions given for a turn end before its move does (or go beyond
 /// it).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
@@ -85,7 +89,8 @@ pub trait GameDef: Copy + Default + Debug + Send + Sync + 'static {
     type Game: Clone + Debug + Send + Sync + 'static;
     /// A whole move (a turn: a capture of several jumps is one move).
     type Move: Clone + Eq + Debug + Display + Send + Sync + 'static;
-    /// The search's state: one decision at a time.
+    /// The search's state: one decision at a time (its decisions cross
+    /// threads, as the arena's games in flight do).
     type State: SearchGame<Action: Send + Sync>
         + NnInput<Action = <Self::State as SearchGame>::Action>
         + Clone
@@ -207,6 +212,14 @@ pub trait GameDef: Copy + Default + Debug + Send + Sync + 'static {
 
     /// The board and sides, for front ends.
     fn geometry() -> Geometry;
+
+    /// The game's tournament scoring, if it has one: the points the winner
+    /// of a finished game scores (`None` for a draw or a game still
+    /// running). An arena then also scores each opening's pair of games
+    /// (one per side) by these points. The default: no tournament scoring.
+    fn tournament() -> Option<TournamentPoints<Self>> {
+        None
+    }
 
     /// The network encoding's shapes.
     fn shape() -> Shape {

@@ -5,7 +5,7 @@
 //! whole moves and their text, the search's state (decisions, as the
 //! search sees them: [`dama_mcts::Game`]), the network's encoding
 //! ([`NnInput`], [`Shape`], mirror symmetry) and what a front end needs to
-//! draw it ([`Geometry`]). Everything above (self-play, records, training
+//! draw it ([`Geometry`]). Its players implement [`player::Player`]. Everything above (self-play, records, training
 //! batches, the arena, bots, the protocol, the web page) is written once
 //! against it; `dama_registry` maps a game's name to its implementation.
 //!
@@ -14,8 +14,9 @@
 
 mod def;
 mod input;
+pub mod player;
 mod shape;
 
-pub use def::{GameDef, GameError, Geometry, IncompleteTurn, SideInfo};
+pub use def::{GameDef, GameError, Geometry, IncompleteTurn, SideInfo, TournamentPoints};
 pub use input::NnInput;
 pub use shape::{Shape, ShapeError, MAX_PLANES, MAX_SIDE};

@@ -313,6 +313,16 @@ impl GameRules {
         }
     }
 
+    /// These rules as `G`'s typed rules, if they are `G`'s (code written
+    /// once for every game takes its rules from here).
+    pub fn rules_of<G: GameDef>(&self) -> Option<G::Rules> {
+        let rules: &dyn std::any::Any = match self {
+            GameRules::Draughts(r) => r,
+            GameRules::Tafl(r) => r,
+        };
+        rules.downcast_ref::<G::Rules>().copied()
+    }
+
     /// The draughts rules, if these are draughts rules.
     pub fn draughts(&self) -> Option<Rules> {
         self.get::<dama_draughts::Draughts>()

@@ -603,8 +603,7 @@ impl RunConfig {
                     let parsed: dama_eval::PlayerSpec = spec
                         .parse()
                         .map_err(|err| invalid("eval.baselines", format!("`{spec}`: {err}")))?;
-                    dama_eval::tafl::baseline_of(&parsed)
-                        .map(|_| ())
+                    dama_eval::games::check_spec::<dama_tafl::Tafl>(&parsed)
                         .map_err(|err| invalid("eval.baselines", format!("`{spec}`: {err}")))?;
                 }
             }

@@ -244,37 +244,90 @@ pub fn run_curve(
     // The run's game: the rules its checkpoints were trained under.
     let last_ckpt = std::slice::from_ref(&ckpts[ckpts.len() - 1].1);
     let trained = dama_eval::checkpoint_game(last_ckpt).map_err(eval_err)?;
-    if let Some(dama_nn::GameRules::Tafl(rules)) = trained {
-        return tafl_curve(run_dir, config, &ckpts, &axes, rules, on_progress);
-    }
-    let rules = trained.and_then(|r| r.draughts()).unwrap_or_default();
-    let options = dama_eval::BuildOptions {
-        device: Some(config.device),
-        rules: Some(rules),
-        ..dama_eval::BuildOptions::default()
-    };
-    let mut players = anchor_players(&config.anchors, &options)?;
-    let na = players.len();
-    for (g, path) in &ckpts {
-        let spec = PlayerSpec::Checkpoint {
-            path: path.clone(),
-            budget: config.budget,
-            search: config.search,
-            draw_score: 0.0,
-            inference: Default::default(),
+    let game = trained.map(|r| r.name()).unwrap_or_default();
+    game.with(CheckpointCurve {
+        run_dir,
+        config,
+        ckpts: &ckpts,
+        axes: &axes,
+        trained,
+        on_progress,
+        on_match,
+    })
+}
+
+/// [`run_curve`] for a run of networks with search, in the run's game.
+struct CheckpointCurve<'a, 'm> {
+    run_dir: &'a Path,
+    config: &'a CurveConfig,
+    ckpts: &'a [(u32, PathBuf)],
+    axes: &'a BTreeMap<u32, Axes>,
+    trained: Option<dama_nn::GameRules>,
+    on_progress: &'a (dyn Fn(&MatchProgress) + Sync),
+    on_match: &'m mut dyn FnMut(usize, usize, &MatchResult),
+}
+
+impl dama_nn::WithGame for CheckpointCurve<'_, '_> {
+    type Output = Result<Curve, Error>;
+
+    fn run<G: dama_game::GameDef>(self) -> Result<Curve, Error> {
+        let CheckpointCurve {
+            run_dir,
+            config,
+            ckpts,
+            axes,
+            trained,
+            on_progress,
+            on_match,
+        } = self;
+        let rules = trained.and_then(|r| r.rules_of::<G>()).unwrap_or_default();
+        // The default anchors a game has (draughts' timed alpha-beta has no
+        // counterpart in every game).
+        let anchors: Vec<String> = if config.anchors == CurveConfig::default().anchors {
+            config
+                .anchors
+                .iter()
+                .filter(|a| {
+                    a.parse::<PlayerSpec>()
+                        .is_ok_and(|s| dama_eval::games::check_spec::<G>(&s).is_ok())
+                })
+                .cloned()
+                .collect()
+        } else {
+            config.anchors.clone()
         };
-        let f = dama_eval::factory(&spec, &options).map_err(eval_err)?;
-        players.push(dama_eval::named(f, format!("gen-{g:04}")));
+        let config = &CurveConfig {
+            anchors,
+            ..config.clone()
+        };
+        let options = dama_eval::BuildOptions {
+            device: Some(config.device),
+            rules: trained,
+            ..dama_eval::BuildOptions::default()
+        };
+        let mut players = anchor_players::<G>(&config.anchors, &options)?;
+        let na = players.len();
+        for (g, path) in ckpts {
+            let spec = PlayerSpec::Checkpoint {
+                path: path.clone(),
+                budget: config.budget,
+                search: config.search,
+                draw_score: 0.0,
+                inference: Default::default(),
+            };
+            let f = dama_eval::factory::<G>(&spec, &options).map_err(eval_err)?;
+            players.push(dama_eval::named(f, format!("gen-{g:04}")));
+        }
+        let table = anchored_ladder(&players, na, config, rules, on_progress, on_match)?;
+        Ok(curve_of(run_dir, config, ckpts, axes, table))
     }
-    let table = anchored_ladder(&players, na, config, rules, on_progress, on_match)?;
-    Ok(curve_of(run_dir, config, &ckpts, &axes, table))
 }
 
 /// The anchors' players, in order.
-fn anchor_players(
+fn anchor_players<G: dama_game::GameDef>(
     anchors: &[String],
     options: &dama_eval::BuildOptions,
-) -> Result<Vec<Arc<dyn PlayerFactory>>, Error> {
+) -> Result<Vec<Arc<dyn PlayerFactory<G>>>, Error> {
     anchors
         .iter()
         .map(|a| {
@@ -301,11 +354,11 @@ fn every_kth<T: PartialEq>(items: Vec<T>, every: usize, last: T) -> Vec<T> {
 
 /// The curve's matches: the first `na` players (the anchors) in a chain,
 /// each of the others against every anchor, fitted on one scale.
-fn anchored_ladder(
-    players: &[Arc<dyn PlayerFactory>],
+fn anchored_ladder<G: dama_game::GameDef>(
+    players: &[Arc<dyn PlayerFactory<G>>],
     na: usize,
     config: &CurveConfig,
-    rules: dama_engine::Rules,
+    rules: G::Rules,
     on_progress: &(dyn Fn(&MatchProgress) + Sync),
     on_match: &mut dyn FnMut(usize, usize, &MatchResult),
 ) -> Result<RatingTable, Error> {
@@ -381,10 +434,11 @@ fn nnue_curve(
         .copied()
         .unwrap_or_default();
     let options = dama_eval::BuildOptions {
-        rules: Some(rules),
+        rules: Some(rules.into()),
         ..dama_eval::BuildOptions::default()
     };
-    let mut players = anchor_players(&config.anchors, &options)?;
+    // Learned evaluators are the draughts alpha-beta engine's.
+    let mut players = anchor_players::<dama_draughts::Draughts>(&config.anchors, &options)?;
     let na = players.len();
     for (g, path) in &nets {
         let spec = format!("alphabeta:time={ms},eval={}", path.display());
@@ -395,92 +449,6 @@ fn nnue_curve(
     let mut curve = curve_of(run_dir, config, &nets, axes, table);
     curve.checkpoint_settings = format!("alphabeta:time={ms},eval=…");
     Ok(curve)
-}
-
-/// The anchors of a Turkish Tafl curve when the config asks for the
-/// default ones (draughts' timed alpha-beta has no Tafl counterpart).
-pub const DEFAULT_TAFL_ANCHORS: [&str; 4] =
-    ["random", "greedy", "alphabeta:depth=2", "alphabeta:depth=4"];
-
-/// [`run_curve`] for a Turkish Tafl run: the same pairings in the Tafl
-/// arena (each opening from both sides), the checkpoints at a simulation
-/// budget.
-fn tafl_curve(
-    run_dir: &Path,
-    config: &CurveConfig,
-    ckpts: &[(u32, PathBuf)],
-    axes: &BTreeMap<u32, Axes>,
-    rules: dama_tafl::TaflRules,
-    on_progress: &(dyn Fn(&MatchProgress) + Sync),
-) -> Result<Curve, Error> {
-    let anchors: Vec<String> = if config.anchors == CurveConfig::default().anchors {
-        DEFAULT_TAFL_ANCHORS
-            .iter()
-            .map(|s| (*s).to_owned())
-            .collect()
-    } else {
-        config.anchors.clone()
-    };
-    let mut players: Vec<(String, PlayerSpec)> = Vec::new();
-    for a in &anchors {
-        let spec: PlayerSpec = a
-            .parse()
-            .map_err(|e| Error::Config(format!("anchor `{a}`: {e}")))?;
-        players.push((a.clone(), spec));
-    }
-    let na = players.len();
-    for (g, path) in ckpts {
-        players.push((
-            format!("gen-{g:04}"),
-            PlayerSpec::Checkpoint {
-                path: path.clone(),
-                budget: config.budget,
-                search: config.search,
-                draw_score: 0.0,
-                inference: Default::default(),
-            },
-        ));
-    }
-    let mut pairs: Vec<(usize, usize)> = (1..na).map(|i| (i - 1, i)).collect();
-    for c in na..players.len() {
-        pairs.extend((0..na).map(|a| (c, a)));
-    }
-    let match_config = dama_eval::tafl::TaflMatchConfig {
-        games: config.games,
-        seed: config.seed,
-        rules,
-        ..dama_eval::tafl::TaflMatchConfig::default()
-    };
-    let options = dama_eval::BuildOptions {
-        device: Some(config.device),
-        ..dama_eval::BuildOptions::default()
-    };
-    let on_game = |p: &dama_eval::tafl::TaflProgress| on_progress(&p.as_match_progress("A", "B"));
-    let run = || {
-        dama_eval::run_tafl_ladder(
-            &players,
-            &pairs,
-            &match_config,
-            &options,
-            &dama_eval::FitConfig::default(),
-            &on_game,
-            &mut |_, _, _| {},
-        )
-    };
-    let (_, table) = match config.threads {
-        Some(n) => rayon::ThreadPoolBuilder::new()
-            .num_threads(n)
-            .build()
-            .map_err(|e| Error::Config(format!("cannot start {n} threads: {e}")))?
-            .install(run),
-        None => run(),
-    }
-    .map_err(eval_err)?;
-    let config = CurveConfig {
-        anchors,
-        ..config.clone()
-    };
-    Ok(curve_of(run_dir, &config, ckpts, axes, table))
 }
 
 /// The curve from the fitted table: the anchors' ratings and each

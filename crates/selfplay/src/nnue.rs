@@ -27,6 +27,7 @@ use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Instant;
 
+use dama_draughts::Draughts;
 use dama_engine::{Game, Position, Rules};
 use dama_eval::{
     random_openings, AlphaBeta, AlphaBetaLimit, BuildOptions, Evaluation, MatchConfig, MatchResult,
@@ -399,10 +400,10 @@ fn play_game(
     rules: Rules,
     evaluation: &Evaluation,
     sp: &NnueSelfplay,
-    opening: &Opening,
+    opening: &Opening<Draughts>,
 ) -> (Vec<Sample>, Option<dama_engine::Color>, u32) {
     let mut engine = AlphaBeta::new(sp.tt_mb).with_evaluation(evaluation.clone());
-    let mut game = Game::from_position(opening.start.with_rules(rules));
+    let mut game = Game::from_position(opening.start.position().with_rules(rules));
     for m in &opening.moves {
         if game.play(m).is_err() {
             break;
@@ -456,8 +457,8 @@ fn selfplay(
 ) -> (Vec<Sample>, SelfplayEvent) {
     let sp = &config.selfplay;
     let start = Instant::now();
-    let openings = random_openings(
-        config.rules,
+    let openings = random_openings::<Draughts>(
+        &config.rules,
         sp.games_per_generation as usize,
         sp.random_opening_plies,
         generation_seed(config.run.seed, generation, 1),
@@ -535,11 +536,11 @@ fn play(
     progress: &(dyn Fn(NnueProgress) + Sync),
 ) -> Result<MatchResult, Error> {
     let options = BuildOptions {
-        rules: Some(config.rules),
+        rules: Some(config.rules.into()),
         ..BuildOptions::default()
     };
-    let fa = dama_eval::factory(a, &options)?;
-    let fb = dama_eval::factory(b, &options)?;
+    let fa = dama_eval::factory::<Draughts>(a, &options)?;
+    let fb = dama_eval::factory::<Draughts>(b, &options)?;
     progress(NnueProgress::Stage {
         generation,
         stage,

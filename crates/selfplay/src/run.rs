@@ -35,8 +35,7 @@ use dama_engine::Rules;
 use dama_eval::{PlayerSpec, SearchBudget};
 use dama_nn::device::{self, Device};
 use dama_nn::{
-    Batch, BatchBuilder, CpuFeatures, Encoding, GameName, GameRules, Network, NnEvaluator,
-    Precision, Trainer,
+    Batch, BatchBuilder, CpuFeatures, Encoding, GameRules, Network, NnEvaluator, Precision, Trainer,
 };
 use dama_run::{
     EvalEvent, GenerationEvent, MetricsEvent, MetricsWriter, RunDir, RunLock, RunState,
@@ -786,20 +785,15 @@ impl TrainingRun {
                 if stop.load(Ordering::SeqCst) {
                     break;
                 }
-                let line = match self.cfg.game.name {
-                    GameName::Draughts => eval_match(
-                        &me,
-                        opp,
-                        &self.cfg,
-                        gen,
-                        k as u64,
-                        progress,
-                        &self.tablebase,
-                    )?,
-                    GameName::Tafl => {
-                        eval_match_tafl(&me, opp, &self.cfg, gen, k as u64, progress)?
-                    }
-                };
+                let line = self.cfg.game.name.with(EvalMatch {
+                    me: &me,
+                    opponent: opp,
+                    cfg: &self.cfg,
+                    gen,
+                    k: k as u64,
+                    progress,
+                    tablebase: &self.tablebase,
+                })?;
                 self.metrics.write(&MetricsEvent::Eval(EvalEvent {
                     generation: gen,
                     step: self.trainer.step(),
@@ -1073,7 +1067,35 @@ pub fn open_tablebase(
     Ok(Some(Arc::new(tb)))
 }
 
-fn eval_match(
+/// One evaluation match of the run's game (see [`eval_match`]).
+struct EvalMatch<'a> {
+    me: &'a PlayerSpec,
+    opponent: &'a EvalOpponent,
+    cfg: &'a RunConfig,
+    gen: u32,
+    k: u64,
+    progress: &'a dyn Progress,
+    tablebase: &'a Option<Arc<dama_tablebase::Tablebase>>,
+}
+
+impl dama_nn::WithGame for EvalMatch<'_> {
+    type Output = Result<EvalLine, Error>;
+    fn run<G: dama_game::GameDef>(self) -> Result<EvalLine, Error> {
+        eval_match::<G>(
+            self.me,
+            self.opponent,
+            self.cfg,
+            self.gen,
+            self.k,
+            self.progress,
+            self.tablebase,
+        )
+    }
+}
+
+/// The network against one opponent in the arena, each opening played
+/// once from each side, with the network's results per side.
+fn eval_match<G: dama_game::GameDef>(
     me: &PlayerSpec,
     opponent: &EvalOpponent,
     cfg: &RunConfig,
@@ -1082,20 +1104,27 @@ fn eval_match(
     progress: &dyn Progress,
     tablebase: &Option<Arc<dama_tablebase::Tablebase>>,
 ) -> Result<EvalLine, Error> {
+    let game_rules = cfg.game_rules();
+    let rules = game_rules.rules_of::<G>().ok_or_else(|| {
+        Error::Config(format!(
+            "the run's rules ({game_rules}) are not {}'s",
+            G::TITLE
+        ))
+    })?;
     // Players that use endgame tables (alpha-beta) get the run's.
     let options = dama_eval::BuildOptions {
         device: Some(cfg.run.device),
         tablebase: tablebase.clone(),
-        rules: Some(cfg.rules),
+        rules: Some(game_rules),
         lanes: None,
     };
-    let a = dama_eval::factory(me, &options).map_err(Error::Eval)?;
-    let b = dama_eval::factory(&opponent.spec, &options).map_err(Error::Eval)?;
+    let a = dama_eval::factory::<G>(me, &options).map_err(Error::Eval)?;
+    let b = dama_eval::factory::<G>(&opponent.spec, &options).map_err(Error::Eval)?;
     let config = dama_eval::MatchConfig {
         games: cfg.eval.games as u32,
         threads: Some(device::or_cores(cfg.run.eval_threads)),
         seed: eval_seed(cfg, gen, k),
-        rules: cfg.rules,
+        rules,
         ..dama_eval::MatchConfig::default()
     };
     eval_started(progress, gen, config.games, &opponent.label);
@@ -1106,6 +1135,13 @@ fn eval_match(
         dama_eval::play_match(a.as_ref(), b.as_ref(), &config, &on_progress).map_err(Error::Eval);
     progress.event(ProgressEvent::StageFinished { stage: Stage::Eval });
     let r = r?;
+    let [first, second] = G::geometry().sides;
+    let side = |key: &str, w: dama_eval::Wdl| dama_run::SideResult {
+        side: key.to_owned(),
+        wins: w.wins,
+        draws: w.draws,
+        losses: w.losses,
+    };
     Ok(EvalLine {
         opponent: opponent.spec.clone(),
         label: opponent.label.clone(),
@@ -1115,64 +1151,7 @@ fn eval_match(
         elo: r.elo.elo,
         elo_lo: r.elo.lo,
         elo_hi: r.elo.hi,
-        by_side: Vec::new(),
-    })
-}
-
-/// [`eval_match`] for Turkish Tafl: the network against one opponent in
-/// the Tafl arena, each opening played once from each side, with the
-/// network's results per side.
-fn eval_match_tafl(
-    me: &PlayerSpec,
-    opponent: &EvalOpponent,
-    cfg: &RunConfig,
-    gen: u32,
-    k: u64,
-    progress: &dyn Progress,
-) -> Result<EvalLine, Error> {
-    use dama_eval::tafl;
-    let options = dama_eval::BuildOptions {
-        device: Some(cfg.run.device),
-        ..dama_eval::BuildOptions::default()
-    };
-    let mut a = dama_eval::tafl_player(me, &options, &cfg.tafl).map_err(Error::Eval)?;
-    let mut b = dama_eval::tafl_player(&opponent.spec, &options, &cfg.tafl).map_err(Error::Eval)?;
-    let config = tafl::TaflMatchConfig {
-        games: cfg.eval.games as u32,
-        seed: eval_seed(cfg, gen, k),
-        rules: cfg.tafl,
-        ..tafl::TaflMatchConfig::default()
-    };
-    eval_started(progress, gen, config.games, &opponent.label);
-    let (a_name, b_name) = (a.name(), b.name());
-    let on_game = |p: &tafl::TaflProgress| {
-        let shown = p.as_match_progress(&a_name, &b_name);
-        progress.event(ProgressEvent::EvalGame { progress: &shown });
-    };
-    let r = tafl::play_tafl_match(&mut a, &mut b, &config, &on_game).map_err(Error::Eval);
-    progress.event(ProgressEvent::StageFinished { stage: Stage::Eval });
-    let r = r?;
-    let total = r.total();
-    let elo = r.elo();
-    let side = |name: &str, w: dama_eval::Wdl| dama_run::SideResult {
-        side: name.to_owned(),
-        wins: w.wins,
-        draws: w.draws,
-        losses: w.losses,
-    };
-    Ok(EvalLine {
-        opponent: opponent.spec.clone(),
-        label: opponent.label.clone(),
-        games: r.games,
-        wdl: [total.wins, total.draws, total.losses],
-        score: r.score(),
-        elo: elo.elo,
-        elo_lo: elo.lo,
-        elo_hi: elo.hi,
-        by_side: vec![
-            side("defender", r.a_as_defender),
-            side("king_side", r.a_as_king_side),
-        ],
+        by_side: vec![side(first.key, r.a_first), side(second.key, r.a_second)],
     })
 }
 

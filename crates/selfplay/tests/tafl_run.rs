@@ -153,7 +153,10 @@ fn a_tafl_run_trains_evaluates_per_side_and_resumes() {
     let curve =
         dama_selfplay::curve::run_curve(&run, &curve_config, &|_| {}, &mut |_, _, _| {}).unwrap();
     let anchors: Vec<&str> = curve.anchors.iter().map(|r| r.name.as_str()).collect();
-    assert_eq!(anchors, dama_selfplay::curve::DEFAULT_TAFL_ANCHORS);
+    assert_eq!(
+        anchors,
+        ["random", "greedy", "alphabeta:depth=2", "alphabeta:depth=4"]
+    );
     let generations: Vec<u32> = curve.points.iter().map(|p| p.generation).collect();
     assert_eq!(generations, [0, 1, 2]);
 }

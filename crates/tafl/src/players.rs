@@ -202,6 +202,45 @@ impl std::fmt::Display for Baseline {
     }
 }
 
+/// A [`Baseline`] as an arena player ([`dama_game::player::Player`] of
+/// [`Tafl`](crate::Tafl)), named by its spec (`alphabeta:depth=4`).
+#[derive(Clone, Debug)]
+pub struct BaselinePlayer {
+    baseline: Baseline,
+    name: String,
+}
+
+impl BaselinePlayer {
+    /// `baseline`, named by its spec.
+    pub fn new(baseline: Baseline) -> Self {
+        BaselinePlayer {
+            baseline,
+            name: baseline.to_string(),
+        }
+    }
+
+    /// The baseline it plays.
+    pub fn baseline(&self) -> Baseline {
+        self.baseline
+    }
+}
+
+impl dama_game::player::Player<crate::Tafl> for BaselinePlayer {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn choose(
+        &mut self,
+        game: &Game,
+        mut rng: &mut dyn rand::RngCore,
+    ) -> Result<Move, dama_game::GameError> {
+        self.baseline
+            .choose(game, &mut rng)
+            .ok_or_else(|| dama_game::player::NoMove.into())
+    }
+}
+
 /// Plays one game between `defender` and `king_side` from `game`; the
 /// finished game.
 pub fn play_out(

@@ -129,6 +129,10 @@ impl GameDef for Tafl {
         }
     }
 
+    fn tournament() -> Option<dama_game::TournamentPoints<Self>> {
+        Some(|game| crate::tournament_score(game).map(|(_, points)| points))
+    }
+
     fn mirror_planes(src: &[f32], dst: &mut [f32]) {
         crate::encode::mirror_planes(src, dst);
     }
