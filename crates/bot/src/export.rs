@@ -135,6 +135,7 @@ pub fn export(opts: &ExportOptions) -> Result<ExportReport, Error> {
                 .collect::<Vec<_>>(),
         ),
         GameRules::Tafl(rules) => encode_all(&tafl_check_positions(rules)),
+        other => other.name().with(CheckStates(other)),
     };
     let reference = NnEvaluator::new(&net, Device::Cpu, Precision::F32)?;
     let script = TorchScriptEvaluator::load_for(&model_path, Device::Cpu, encoding.shape)?;
@@ -206,6 +207,7 @@ pub fn export(opts: &ExportOptions) -> Result<ExportReport, Error> {
     let text = match game {
         GameName::Draughts => readme(&meta),
         GameName::Tafl => tafl_readme(&meta),
+        other => generic_readme(&meta, other),
     };
     write_atomic(&out.join("README.md"), text.as_bytes())?;
     // Read back through the loader, so a bundle that would not load is
@@ -226,6 +228,84 @@ fn check_batch_sizes(n: usize) -> Vec<usize> {
 }
 
 /// The input planes of `games`, `[n, C, 8, 8]`.
+/// The export check's positions for a game without its own: the start and
+/// states along seeded random games, decision by decision (captures and
+/// chains in progress included), encoded.
+struct CheckStates(GameRules);
+
+impl dama_nn::WithGame for CheckStates {
+    type Output = BatchBuilder;
+
+    fn run<G: dama_game::GameDef>(self) -> BatchBuilder {
+        use dama_mcts::Game as _;
+        let rules = self.0.get::<G>().unwrap_or_default();
+        let start = G::search_state(&G::start(&rules));
+        let mut out = vec![start.clone()];
+        let mut rng = ChaCha8Rng::seed_from_u64(2024);
+        let mut actions = Vec::new();
+        for _ in 0..4 {
+            let mut state = start.clone();
+            for i in 0..80 {
+                if state.outcome().is_some() {
+                    break;
+                }
+                actions.clear();
+                state.legal_actions(&mut actions);
+                let Some(&a) = actions.get(rng.gen_range(0..actions.len().max(1))) else {
+                    break;
+                };
+                state.apply(a);
+                if i % 7 == 6 {
+                    out.push(state.clone());
+                }
+            }
+        }
+        out.truncate(24);
+        encode_all(&out)
+    }
+}
+
+/// The README of a bundle of a game without a README of its own.
+fn generic_readme(meta: &BundleMeta, game: GameName) -> String {
+    let shape = meta.model.shape();
+    format!(
+        r#"# dama bot bundle ({title})
+
+A {title} policy/value network exported by `dama export` (dama {version}) from `{source}` (step {step}).
+
+## Files
+
+- `model.ts`: the network as TorchScript (traced from the Rust network).
+- `weights.safetensors` + `weights.json`: the same network as a dama checkpoint.
+- `bundle.json`: metadata: the game (`{name}`), encoding version {enc}, model shape, search defaults, training step, Elo.
+
+## Playing it
+
+```
+dama play --bot bundle:<this directory>
+dama bot --bot bundle:<this directory>      # line protocol (docs/protocol.md)
+```
+
+## The network
+
+- Input: float32 `[B, {planes}, {h}, {w}]` (encoding version {enc}, the `encode` module of the game's crate).
+- Output: `[B, {policy} + 3]`: policy logits over the game's policy indices, then win/draw/loss logits for the side to move.
+{check}
+"#,
+        title = game.title(),
+        name = game.as_str(),
+        version = meta.dama_version,
+        source = meta.source,
+        step = meta.step,
+        enc = meta.encoding_version,
+        planes = shape.planes,
+        h = shape.height,
+        w = shape.width,
+        policy = meta.policy_size,
+        check = check_text(meta),
+    )
+}
+
 fn encode_all<S: NnInput>(states: &[S]) -> BatchBuilder {
     let mut inputs = BatchBuilder::for_shape(S::SHAPE);
     for s in states {

@@ -547,5 +547,221 @@ pub fn with_bot_game<W: WithBotGame>(game: GameName, code: W) -> W::Output {
     match game {
         GameName::Draughts => code.run::<Draughts>(),
         GameName::Tafl => code.run::<Tafl>(),
+        // A game without an adapter of its own plays through the one
+        // written once for every game.
+        other => other.with(Fallback(code)),
+    }
+}
+
+struct Fallback<W>(W);
+
+/// A side's place in [`dama_game::Geometry::sides`].
+fn side_index(p: Player) -> usize {
+    match p {
+        Player::First => 0,
+        Player::Second => 1,
+    }
+}
+
+impl<W: WithBotGame> dama_nn::WithGame for Fallback<W> {
+    type Output = W::Output;
+
+    fn run<G: GameDef>(self) -> W::Output {
+        self.0.run::<Generic<G>>()
+    }
+}
+
+/// Game `G` as a bot plays it without an adapter of its own: the players
+/// written once for every game (`random`, `mcts:`, networks), and its text
+/// from the seam (position text for the board, the termination for the
+/// end, the whole moves for the record). Every [`GameDef`] item is `G`'s.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Generic<G>(std::marker::PhantomData<G>);
+
+impl<G> Clone for Generic<G> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<G> Copy for Generic<G> {}
+
+impl<G> Default for Generic<G> {
+    fn default() -> Self {
+        Generic(std::marker::PhantomData)
+    }
+}
+
+impl<G: GameDef> GameDef for Generic<G> {
+    const NAME: &'static str = G::NAME;
+    const TITLE: &'static str = G::TITLE;
+    const ENCODING_VERSION: u32 = G::ENCODING_VERSION;
+    type Rules = G::Rules;
+    type Game = G::Game;
+    type Move = G::Move;
+    type State = G::State;
+    type Tables = G::Tables;
+
+    fn start(rules: &G::Rules) -> G::Game {
+        G::start(rules)
+    }
+    fn rules(game: &G::Game) -> G::Rules {
+        G::rules(game)
+    }
+    fn parse_rules(text: &str) -> Result<G::Rules, dama_game::GameError> {
+        G::parse_rules(text)
+    }
+    fn to_play(game: &G::Game) -> Player {
+        G::to_play(game)
+    }
+    fn outcome(game: &G::Game) -> Option<dama_mcts::Outcome> {
+        G::outcome(game)
+    }
+    fn plies(game: &G::Game) -> usize {
+        G::plies(game)
+    }
+    fn legal_moves(game: &G::Game) -> Vec<G::Move> {
+        G::legal_moves(game)
+    }
+    fn play(game: &mut G::Game, mv: &G::Move) -> Result<(), dama_game::GameError> {
+        G::play(game, mv)
+    }
+    fn parse_move(game: &G::Game, text: &str) -> Result<G::Move, dama_game::GameError> {
+        G::parse_move(game, text)
+    }
+    fn position_text(game: &G::Game) -> String {
+        G::position_text(game)
+    }
+    fn parse_position(rules: &G::Rules, text: &str) -> Result<G::Game, dama_game::GameError> {
+        G::parse_position(rules, text)
+    }
+    fn search_state(game: &G::Game) -> G::State {
+        G::search_state(game)
+    }
+    fn search_state_with(game: &G::Game, tables: &G::Tables) -> G::State {
+        G::search_state_with(game, tables)
+    }
+    fn game_of(state: &G::State) -> &G::Game {
+        G::game_of(state)
+    }
+    fn start_text(game: &G::Game) -> String {
+        G::start_text(game)
+    }
+    fn history(game: &G::Game) -> &[G::Move] {
+        G::history(game)
+    }
+    fn termination(game: &G::Game) -> Option<String> {
+        G::termination(game)
+    }
+    fn complete_turn(
+        game: &G::Game,
+        decisions: &[<G::State as dama_mcts::Game>::Action],
+    ) -> Result<G::Move, dama_game::GameError> {
+        G::complete_turn(game, decisions)
+    }
+    fn perft(game: &G::Game, depth: u32) -> u64 {
+        G::perft(game, depth)
+    }
+    fn geometry() -> dama_game::Geometry {
+        G::geometry()
+    }
+    fn tournament() -> Option<dama_game::TournamentPoints<Self>> {
+        G::tournament()
+    }
+    fn mirror_planes(src: &[f32], dst: &mut [f32]) {
+        G::mirror_planes(src, dst);
+    }
+    fn mirror_policy_index(index: usize) -> usize {
+        G::mirror_policy_index(index)
+    }
+}
+
+impl<G: GameDef> BotGame for Generic<G> {
+    type Player = dama_game::player::RandomPlayer;
+    const POSITION_EXAMPLE: &'static str = "startpos";
+    const MOVE_HELP: &'static str = "Type a move in the game's notation,\n\
+        or: moves (legal moves), board, undo (take back your last move), resign, quit, help.";
+
+    fn own_player(spec: &BotSpec, _: &BotOptions) -> Result<OwnPlayer<Self>, Error> {
+        match spec {
+            BotSpec::Player(PlayerSpec::Random) => Ok(OwnPlayer::plain(
+                "random",
+                dama_game::player::RandomPlayer::default(),
+            )),
+            _ => Err(Error::Input(format!(
+                "`{spec}` is not a bot of {} (random, mcts:sims=N, or a network)",
+                G::TITLE
+            ))),
+        }
+    }
+
+    fn think_own(
+        player: &mut dama_game::player::RandomPlayer,
+        game: &G::Game,
+        _: Limit,
+        rng: &mut ChaCha8Rng,
+    ) -> Result<Thought<Self>, Error> {
+        let best = dama_game::player::Player::<G>::choose(player, game, rng)
+            .map_err(|e| dama_eval::Error::from_move("random", e))?;
+        Ok(Thought::of_move(best, None))
+    }
+
+    fn rules_of(rules: &GameRules) -> Option<G::Rules> {
+        rules.get::<G>()
+    }
+
+    fn end_text(game: &G::Game) -> Option<String> {
+        let why = G::termination(game).unwrap_or_default();
+        Some(match G::outcome(game)? {
+            dama_mcts::Outcome::Win(p) => {
+                format!("{} win ({why})", G::geometry().sides[side_index(p)].name)
+            }
+            dama_mcts::Outcome::Draw => format!("a draw ({why})"),
+        })
+    }
+
+    fn status_text(game: &G::Game) -> Option<String> {
+        let why = G::termination(game).unwrap_or_default();
+        Some(match G::outcome(game)? {
+            dama_mcts::Outcome::Win(p) => {
+                format!("{} {why}", G::geometry().sides[side_index(p)].key)
+            }
+            dama_mcts::Outcome::Draw => format!("draw {why}"),
+        })
+    }
+
+    fn draw_board(game: &G::Game, _: Player) -> String {
+        format!("{}\n", G::position_text(game))
+    }
+
+    fn side_title(side: Player) -> &'static str {
+        G::geometry().sides[side_index(side)].name
+    }
+
+    fn record(game: &G::Game, names: [&str; 2], resigned: Option<Player>) -> String {
+        let sides = G::geometry().sides;
+        let mut out = format!(
+            "[Game \"{}\"]\n[Rules \"{}\"]\n[{} \"{}\"]\n[{} \"{}\"]\n[FEN \"{}\"]\n",
+            G::TITLE,
+            G::rules(game),
+            sides[0].name,
+            names[0].replace(['"', '\\'], "'"),
+            sides[1].name,
+            names[1].replace(['"', '\\'], "'"),
+            G::start_text(game)
+        );
+        let end = match resigned {
+            Some(p) => Some(format!("{} resigns", sides[side_index(p)].name)),
+            None => G::termination(game),
+        };
+        if let Some(end) = end {
+            out.push_str(&format!("[Termination \"{end}\"]\n"));
+        }
+        out.push('\n');
+        for (i, m) in G::history(game).iter().enumerate() {
+            out.push_str(&format!("{}. {m} ", i + 1));
+        }
+        out.push('\n');
+        out
     }
 }

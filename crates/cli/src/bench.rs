@@ -11,7 +11,6 @@ use std::time::Instant;
 
 use anyhow::{Context, Result};
 use clap::{Args, Subcommand};
-use dama_engine::Game;
 use dama_nn::{BatchBuilder, Network, NnEvaluator};
 use dama_selfplay::selfplay::EvalCache;
 use dama_selfplay::RunConfig;
@@ -299,39 +298,29 @@ fn pure_inference(
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
     let shape = rules.name().encoding().shape;
     let mut inputs = BatchBuilder::for_shape(shape);
-    for _ in 0..max {
-        match rules {
-            dama_nn::GameRules::Draughts(r) => {
-                let mut game = Game::with_rules(*r);
-                for _ in 0..20 {
-                    if game.is_game_over() {
-                        break;
-                    }
-                    let moves = game.legal_moves();
-                    if let Some(m) = moves.as_slice().choose(&mut rng).copied() {
-                        game.play_unchecked(&m);
-                    }
-                }
-                inputs.push_state(&dama_draughts::DamaState::new(game));
-            }
-            dama_nn::GameRules::Tafl(r) => {
-                let mut game = dama_tafl::Game::new(*r);
-                for _ in 0..20 {
-                    if game.outcome().is_some() {
-                        break;
-                    }
-                    let moves = game.legal_moves();
-                    let Some(m) = moves.choose(&mut rng) else {
-                        break;
-                    };
-                    if game.play(m).is_err() {
-                        break;
-                    }
-                }
-                inputs.push_state(&game);
+    // Positions after 20 random whole moves of the game.
+    struct Positions<'a> {
+        rules: &'a dama_nn::GameRules,
+        inputs: &'a mut BatchBuilder,
+        rng: &'a mut rand_chacha::ChaCha8Rng,
+        n: usize,
+    }
+    impl dama_nn::WithGame for Positions<'_> {
+        type Output = ();
+        fn run<G: dama_game::GameDef>(self) {
+            let rules = self.rules.get::<G>().unwrap_or_default();
+            for _ in 0..self.n {
+                let game = dama_selfplay::selfplay::opening::<G>(&rules, 20, self.rng);
+                self.inputs.push_state(&G::search_state(&game));
             }
         }
     }
+    rules.name().with(Positions {
+        rules,
+        inputs: &mut inputs,
+        rng: &mut rng,
+        n: max,
+    });
     let (mut positions, mut seconds) = (0.0f64, 0.0f64);
     for (b, &calls) in histogram.iter().enumerate() {
         if b == 0 || calls == 0 {

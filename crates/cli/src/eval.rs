@@ -245,7 +245,7 @@ fn run_eval_game<G: dama_game::GameDef>(
     args: &EvalArgs,
     game_rules: dama_nn::GameRules,
 ) -> Result<()> {
-    let Some(rules) = game_rules.rules_of::<G>() else {
+    let Some(rules) = game_rules.get::<G>() else {
         bail!("{game_rules} are not the rules of {}", G::TITLE);
     };
     if args.tournament && G::tournament().is_none() {
@@ -451,7 +451,7 @@ fn run_ladder_game<G: dama_game::GameDef>(
     ckpts: &[PathBuf],
     trained: Option<dama_nn::GameRules>,
 ) -> Result<()> {
-    let rules = trained.and_then(|r| r.rules_of::<G>()).unwrap_or_default();
+    let rules = trained.and_then(|r| r.get::<G>()).unwrap_or_default();
     let opts = BuildOptions {
         rules: trained,
         ..options(args.device)

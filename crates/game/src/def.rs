@@ -90,8 +90,8 @@ pub trait GameDef: Copy + Default + Debug + Send + Sync + 'static {
     /// A whole move (a turn: a capture of several jumps is one move).
     type Move: Clone + Eq + Debug + Display + Send + Sync + 'static;
     /// The search's state: one decision at a time (its decisions cross
-    /// threads, as the arena's games in flight do).
-    type State: SearchGame<Action: Send + Sync>
+    /// threads, as the arena's games in flight do, and have a text).
+    type State: SearchGame<Action: Send + Sync + Display>
         + NnInput<Action = <Self::State as SearchGame>::Action>
         + Clone
         + Send

@@ -185,6 +185,8 @@ registry! {
     Draughts = "draughts" => dama_draughts::Draughts, ["dama", "turkish", "turkish-draughts"];
     /// Turkish Tafl (`crates/tafl`), on the 8 × 4 board.
     Tafl = "tafl" => dama_tafl::Tafl, ["turkish-tafl", "turkish_tafl"];
+    /// Mini Turkish draughts (`crates/minidama`), on a 6 × 6 board.
+    MiniDama = "minidama" => dama_minidama::MiniDama, ["mini", "mini-dama"];
 }
 
 impl GameName {
@@ -311,16 +313,6 @@ impl GameRules {
             #[allow(unreachable_patterns)] // Until a third game is registered.
             other => GameRules::default_for(other),
         }
-    }
-
-    /// These rules as `G`'s typed rules, if they are `G`'s (code written
-    /// once for every game takes its rules from here).
-    pub fn rules_of<G: GameDef>(&self) -> Option<G::Rules> {
-        let rules: &dyn std::any::Any = match self {
-            GameRules::Draughts(r) => r,
-            GameRules::Tafl(r) => r,
-        };
-        rules.downcast_ref::<G::Rules>().copied()
     }
 
     /// The draughts rules, if these are draughts rules.

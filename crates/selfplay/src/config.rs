@@ -570,44 +570,65 @@ impl RunConfig {
                 ),
             ));
         }
-        match self.game.name {
-            GameName::Draughts => {
-                if !is_default_tafl(&self.tafl) {
-                    return Err(invalid(
-                        "tafl",
-                        "Turkish Tafl's rule options need `[game] name = \"tafl\"`",
-                    ));
-                }
+        let game = self.game.name;
+        if game != GameName::Tafl && !is_default_tafl(&self.tafl) {
+            return Err(invalid(
+                "tafl",
+                "Turkish Tafl's rule options need `[game] name = \"tafl\"`",
+            ));
+        }
+        // The draughts-only parts of a run: its rules section, the
+        // alpha-beta teacher and the endgame tables.
+        if game != GameName::Draughts {
+            if self.rules != Rules::default() {
+                let there = if game == GameName::Tafl {
+                    "go in [tafl]"
+                } else {
+                    "take their defaults"
+                };
+                return Err(invalid(
+                    "rules",
+                    format!(
+                        "[rules] holds Turkish draughts' options; {}'s {there}",
+                        game.title()
+                    ),
+                ));
             }
-            GameName::Tafl => {
-                if self.rules != Rules::default() {
-                    return Err(invalid(
-                        "rules",
-                        "[rules] holds Turkish draughts' options; Turkish Tafl's go in [tafl]",
-                    ));
-                }
-                if self.teacher.generations > 0 {
-                    return Err(invalid(
-                        "teacher.generations",
+            if self.teacher.generations > 0 {
+                return Err(invalid(
+                    "teacher.generations",
+                    format!(
                         "teacher games are played by the draughts alpha-beta engine; \
-                         Turkish Tafl has none (leave [teacher] out)",
-                    ));
-                }
-                if !self.selfplay.tablebase.is_empty() {
-                    return Err(invalid(
-                        "selfplay.tablebase",
-                        "endgame tables are draughts tables; Turkish Tafl has none",
-                    ));
-                }
-                for spec in &self.eval.baselines {
+                         {} has none (leave [teacher] out)",
+                        game.title()
+                    ),
+                ));
+            }
+            if !self.selfplay.tablebase.is_empty() {
+                return Err(invalid(
+                    "selfplay.tablebase",
+                    format!(
+                        "endgame tables are draughts tables; {} has none",
+                        game.title()
+                    ),
+                ));
+            }
+        }
+        struct Baselines<'a>(&'a [String]);
+        impl dama_nn::WithGame for Baselines<'_> {
+            type Output = Result<(), Error>;
+            fn run<G: dama_game::GameDef>(self) -> Result<(), Error> {
+                for spec in self.0 {
                     let parsed: dama_eval::PlayerSpec = spec
                         .parse()
                         .map_err(|err| invalid("eval.baselines", format!("`{spec}`: {err}")))?;
-                    dama_eval::games::check_spec::<dama_tafl::Tafl>(&parsed)
+                    dama_eval::games::check_spec::<G>(&parsed)
                         .map_err(|err| invalid("eval.baselines", format!("`{spec}`: {err}")))?;
                 }
+                Ok(())
             }
         }
+        game.with(Baselines(&self.eval.baselines))?;
         self.train.validate().map_err(|err| invalid("train", err))?;
         self.search
             .validate()

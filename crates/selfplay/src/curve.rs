@@ -280,7 +280,7 @@ impl dama_nn::WithGame for CheckpointCurve<'_, '_> {
             on_progress,
             on_match,
         } = self;
-        let rules = trained.and_then(|r| r.rules_of::<G>()).unwrap_or_default();
+        let rules = trained.and_then(|r| r.get::<G>()).unwrap_or_default();
         // The default anchors a game has (draughts' timed alpha-beta has no
         // counterpart in every game).
         let anchors: Vec<String> = if config.anchors == CurveConfig::default().anchors {

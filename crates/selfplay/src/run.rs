@@ -1105,7 +1105,7 @@ fn eval_match<G: dama_game::GameDef>(
     tablebase: &Option<Arc<dama_tablebase::Tablebase>>,
 ) -> Result<EvalLine, Error> {
     let game_rules = cfg.game_rules();
-    let rules = game_rules.rules_of::<G>().ok_or_else(|| {
+    let rules = game_rules.get::<G>().ok_or_else(|| {
         Error::Config(format!(
             "the run's rules ({game_rules}) are not {}'s",
             G::TITLE
