@@ -16,6 +16,9 @@ mod def;
 mod input;
 mod shape;
 
-pub use def::{GameDef, GameError, Geometry, IncompleteTurn, SideInfo};
+pub use def::{
+    DecisionSquares, GameDef, GameError, Geometry, IncompleteTurn, MoveSquares, Piece, PieceKind,
+    SideInfo,
+};
 pub use input::NnInput;
 pub use shape::{Shape, ShapeError, MAX_PLANES, MAX_SIDE};
