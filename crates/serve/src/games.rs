@@ -215,8 +215,9 @@ impl<G: GameDef> Session<G> {
         let sides = G::geometry().sides;
         let mut tags = vec![
             ("Event".to_owned(), "dama serve".to_owned()),
-            (sides[0].name.to_owned(), first),
-            (sides[1].name.to_owned(), second),
+            // Tag names are one word: `White`, `KingSide`.
+            (tag_name(sides[0].name), first),
+            (tag_name(sides[1].name), second),
         ];
         if let Some(loser) = self.resigned {
             tags.push((
@@ -539,6 +540,18 @@ impl<G: GameDef> GameSession for Session<G> {
         self.thought = Some(ThoughtView::of::<G>(&self.bot.id, &thought));
         Ok(())
     }
+}
+
+/// A side's name as a tag name (one word).
+fn tag_name(name: &str) -> String {
+    name.split_whitespace()
+        .map(|w| {
+            let mut c = w.chars();
+            c.next()
+                .map(|f| f.to_uppercase().chain(c).collect::<String>())
+                .unwrap_or_default()
+        })
+        .collect()
 }
 
 fn other(p: Player) -> Player {
