@@ -59,9 +59,9 @@ pub struct Thought<M> {
 /// A built bot of some game.
 pub enum AnyBot {
     /// A Turkish draughts bot.
-    Draughts(dama_bot::Bot),
+    Draughts(Box<dama_bot::Bot>),
     /// A Turkish Tafl bot.
-    Tafl(dama_bot::tafl::TaflBot),
+    Tafl(Box<dama_bot::tafl::TaflBot>),
     /// A bot that could not be built: thinking answers why.
     Failed(String),
 }
@@ -155,10 +155,10 @@ pub fn plays(trained: &GameRules, rules: &GameRules) -> Result<(), String> {
 pub fn build(game: GameName, spec: &BotSpec, options: &BotOptions) -> Result<AnyBot, String> {
     match game {
         GameName::Draughts => dama_bot::Bot::new(spec, options)
-            .map(AnyBot::Draughts)
+            .map(|b| AnyBot::Draughts(Box::new(b)))
             .map_err(|e| chain(&e)),
         GameName::Tafl => dama_bot::tafl::TaflBot::new(spec, options)
-            .map(AnyBot::Tafl)
+            .map(|b| AnyBot::Tafl(Box::new(b)))
             .map_err(|e| chain(&e)),
     }
 }

@@ -250,37 +250,33 @@ impl Catalogue {
             });
         }
         let offered = adapter::baselines(game);
-        let mut baselines = Vec::new();
-        baselines.push(baseline(
-            "alphabeta",
-            "alpha-beta",
-            StrengthKind::Depth,
-            Strength {
-                depth: Some(DEFAULT_DEPTH),
-                ..Strength::default()
-            },
-        ));
-        baselines.push(baseline(
-            "mcts",
-            "MCTS with random rollouts",
-            StrengthKind::Sims,
-            Strength {
-                sims: Some(DEFAULT_MCTS_SIMS),
-                ..Strength::default()
-            },
-        ));
-        baselines.push(baseline(
-            "greedy",
-            "greedy (material)",
-            StrengthKind::None,
-            Strength::default(),
-        ));
-        baselines.push(baseline(
-            "random",
-            "random",
-            StrengthKind::None,
-            Strength::default(),
-        ));
+        let baselines = vec![
+            baseline(
+                "alphabeta",
+                "alpha-beta",
+                StrengthKind::Depth,
+                Strength {
+                    depth: Some(DEFAULT_DEPTH),
+                    ..Strength::default()
+                },
+            ),
+            baseline(
+                "mcts",
+                "MCTS with random rollouts",
+                StrengthKind::Sims,
+                Strength {
+                    sims: Some(DEFAULT_MCTS_SIMS),
+                    ..Strength::default()
+                },
+            ),
+            baseline(
+                "greedy",
+                "greedy (material)",
+                StrengthKind::None,
+                Strength::default(),
+            ),
+            baseline("random", "random", StrengthKind::None, Strength::default()),
+        ];
         out.extend(
             baselines
                 .into_iter()
