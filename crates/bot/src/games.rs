@@ -668,6 +668,21 @@ impl<G: GameDef> GameDef for Generic<G> {
     fn tournament() -> Option<dama_game::TournamentPoints<Self>> {
         G::tournament()
     }
+    fn square_name(cell: usize) -> String {
+        G::square_name(cell)
+    }
+    fn board(state: &G::State) -> Vec<Option<dama_game::Piece>> {
+        G::board(state)
+    }
+    fn decision_squares(
+        state: &G::State,
+        decision: &<G::State as dama_mcts::Game>::Action,
+    ) -> dama_game::DecisionSquares {
+        G::decision_squares(state, decision)
+    }
+    fn move_squares(mv: &G::Move) -> dama_game::MoveSquares {
+        G::move_squares(mv)
+    }
     fn mirror_planes(src: &[f32], dst: &mut [f32]) {
         G::mirror_planes(src, dst);
     }

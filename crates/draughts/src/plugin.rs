@@ -3,8 +3,10 @@
 
 use std::sync::Arc;
 
-use dama_engine::{Game, Move, Position, Rules, Step};
-use dama_game::{GameDef, GameError, Geometry, SideInfo};
+use dama_engine::{Game, Move, Position, Role, Rules, Square, Step};
+use dama_game::{
+    DecisionSquares, GameDef, GameError, Geometry, MoveSquares, Piece, PieceKind, SideInfo,
+};
 use dama_mcts::{Outcome, Player};
 use dama_tablebase::Tablebase;
 
@@ -126,6 +128,63 @@ impl GameDef for Draughts {
         }
     }
 
+    /// White at the bottom: cell `(x, y)` is file `x`, rank `8 − y`.
+    fn square_name(cell: usize) -> String {
+        square_of(cell).map_or_else(String::new, |sq| sq.to_string())
+    }
+
+    /// The position, with a capture in progress as it stands.
+    fn board(state: &DamaState) -> Vec<Option<Piece>> {
+        let game = state.game();
+        let pos = game.position();
+        let piece = |color, role| Piece {
+            side: player(color),
+            kind: match role {
+                Role::Man => PieceKind::Man,
+                Role::King => PieceKind::King,
+            },
+        };
+        (0..64)
+            .map(|cell| {
+                let sq = square_of(cell)?;
+                if let Some(p) = game.pending_capture() {
+                    if sq == p.square() {
+                        let role = if p.captures_as_king() {
+                            Role::King
+                        } else {
+                            p.role()
+                        };
+                        return Some(piece(p.color(), role));
+                    }
+                    if sq == p.origin() || p.captured().contains(sq) {
+                        return None;
+                    }
+                }
+                pos.piece_at(sq).map(|p| piece(p.color, p.role))
+            })
+            .collect()
+    }
+
+    fn decision_squares(_: &DamaState, step: &Step) -> DecisionSquares {
+        DecisionSquares {
+            from: cell_of(step.from),
+            to: Some(cell_of(step.to)),
+            captured: step.captured.map(cell_of),
+        }
+    }
+
+    fn move_squares(mv: &Move) -> MoveSquares {
+        let steps = mv.steps();
+        MoveSquares {
+            from: cell_of(mv.from()),
+            path: steps.iter().map(|s| Some(cell_of(s.to))).collect(),
+            captured: steps
+                .iter()
+                .filter_map(|s| s.captured.map(cell_of))
+                .collect(),
+        }
+    }
+
     fn mirror_planes(src: &[f32], dst: &mut [f32]) {
         crate::encode::mirror_planes(src, dst);
     }
@@ -133,4 +192,18 @@ impl GameDef for Draughts {
     fn mirror_policy_index(index: usize) -> usize {
         crate::encode::mirror_policy_index(index)
     }
+}
+
+/// The square drawn at `cell` (White at the bottom).
+fn square_of(cell: usize) -> Option<Square> {
+    let (x, y) = (cell % 8, cell / 8);
+    if y >= 8 {
+        return None;
+    }
+    Square::from_coords(x as u8, 7 - y as u8)
+}
+
+/// The cell a square is drawn at.
+fn cell_of(sq: Square) -> usize {
+    (7 - sq.rank() as usize) * 8 + sq.file() as usize
 }

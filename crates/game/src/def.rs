@@ -43,6 +43,49 @@ pub struct Geometry {
     pub sides: [SideInfo; 2],
 }
 
+/// What a piece is, for front ends.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum PieceKind {
+    /// A man (a plain piece).
+    Man,
+    /// A king (a crowned man, or Tafl's King).
+    King,
+}
+
+/// A piece on a square, for front ends: whose ([`Player`] order, as in
+/// [`Geometry::sides`]) and what kind.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Piece {
+    /// Whose piece.
+    pub side: Player,
+    /// Man or king.
+    pub kind: PieceKind,
+}
+
+/// The squares of one decision (a quiet move, one jump, or the end of a
+/// chain), as cells (see [`GameDef::square_name`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DecisionSquares {
+    /// Where the acting piece stands.
+    pub from: usize,
+    /// Where it lands: `None` off the board (a Tafl King's exit); `from`
+    /// itself for a decision that ends a chain where the piece stands.
+    pub to: Option<usize>,
+    /// The piece this decision captures, if any.
+    pub captured: Option<usize>,
+}
+
+/// The squares of a whole move, as cells (see [`GameDef::square_name`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MoveSquares {
+    /// Where the piece starts.
+    pub from: usize,
+    /// The landing squares in order; `None` off the board (an exit).
+    pub path: Vec<Option<usize>>,
+    /// The pieces captured.
+    pub captured: Vec<usize>,
+}
+
 /// A game, written once in its own crate, behind which every layer above
 /// the rules (self-play, records, training, the arena, bots, the protocol,
 /// the web page) is written once.
@@ -220,6 +263,26 @@ pub trait GameDef: Copy + Default + Debug + Send + Sync + 'static {
     fn tournament() -> Option<TournamentPoints<Self>> {
         None
     }
+
+    /// The name of the square drawn at `cell` (`c4`). Front ends number
+    /// the board's cells row-major from the top-left corner as the first
+    /// side sees the board: `cell = y · width + x`, `0..width · height`.
+    fn square_name(cell: usize) -> String;
+
+    /// What stands on each cell (`width · height` entries, in cell order),
+    /// mid-turn included: the decisions the state has taken in the turn in
+    /// progress played (the moving piece where it stands, the pieces it
+    /// took gone).
+    fn board(state: &Self::State) -> Vec<Option<Piece>>;
+
+    /// The squares of `decision`, one of the state's legal actions.
+    fn decision_squares(
+        state: &Self::State,
+        decision: &<Self::State as SearchGame>::Action,
+    ) -> DecisionSquares;
+
+    /// The squares of a whole move.
+    fn move_squares(mv: &Self::Move) -> MoveSquares;
 
     /// The network encoding's shapes.
     fn shape() -> Shape {

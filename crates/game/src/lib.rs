@@ -17,6 +17,9 @@ mod input;
 pub mod player;
 mod shape;
 
-pub use def::{GameDef, GameError, Geometry, IncompleteTurn, SideInfo, TournamentPoints};
+pub use def::{
+    DecisionSquares, GameDef, GameError, Geometry, IncompleteTurn, MoveSquares, Piece, PieceKind,
+    SideInfo, TournamentPoints,
+};
 pub use input::NnInput;
 pub use shape::{Shape, ShapeError, MAX_PLANES, MAX_SIDE};

@@ -1,11 +1,14 @@
 //! Mini Turkish draughts behind the game seam: [`MiniDama`] implements
 //! [`GameDef`].
 
-use dama_game::{GameDef, GameError, Geometry, IncompleteTurn, SideInfo};
+use dama_game::{
+    DecisionSquares, GameDef, GameError, Geometry, IncompleteTurn, MoveSquares, Piece, PieceKind,
+    SideInfo,
+};
 use dama_mcts::{Game as _, Outcome, Player};
 
 use crate::game::player;
-use crate::{Game, MiniRules, MiniState, Move, Position, Step};
+use crate::{Game, MiniRules, MiniState, Move, Position, Square, Step, SIDE};
 
 /// Mini Turkish draughts (6 × 6), as every layer above the rules sees it.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -114,6 +117,49 @@ impl GameDef for MiniDama {
         }
     }
 
+    /// White at the bottom: cell `(x, y)` is file `x`, rank `6 − y`.
+    fn square_name(cell: usize) -> String {
+        square_of(cell).map_or_else(String::new, |sq| sq.to_string())
+    }
+
+    /// The board as it stands mid-turn ([`MiniState::board`]).
+    fn board(state: &MiniState) -> Vec<Option<Piece>> {
+        let board = state.board();
+        (0..usize::from(SIDE) * usize::from(SIDE))
+            .map(|cell| {
+                let p = board.get(square_of(cell)?)?;
+                Some(Piece {
+                    side: player(p.color),
+                    kind: if p.king {
+                        PieceKind::King
+                    } else {
+                        PieceKind::Man
+                    },
+                })
+            })
+            .collect()
+    }
+
+    fn decision_squares(_: &MiniState, step: &Step) -> DecisionSquares {
+        DecisionSquares {
+            from: cell_of(step.from),
+            to: Some(cell_of(step.to)),
+            captured: step.captured.map(cell_of),
+        }
+    }
+
+    fn move_squares(mv: &Move) -> MoveSquares {
+        MoveSquares {
+            from: cell_of(mv.from()),
+            path: mv.steps().iter().map(|s| Some(cell_of(s.to))).collect(),
+            captured: mv
+                .steps()
+                .iter()
+                .filter_map(|s| s.captured.map(cell_of))
+                .collect(),
+        }
+    }
+
     fn mirror_planes(src: &[f32], dst: &mut [f32]) {
         crate::mirror_planes(src, dst);
     }
@@ -121,4 +167,20 @@ impl GameDef for MiniDama {
     fn mirror_policy_index(index: usize) -> usize {
         crate::mirror_policy_index(index)
     }
+}
+
+/// The square drawn at `cell` (White at the bottom).
+fn square_of(cell: usize) -> Option<Square> {
+    let side = usize::from(SIDE);
+    let (x, y) = (cell % side, cell / side);
+    if y >= side {
+        return None;
+    }
+    Square::new(x as i8, (side - 1 - y) as i8)
+}
+
+/// The cell a square is drawn at.
+fn cell_of(sq: Square) -> usize {
+    let side = usize::from(SIDE);
+    (side - 1 - sq.rank() as usize) * side + sq.file() as usize
 }

@@ -3,23 +3,29 @@
 //! | route | what |
 //! |---|---|
 //! | `GET /` `/app.js` `/style.css` | the front end |
-//! | `GET /api/info` | version, rule options, limits, default bot |
-//! | `GET /api/bots` | the bots to choose from |
-//! | `POST /api/games` | a new game: `{rules, position, human, bot, strength}` |
+//! | `GET /api/info` | version, the games (geometry, default rules), rule options, limits, default bot |
+//! | `GET /api/bots?game=G` | the bots of game `G` (default draughts) to choose from |
+//! | `POST /api/games` | a new game: `{game, rules, position, human, bot, strength}` |
 //! | `GET /api/games/{id}` | a game |
 //! | `POST /api/games/{id}/step` | one step of the human's move: `{from, to}` |
 //! | `POST /api/games/{id}/move` | a whole move of the human's: `{move}` |
 //! | `POST /api/games/{id}/bot` | the bot plays its move |
 //! | `POST /api/games/{id}/undo`, `…/resign` | take back, resign |
-//! | `POST /api/analyse` | a bot's view of a position: `{position, rules, ply, bot, strength}` |
-//! | `POST /api/replay` | every position of a game record |
+//! | `POST /api/analyse` | a bot's view of a position: `{game, position, rules, ply, bot, strength}` |
+//! | `POST /api/replay` | every position of a game record: `{game, position, rules}` |
 //! | `GET /api/runs` | the runs |
 //! | `GET /api/runs/{run}` | a run's config, checkpoints, ladder, game generations |
 //! | `GET /api/runs/{run}/metrics?from=B` | metrics events from byte `B` |
 //! | `GET /api/runs/{run}/live?from=B` | the same, live (server-sent events `metrics`) |
 //! | `GET /api/runs/{run}/games/{gen}` | the self-play games of a generation |
 //! | `GET /api/runs/{run}/games/{gen}/{n}` | one of them, every position |
+//!
+//! Every game is served by the same handlers, written once against
+//! [`GameDef`]: a request names its game (`"game": "tafl"`; draughts by
+//! default), and `GameName::with` runs the handler's generic part for it.
 
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -29,14 +35,21 @@ use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
-use dama_engine::{Color, Game, GameRecord, Position, RuleValues, Rules};
+use dama_engine::{RuleValues, Rules};
+use dama_game::GameDef;
+use dama_mcts::{Outcome, Player};
+use dama_nn::{GameName, GameRules, WithGame};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
 use crate::bots::{Chosen, Strength};
 use crate::error::ApiError;
-use crate::games::{parse_rules, setup, setup_with, GameView, Session};
-use crate::view::{board_of, frames_of, result_text, FrameView, PieceView, ThoughtView};
+use crate::games::{parse_rules, parse_side, setup_record, GameView, Session};
+use crate::record::Record;
+use crate::view::{
+    board_of, frames_of, geometry_of, result_text, side_key, termination_text, FrameView,
+    PieceView, ThoughtView,
+};
 use crate::{guard, runs, web, AppState};
 
 type St = State<Arc<AppState>>;
@@ -113,11 +126,14 @@ async fn info(State(s): St) -> Json<Value> {
         })
         .collect();
     let l = &s.limits;
+    let games: Vec<Value> = GameName::ALL.iter().map(|g| g.with(GameInfo)).collect();
     Json(json!({
         "version": env!("CARGO_PKG_VERSION"),
+        "games": games,
+        "default_game": GameName::default().as_str(),
         "rules": options,
         "default_rules": Rules::default().to_string(),
-        "startpos": Position::startpos().to_string(),
+        "startpos": dama_engine::Position::startpos().to_string(),
         "default_bot": s.catalogue.default_id(),
         "limits": {
             "max_sims": l.max_sims, "max_time_ms": l.max_time_ms, "max_depth": l.max_depth,
@@ -126,11 +142,56 @@ async fn info(State(s): St) -> Json<Value> {
     }))
 }
 
-async fn bots(State(s): St) -> ApiResult<Json<Value>> {
+/// A game's entry in `/api/info`: its name, geometry, default rules and
+/// start position.
+struct GameInfo;
+
+impl WithGame for GameInfo {
+    type Output = Value;
+
+    fn run<G: GameDef>(self) -> Value {
+        let rules = G::Rules::default();
+        json!({
+            "name": G::NAME,
+            "title": G::TITLE,
+            "geometry": geometry_of::<G>(),
+            "default_rules": rules.to_string(),
+            "startpos": G::position_text(&G::start(&rules)),
+        })
+    }
+}
+
+/// The game a request names (the default game when it names none).
+fn game_name(text: Option<&str>) -> ApiResult<GameName> {
+    match text {
+        None => Ok(GameName::default()),
+        Some(t) => t.parse().map_err(|_| {
+            ApiError::bad_request(format!(
+                "unknown game `{}`; the games are {}",
+                t.chars().take(32).collect::<String>().escape_default(),
+                GameName::ALL
+                    .iter()
+                    .map(|g| g.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ))
+        }),
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct BotsQuery {
+    #[serde(default)]
+    game: Option<String>,
+}
+
+async fn bots(State(s): St, ApiQuery(q): ApiQuery<BotsQuery>) -> ApiResult<Json<Value>> {
+    let game = game_name(q.game.as_deref())?;
     let st = s.clone();
-    let list = blocking(move || Ok(st.catalogue.list())).await?;
+    let list = blocking(move || Ok(st.catalogue.list(game))).await?;
     Ok(Json(
-        json!({"default": s.catalogue.default_id(), "bots": list}),
+        json!({"game": game.as_str(), "default": s.catalogue.default_id(), "bots": list}),
     ))
 }
 
@@ -146,13 +207,16 @@ async fn blocking<T: Send + 'static>(
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct NewGame {
+    /// The game (`draughts`, `tafl`; default draughts).
+    #[serde(default)]
+    game: Option<String>,
     /// Rules as text (`promotion=continue_as_king …`); positions only.
     #[serde(default)]
     rules: Option<String>,
     /// A position or a game record to start from.
     #[serde(default)]
     position: Option<String>,
-    /// `white` or `black`.
+    /// The human's side: its key (`white`, `defender`) or name.
     #[serde(default)]
     human: Option<String>,
     #[serde(default)]
@@ -161,59 +225,61 @@ struct NewGame {
     strength: Strength,
 }
 
-fn parse_color(text: Option<&str>) -> ApiResult<Color> {
-    match text.unwrap_or("white") {
-        "white" | "w" | "White" => Ok(Color::White),
-        "black" | "b" | "Black" => Ok(Color::Black),
-        other => Err(ApiError::bad_request(format!(
-            "`{}` is not a side: white or black",
-            other.escape_default()
-        ))),
-    }
-}
+type Boxed<T> = Pin<Box<dyn Future<Output = ApiResult<T>> + Send>>;
 
-/// Chooses bot `bot` (default: the server's) and sets up the game it plays:
-/// under `rules` if given, else under the rules the bot's network was
-/// trained for. A network bot plays only its own variant (another variant is
-/// a 400 naming both); other rule options are the player's choice. Returns
-/// the bot's id, the bot and the game.
-async fn bot_and_game(
+/// Chooses bot `bot` (default: the server's) for game `G` and sets up the
+/// game it plays: under `rules` if given, else under the rules the bot's
+/// network was trained for. A network bot plays only its own game (and,
+/// for draughts, its own variant: another is a 400 naming both); other
+/// rule options are the player's choice. Returns the bot's id, the bot and
+/// the game's record.
+async fn bot_and_game<G: GameDef>(
     s: &Arc<AppState>,
     bot: Option<&str>,
     strength: Strength,
     position: Option<&str>,
     rules: Option<&str>,
-) -> ApiResult<(String, Chosen, Game)> {
+) -> ApiResult<(String, Chosen, Record<G>)> {
     // Bad rules text is named before the bot is looked at; the position is
     // read under the rules the game gets, which may be the bot's.
-    let asked = parse_rules(rules)?;
+    let asked = parse_rules::<G>(rules)?;
+    let name: GameName = G::NAME
+        .parse()
+        .map_err(|_| ApiError::bad_request(format!("{} is not served", G::TITLE)))?;
     let id = bot.map_or_else(|| s.catalogue.default_id().to_owned(), str::to_owned);
     let st = s.clone();
     let bot_id = id.clone();
     let (chosen, trained) = blocking(move || {
-        let chosen = st.catalogue.choose(&bot_id, &strength)?;
-        let trained = chosen
-            .spec
-            .trained_rules()
+        let chosen = st.catalogue.choose(name, &bot_id, &strength)?;
+        let trained = crate::adapter::trained(&chosen.spec)
             .map_err(|e| ApiError::internal(format!("bot `{}`: {e}", bot_id.escape_default())))?;
         Ok((chosen, trained))
     })
     .await?;
-    let game = setup_with(position, asked.or(trained).unwrap_or_default())?;
-    if let Some(t) = trained.filter(|t| t.variant != game.rules().variant) {
-        return Err(ApiError::bad_request(format!(
-            "bot `{}` was trained for {}, not {}",
-            id.escape_default(),
-            t.variant,
-            game.rules().variant
-        )));
+    let trained_rules = trained.as_ref().and_then(GameRules::get::<G>);
+    let record = setup_record::<G>(position, asked.or(trained_rules).unwrap_or_default())?;
+    if let Some(t) = &trained {
+        let here = GameRules::new::<G>(G::rules(&record.game))
+            .ok_or_else(|| ApiError::bad_request(format!("{} is not served", G::TITLE)))?;
+        crate::adapter::plays(t, &here)
+            .map_err(|e| ApiError::bad_request(format!("bot `{}` {e}", id.escape_default())))?;
     }
-    Ok((id, chosen, game))
+    Ok((id, chosen, record))
 }
 
-async fn new_game(State(s): St, ApiJson(req): ApiJson<NewGame>) -> ApiResult<Response> {
-    let human = parse_color(req.human.as_deref())?;
-    let (_, chosen, game) = bot_and_game(
+struct NewGameJob(Arc<AppState>, NewGame);
+
+impl WithGame for NewGameJob {
+    type Output = Boxed<Response>;
+
+    fn run<G: GameDef>(self) -> Boxed<Response> {
+        Box::pin(new_game_of::<G>(self.0, self.1))
+    }
+}
+
+async fn new_game_of<G: GameDef>(s: Arc<AppState>, req: NewGame) -> ApiResult<Response> {
+    let human = parse_side::<G>(req.human.as_deref())?;
+    let (_, chosen, record) = bot_and_game::<G>(
         &s,
         req.bot.as_deref(),
         req.strength,
@@ -221,9 +287,15 @@ async fn new_game(State(s): St, ApiJson(req): ApiJson<NewGame>) -> ApiResult<Res
         req.rules.as_deref(),
     )
     .await?;
-    let id = s.games.insert(Session::new(game, human, chosen))?;
+    let session: Session<G> = Session::new(record.game, human, chosen);
+    let id = s.games.insert(Box::new(session))?;
     let view = s.games.with(&id, |g| Ok(g.view(&id)))?;
     Ok((StatusCode::CREATED, Json(view)).into_response())
+}
+
+async fn new_game(State(s): St, ApiJson(req): ApiJson<NewGame>) -> ApiResult<Response> {
+    let game = game_name(req.game.as_deref())?;
+    game.with(NewGameJob(s, req)).await
 }
 
 async fn get_game(State(s): St, ApiPath(id): ApiPath<String>) -> ApiResult<Json<GameView>> {
@@ -281,8 +353,8 @@ async fn resign(State(s): St, ApiPath(id): ApiPath<String>) -> ApiResult<Json<Ga
 }
 
 async fn bot_move(State(s): St, ApiPath(id): ApiPath<String>) -> ApiResult<Json<GameView>> {
-    let (game, chosen) = s.games.with(&id, Session::start_bot)?;
-    let result = s.pool.think(chosen.spec, game, chosen.limit).await;
+    let search = s.games.with(&id, |g| g.start_bot(&s.pool))?;
+    let result = search.await;
     Ok(Json(s.games.with(&id, |g| {
         g.finish_bot(result)?;
         Ok(g.view(&id))
@@ -292,6 +364,9 @@ async fn bot_move(State(s): St, ApiPath(id): ApiPath<String>) -> ApiResult<Json<
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct AnalyseReq {
+    /// The game (default: the record's `GameName` tag, else draughts).
+    #[serde(default)]
+    game: Option<String>,
     /// A position or a game record (default: the initial position).
     #[serde(default)]
     position: Option<String>,
@@ -309,6 +384,7 @@ struct AnalyseReq {
 
 #[derive(Serialize)]
 struct AnalyseView {
+    game: &'static str,
     position: String,
     ply: usize,
     turn: String,
@@ -317,25 +393,47 @@ struct AnalyseView {
 }
 
 /// The game of `game` cut after `ply` moves.
-fn at_ply(game: &Game, ply: Option<usize>) -> ApiResult<Game> {
+fn at_ply<G: GameDef>(game: &G::Game, ply: Option<usize>) -> ApiResult<G::Game> {
     let Some(ply) = ply else {
         return Ok(game.clone());
     };
-    if ply > game.moves().len() {
+    let moves = G::history(game);
+    if ply > moves.len() {
         return Err(ApiError::bad_request(format!(
             "ply {ply} is past the end of the game ({} moves)",
-            game.moves().len()
+            moves.len()
         )));
     }
-    let mut g = Game::from_position(*game.start_position());
-    for m in &game.moves()[..ply] {
-        g.play_unchecked(m);
+    let mut g = G::parse_position(&G::rules(game), &G::start_text(game))
+        .map_err(|e| ApiError::internal(format!("the game's start cannot be read: {e}")))?;
+    for m in &moves[..ply] {
+        G::play(&mut g, m)
+            .map_err(|e| ApiError::internal(format!("the move `{m}` cannot be replayed: {e}")))?;
     }
     Ok(g)
 }
 
-async fn analyse(State(s): St, ApiJson(req): ApiJson<AnalyseReq>) -> ApiResult<Json<AnalyseView>> {
-    let (id, chosen, game) = bot_and_game(
+/// The game a request names, else the one its record's `GameName` tag names,
+/// else the default.
+fn game_of_request(game: Option<&str>, text: Option<&str>) -> ApiResult<GameName> {
+    match game {
+        Some(g) => game_name(Some(g)),
+        None => game_name(text.and_then(crate::record::game_tag).as_deref()),
+    }
+}
+
+struct AnalyseJob(Arc<AppState>, AnalyseReq);
+
+impl WithGame for AnalyseJob {
+    type Output = Boxed<Json<AnalyseView>>;
+
+    fn run<G: GameDef>(self) -> Boxed<Json<AnalyseView>> {
+        Box::pin(analyse_of::<G>(self.0, self.1))
+    }
+}
+
+async fn analyse_of<G: GameDef>(s: Arc<AppState>, req: AnalyseReq) -> ApiResult<Json<AnalyseView>> {
+    let (id, chosen, record) = bot_and_game::<G>(
         &s,
         req.bot.as_deref(),
         req.strength,
@@ -343,29 +441,40 @@ async fn analyse(State(s): St, ApiJson(req): ApiJson<AnalyseReq>) -> ApiResult<J
         req.rules.as_deref(),
     )
     .await?;
-    let game = at_ply(&game, req.ply)?;
-    if let Some((o, t)) = game.termination() {
+    let game = at_ply::<G>(&record.game, req.ply)?;
+    if let Some(o) = G::outcome(&game) {
         return Err(ApiError::conflict(format!(
-            "the game is over in this position: {o} ({})",
-            crate::view::termination_text(t)
+            "the game is over in this position: {}{}",
+            result_text(Some(o)),
+            G::termination(&game)
+                .map_or_else(String::new, |t| format!(" ({})", termination_text(&t)))
         )));
     }
     let thought = s
         .pool
-        .think(chosen.spec, game.clone(), chosen.limit)
+        .think::<G>(chosen.spec, game.clone(), chosen.limit)
         .await?;
     Ok(Json(AnalyseView {
-        position: game.position().to_string(),
-        ply: game.moves().len(),
-        turn: game.turn().to_string(),
-        board: board_of(game.position()),
-        thought: ThoughtView::of(&id, &thought),
+        game: G::NAME,
+        position: G::position_text(&game),
+        ply: G::plies(&game),
+        turn: side_key::<G>(G::to_play(&game)).to_owned(),
+        board: board_of::<G>(&game),
+        thought: ThoughtView::of::<G>(&id, &thought),
     }))
+}
+
+async fn analyse(State(s): St, ApiJson(req): ApiJson<AnalyseReq>) -> ApiResult<Json<AnalyseView>> {
+    let game = game_of_request(req.game.as_deref(), req.position.as_deref())?;
+    game.with(AnalyseJob(s, req)).await
 }
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct ReplayReq {
+    /// The game (default: the record's `GameName` tag, else draughts).
+    #[serde(default)]
+    game: Option<String>,
     position: String,
     #[serde(default)]
     rules: Option<String>,
@@ -373,42 +482,80 @@ struct ReplayReq {
 
 #[derive(Serialize)]
 struct ReplayView {
+    game: &'static str,
+    geometry: crate::view::GeometryView,
     rules: String,
     record: String,
     result: &'static str,
     frames: Vec<FrameView>,
 }
 
-fn replay_view(
-    game: &Game,
-    result: Option<dama_engine::Outcome>,
-    tags: Vec<(String, String)>,
-) -> ReplayView {
-    let rec = GameRecord {
-        tags,
-        game: game.clone(),
-        result: result.or_else(|| game.outcome()),
-    };
-    ReplayView {
-        rules: game.rules().to_string(),
-        record: rec.to_string(),
-        result: result_text(rec.result),
-        frames: frames_of(game),
+fn replay_view<G: GameDef>(
+    game: &G::Game,
+    result: Option<Outcome>,
+    tags: &[(String, String)],
+) -> ApiResult<ReplayView> {
+    let result = result.or_else(|| G::outcome(game));
+    Ok(ReplayView {
+        game: G::NAME,
+        geometry: geometry_of::<G>(),
+        rules: G::rules(game).to_string(),
+        record: crate::record::write::<G>(game, tags, result),
+        result: result_text(result),
+        frames: frames_of::<G>(game).map_err(ApiError::internal)?,
+    })
+}
+
+struct ReplayJob(ReplayReq);
+
+impl WithGame for ReplayJob {
+    type Output = ApiResult<ReplayView>;
+
+    fn run<G: GameDef>(self) -> ApiResult<ReplayView> {
+        let req = self.0;
+        let rules = parse_rules::<G>(req.rules.as_deref())?.unwrap_or_default();
+        let record = setup_record::<G>(Some(&req.position), rules)?;
+        replay_view::<G>(&record.game, record.result, &record.tags)
     }
 }
 
 async fn replay(ApiJson(req): ApiJson<ReplayReq>) -> ApiResult<Json<ReplayView>> {
-    let text = req.position.trim();
-    let (game, result, tags) = match text.parse::<Position>() {
-        Ok(_) => (setup(Some(text), req.rules.as_deref())?, None, Vec::new()),
-        Err(_) => {
-            let rec: GameRecord = text
-                .parse()
-                .map_err(|e| ApiError::bad_request(format!("not a game record: {e}")))?;
-            (rec.game, rec.result, rec.tags)
+    let game = game_of_request(req.game.as_deref(), Some(&req.position))?;
+    Ok(Json(game.with(ReplayJob(req))?))
+}
+
+/// A self-play game of a run, replayed by its own game.
+struct RunGameJob {
+    summary: crate::runs::GameSummary,
+    tags: Vec<(String, String)>,
+}
+
+impl WithGame for RunGameJob {
+    type Output = ApiResult<ReplayView>;
+
+    fn run<G: GameDef>(self) -> ApiResult<ReplayView> {
+        let g = &self.summary;
+        let rules = g
+            .rules
+            .get::<G>()
+            .ok_or_else(|| ApiError::internal("the game's rules are of another game"))?;
+        let unreadable = |what: &str, e: &dyn std::fmt::Display| {
+            ApiError::internal(format!("the game's {what} cannot be replayed: {e}"))
+        };
+        let mut game = G::parse_position(&rules, &g.start).map_err(|e| unreadable("start", &e))?;
+        for text in &g.moves {
+            let m = G::parse_move(&game, text)
+                .map_err(|e| unreadable(&format!("move `{text}`"), &e))?;
+            G::play(&mut game, &m).map_err(|e| unreadable(&format!("move `{text}`"), &e))?;
         }
-    };
-    Ok(Json(replay_view(&game, result, tags)))
+        let result = match g.result {
+            "1-0" => Some(Outcome::Win(Player::First)),
+            "0-1" => Some(Outcome::Win(Player::Second)),
+            "1/2-1/2" => Some(Outcome::Draw),
+            _ => None,
+        };
+        replay_view::<G>(&game, result, &self.tags)
+    }
 }
 
 async fn list_runs(State(s): St) -> ApiResult<Json<Value>> {
@@ -536,19 +683,6 @@ async fn run_game(
                 index + 1
             )));
         };
-        let rules: Rules = g.rules;
-        let start = Position::from_str_with_rules(&g.start, rules)
-            .map_err(|e| ApiError::internal(format!("the game's start cannot be read: {e}")))?;
-        let mut game = Game::from_position(start);
-        for text in &g.moves {
-            let m = game.position().parse_move(text).map_err(|e| {
-                ApiError::internal(format!("the game's move `{text}` cannot be replayed: {e}"))
-            })?;
-            game.play(&m).map_err(|e| {
-                ApiError::internal(format!("the game's move `{text}` cannot be replayed: {e}"))
-            })?;
-        }
-        let result = dama_engine::Outcome::from_token(g.result);
         let tags = vec![
             ("Event".to_owned(), "dama self-play".to_owned()),
             ("Run".to_owned(), name.clone()),
@@ -556,8 +690,13 @@ async fn run_game(
             ("Game".to_owned(), g.game_id.to_string()),
             ("Termination".to_owned(), g.termination.clone()),
         ];
-        let mut view = serde_json::to_value(replay_view(&game, result, tags))
-            .map_err(|e| ApiError::internal(e.to_string()))?;
+        let game = g.rules.name();
+        let replayed = game.with(RunGameJob {
+            summary: g.clone(),
+            tags,
+        })?;
+        let mut view =
+            serde_json::to_value(replayed).map_err(|e| ApiError::internal(e.to_string()))?;
         view["termination"] = json!(g.termination);
         view["game_id"] = json!(g.game_id);
         Ok(Json(view).into_response())

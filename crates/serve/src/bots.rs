@@ -1,6 +1,12 @@
 //! Bots: the catalogue a request chooses from ([`Catalogue`]) and the pool
 //! of threads that think ([`BotPool`]).
 //!
+//! The catalogue is per game: a request names the game it plays (default
+//! draughts), and is offered that game's baselines, its runs' networks and
+//! its bundles; a network of another game is refused by name. Bots are
+//! built and asked to think through the one per-game adapter
+//! ([`crate::adapter`]).
+//!
 //! A request names a bot by id (`alphabeta`, `run:NAME/GEN`,
 //! `bundle:NAME`, …) and a strength; ids are looked up, never taken as
 //! paths. Thinking happens on a few worker threads, each with its own bots
@@ -16,16 +22,13 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use dama_bot::{BotOptions, BotSpec, Limit};
-
-/// The page's bots play Turkish draughts.
-type Bot = dama_bot::Bot<dama_draughts::Draughts>;
-/// What they found.
-type Thought = dama_bot::Thought<dama_draughts::Draughts>;
-use dama_engine::Game;
 use dama_eval::{AlphaBetaLimit, PlayerSpec};
+use dama_game::GameDef;
+use dama_nn::GameName;
 use serde::{Deserialize, Serialize};
 use tokio::sync::oneshot;
 
+use crate::adapter::{self, AnyBot, Thought};
 use crate::error::ApiError;
 use crate::runs::{checkpoints, valid_name, Runs};
 use crate::Limits;
@@ -90,6 +93,8 @@ pub struct BotEntry {
 pub struct Chosen {
     /// The id it was chosen by.
     pub id: String,
+    /// The game it plays.
+    pub game: GameName,
     /// What to build (the pool's key).
     pub spec: BotSpec,
     /// How long to think (`None`: the bot's own default).
@@ -118,33 +123,30 @@ fn baseline(id: &str, label: &str, strength: StrengthKind, default: Strength) ->
     }
 }
 
-/// The rules text a bot's network was trained under (`None` for a bot
-/// without a network, or one whose files cannot be read: choosing it says
-/// why).
-/// The game of a network bot when it is not draughts, the page's game (a
-/// Turkish Tafl network is left out of the list, and refused by name if
-/// asked for).
-fn other_game(spec: &BotSpec) -> Option<dama_nn::GameName> {
-    spec.game()
-        .ok()
-        .flatten()
-        .filter(|&g| g != dama_nn::GameName::Draughts)
+/// Whether a bot's network (if it has one) plays another game than `game`.
+fn other_game(spec: &BotSpec, game: GameName) -> Option<GameName> {
+    adapter::network_game(spec).filter(|&g| g != game)
 }
 
-/// A 400 for a network of another game than the page's.
-fn refuse_other_games(id: &str, spec: &BotSpec) -> Result<(), ApiError> {
-    match other_game(spec) {
+/// A 400 for a network of another game than the one asked for.
+fn refuse_other_games(id: &str, spec: &BotSpec, game: GameName) -> Result<(), ApiError> {
+    match other_game(spec, game) {
         Some(g) => Err(ApiError::bad_request(format!(
-            "bot `{}` plays {}; the page plays Turkish draughts and its variants (use `dama play`)",
+            "bot `{}` plays {}, not {} (choose a bot of that game, or start a {} game)",
             id.escape_default(),
-            g.title()
+            g.title(),
+            game.title(),
+            g.as_str()
         ))),
         None => Ok(()),
     }
 }
 
+/// The rules text a bot's network was trained under (`None` for a bot
+/// without a network, or one whose files cannot be read: choosing it says
+/// why).
 fn trained_rules_text(spec: &BotSpec) -> Option<String> {
-    spec.trained_rules().ok().flatten().map(|r| r.to_string())
+    adapter::trained(spec).ok().flatten().map(|r| r.text())
 }
 
 /// The metadata of a learned-evaluator bundle (`None` for a network
@@ -219,11 +221,16 @@ impl Catalogue {
         }
     }
 
-    /// Every bot: the command line's, the baselines, each finished
-    /// checkpoint of each run (newest first) and each bundle.
-    pub fn list(&self) -> Vec<BotEntry> {
+    /// Every bot of game `game`: the command line's, the game's
+    /// baselines, each finished checkpoint of each of its runs (newest
+    /// first) and each of its bundles.
+    pub fn list(&self, game: GameName) -> Vec<BotEntry> {
         let mut out = Vec::new();
-        if let Some(spec) = &self.default {
+        if let Some(spec) = self
+            .default
+            .as_ref()
+            .filter(|s| other_game(s, game).is_none())
+        {
             out.push(BotEntry {
                 id: "default".into(),
                 label: format!("{spec} (command line)"),
@@ -242,36 +249,39 @@ impl Catalogue {
                 rules: trained_rules_text(spec),
             });
         }
-        out.push(baseline(
-            "alphabeta",
-            "alpha-beta",
-            StrengthKind::Depth,
-            Strength {
-                depth: Some(DEFAULT_DEPTH),
-                ..Strength::default()
-            },
-        ));
-        out.push(baseline(
-            "mcts",
-            "MCTS with random rollouts",
-            StrengthKind::Sims,
-            Strength {
-                sims: Some(DEFAULT_MCTS_SIMS),
-                ..Strength::default()
-            },
-        ));
-        out.push(baseline(
-            "greedy",
-            "greedy (material)",
-            StrengthKind::None,
-            Strength::default(),
-        ));
-        out.push(baseline(
-            "random",
-            "random",
-            StrengthKind::None,
-            Strength::default(),
-        ));
+        let offered = adapter::baselines(game);
+        let baselines = vec![
+            baseline(
+                "alphabeta",
+                "alpha-beta",
+                StrengthKind::Depth,
+                Strength {
+                    depth: Some(DEFAULT_DEPTH),
+                    ..Strength::default()
+                },
+            ),
+            baseline(
+                "mcts",
+                "MCTS with random rollouts",
+                StrengthKind::Sims,
+                Strength {
+                    sims: Some(DEFAULT_MCTS_SIMS),
+                    ..Strength::default()
+                },
+            ),
+            baseline(
+                "greedy",
+                "greedy (material)",
+                StrengthKind::None,
+                Strength::default(),
+            ),
+            baseline("random", "random", StrengthKind::None, Strength::default()),
+        ];
+        out.extend(
+            baselines
+                .into_iter()
+                .filter(|b| offered.contains(&b.id.as_str())),
+        );
         for run in self.runs.list() {
             // Every checkpoint of a run is trained under the run's rules.
             let last = run.checkpoints.last().and_then(|&g| {
@@ -282,7 +292,7 @@ impl Catalogue {
                     inference: dama_eval::Inference::default(),
                 })
             });
-            if last.as_ref().and_then(other_game).is_some() {
+            if last.as_ref().map(adapter::network_game) != Some(Some(game)) {
                 continue;
             }
             let rules = last.as_ref().and_then(trained_rules_text);
@@ -303,6 +313,9 @@ impl Catalogue {
         // Learned-evaluator runs: the alpha-beta engine with the run's best
         // network.
         for run in self.runs.list() {
+            if !adapter::has_evaluators(game) {
+                break;
+            }
             let Ok(dir) = self.runs.run(&run.name) else {
                 continue;
             };
@@ -326,7 +339,7 @@ impl Catalogue {
             });
         }
         for (name, dir) in self.runs.bundles() {
-            if other_game(&BotSpec::Bundle(dir.clone())).is_some() {
+            if adapter::network_game(&BotSpec::Bundle(dir.clone())) != Some(game) {
                 continue;
             }
             // A learned-evaluator bundle is the alpha-beta engine: depth or
@@ -416,9 +429,15 @@ impl Catalogue {
     ///
     /// 400 for an unknown id or a strength out of bounds; 404 for a run,
     /// checkpoint or bundle that is not there.
-    pub fn choose(&self, id: &str, strength: &Strength) -> Result<Chosen, ApiError> {
+    pub fn choose(
+        &self,
+        game: GameName,
+        id: &str,
+        strength: &Strength,
+    ) -> Result<Chosen, ApiError> {
         let with = |spec: BotSpec, limit: Option<Limit>| Chosen {
             id: id.to_owned(),
+            game,
             spec,
             limit,
             strength: *strength,
@@ -432,8 +451,9 @@ impl Catalogue {
         match id {
             "default" => {
                 let Some(spec) = &self.default else {
-                    return self.choose("alphabeta", strength);
+                    return self.choose(game, "alphabeta", strength);
                 };
+                refuse_other_games(id, spec, game)?;
                 let kind = spec_kind(spec);
                 let limit = self.limit(id, kind, strength)?;
                 if let BotSpec::Bundle(dir) = spec {
@@ -460,8 +480,25 @@ impl Catalogue {
                 };
                 Ok(with(spec, limit))
             }
+            "alphabeta" | "mcts" | "greedy" | "random"
+                if !adapter::baselines(game).contains(&id) =>
+            {
+                Err(ApiError::bad_request(format!(
+                    "{} has no `{id}` bot; its baselines are {}",
+                    game.title(),
+                    adapter::baselines(game).join(", ")
+                )))
+            }
             "alphabeta" => {
                 let limit = self.limit(id, StrengthKind::Depth, strength)?;
+                if let (Some(max), Some(d)) = (adapter::max_depth(game), strength.depth) {
+                    if d > max {
+                        return Err(ApiError::bad_request(format!(
+                            "depth must be in 1..={max} for {}, got {d}",
+                            game.title()
+                        )));
+                    }
+                }
                 Ok(with(
                     alphabeta(strength.depth.unwrap_or(DEFAULT_DEPTH)),
                     limit,
@@ -487,7 +524,10 @@ impl Catalogue {
                 Ok(with(BotSpec::Player(spec), None))
             }
             _ => {
-                if let Some(name) = id.strip_prefix("nnue:") {
+                if let Some(name) = id
+                    .strip_prefix("nnue:")
+                    .filter(|_| adapter::has_evaluators(game))
+                {
                     let run = self.runs.run(name)?;
                     let path = run.best_evaluator();
                     if !path.is_file() {
@@ -530,7 +570,7 @@ impl Catalogue {
                         algorithm: dama_eval::DEFAULT_CKPT_SEARCH,
                         inference: dama_eval::Inference::default(),
                     };
-                    refuse_other_games(id, &spec)?;
+                    refuse_other_games(id, &spec, game)?;
                     return Ok(with(spec, limit));
                 }
                 if let Some(name) = id.strip_prefix("bundle:") {
@@ -545,7 +585,7 @@ impl Catalogue {
                         return Err(ApiError::not_found(format!("no bundle `{name}`")));
                     };
                     let spec = BotSpec::Bundle(dir.clone());
-                    refuse_other_games(id, &spec)?;
+                    refuse_other_games(id, &spec, game)?;
                     if evaluator_bundle(&dir).is_some() {
                         let limit = self.limit(id, StrengthKind::Depth, strength)?;
                         return Ok(with(evaluator_bundle_at(id, &dir, strength.depth)?, limit));
@@ -562,13 +602,13 @@ impl Catalogue {
     }
 }
 
-type Reply = oneshot::Sender<Result<Thought, String>>;
+/// A built bot's work: runs on a worker with the bot the job names.
+type Work = Box<dyn FnOnce(&mut AnyBot) + Send>;
 
 struct Job {
+    game: GameName,
     spec: BotSpec,
-    game: Game,
-    limit: Option<Limit>,
-    reply: Reply,
+    work: Work,
 }
 
 /// The threads that think, fed by one bounded queue.
@@ -579,7 +619,10 @@ pub struct BotPool {
 
 impl std::fmt::Debug for Job {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Job").field("spec", &self.spec).finish()
+        f.debug_struct("Job")
+            .field("game", &self.game)
+            .field("spec", &self.spec)
+            .finish()
     }
 }
 
@@ -603,40 +646,53 @@ impl BotPool {
         BotPool { tx }
     }
 
-    /// Thinks about `game` with the bot `spec` within `limit`.
+    /// Thinks about `game` (of game `G`) with the bot `spec` within
+    /// `limit`. The job is queued now; the future answers when it is done.
     ///
     /// # Errors
     ///
-    /// 429 when the queue is full; 500 when the bot cannot be built or
-    /// fails.
-    pub async fn think(
+    /// 429 when the queue is full (at once); 500 when the bot cannot be
+    /// built or fails.
+    pub fn think<G: GameDef>(
         &self,
         spec: BotSpec,
-        game: Game,
+        game: G::Game,
         limit: Option<Limit>,
-    ) -> Result<Thought, ApiError> {
-        let (reply, answer) = oneshot::channel();
-        let job = Job {
-            spec,
-            game,
-            limit,
-            reply,
+    ) -> impl std::future::Future<Output = Result<Thought<G::Move>, ApiError>> + Send + 'static
+    {
+        let (reply, answer) = oneshot::channel::<Result<Thought<G::Move>, String>>();
+        let queued = match G::NAME.parse::<GameName>() {
+            Err(_) => Err(ApiError::bad_request(format!(
+                "no bot plays {} yet",
+                G::TITLE
+            ))),
+            Ok(name) => {
+                let work: Work = Box::new(move |bot: &mut AnyBot| {
+                    // The requester may have gone away: nothing to do then.
+                    let _ = reply.send(adapter::think::<G>(bot, &game, limit));
+                });
+                match self.tx.try_send(Job {
+                    game: name,
+                    spec,
+                    work,
+                }) {
+                    Ok(()) => Ok(()),
+                    Err(TrySendError::Full(_)) => Err(ApiError::too_many(
+                        "the bots are busy with other games: try again in a moment",
+                    )),
+                    Err(TrySendError::Disconnected(_)) => {
+                        Err(ApiError::internal("no bot worker is running"))
+                    }
+                }
+            }
         };
-        match self.tx.try_send(job) {
-            Ok(()) => {}
-            Err(TrySendError::Full(_)) => {
-                return Err(ApiError::too_many(
-                    "the bots are busy with other games: try again in a moment",
-                ))
+        async move {
+            queued?;
+            match answer.await {
+                Ok(Ok(thought)) => Ok(thought),
+                Ok(Err(message)) => Err(ApiError::internal(message)),
+                Err(_) => Err(ApiError::internal("the bot failed unexpectedly")),
             }
-            Err(TrySendError::Disconnected(_)) => {
-                return Err(ApiError::internal("no bot worker is running"))
-            }
-        }
-        match answer.await {
-            Ok(Ok(thought)) => Ok(thought),
-            Ok(Err(message)) => Err(ApiError::internal(message)),
-            Err(_) => Err(ApiError::internal("the bot stopped before answering")),
         }
     }
 }
@@ -645,7 +701,7 @@ fn worker(rx: &Mutex<Receiver<Job>>, options: &BotOptions) {
     // libtorch's intra-op threads are set per thread: one per worker, so
     // the workers share the cores instead of fighting over them.
     dama_nn::device::set_torch_threads(1);
-    let mut bots: HashMap<String, (Bot, Instant)> = HashMap::new();
+    let mut bots: HashMap<String, (AnyBot, Instant)> = HashMap::new();
     loop {
         let job = {
             let rx = rx.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
@@ -654,8 +710,9 @@ fn worker(rx: &Mutex<Receiver<Job>>, options: &BotOptions) {
                 Err(_) => return,
             }
         };
-        let key = job.spec.to_string();
-        let result = catch_unwind(AssertUnwindSafe(|| {
+        let key = format!("{}:{}", job.game, job.spec);
+        let Job { game, spec, work } = job;
+        let built = catch_unwind(AssertUnwindSafe(|| {
             if !bots.contains_key(&key) {
                 if bots.len() >= BOTS_PER_WORKER {
                     if let Some(oldest) = bots
@@ -666,35 +723,38 @@ fn worker(rx: &Mutex<Receiver<Job>>, options: &BotOptions) {
                         bots.remove(&oldest);
                     }
                 }
-                let bot = Bot::new(&job.spec, options)
-                    .map_err(|e| format!("cannot build the bot `{key}`: {}", chain(&e)))?;
+                let bot = adapter::build(game, &spec, options)
+                    .map_err(|e| format!("cannot build the bot `{spec}`: {e}"))?;
                 bots.insert(key.clone(), (bot, Instant::now()));
             }
-            let Some((bot, used)) = bots.get_mut(&key) else {
-                return Err("the bot was dropped".to_owned());
-            };
-            *used = Instant::now();
-            bot.think(&job.game, job.limit)
-                .map_err(|e| format!("the bot failed: {}", chain(&e)))
+            Ok::<(), String>(())
         }));
-        let result = result.unwrap_or_else(|_| {
+        let Some((bot, used)) = (match built {
+            Ok(Ok(())) => bots.get_mut(&key),
+            // The job's reply is dropped with it: the requester hears that
+            // the bot failed; a build error is answered by the work below
+            // never running, so say it through a failing bot instead.
+            Ok(Err(message)) => {
+                fail(work, message);
+                continue;
+            }
+            Err(_) => {
+                fail(work, "the bot failed unexpectedly".to_owned());
+                continue;
+            }
+        }) else {
+            continue;
+        };
+        *used = Instant::now();
+        if catch_unwind(AssertUnwindSafe(|| work(bot))).is_err() {
             // A bot that panicked may be in any state: build it again.
             bots.remove(&key);
-            Err("the bot failed unexpectedly".to_owned())
-        });
-        // The requester may have gone away: nothing to do then.
-        let _ = job.reply.send(result);
+        }
     }
 }
 
-/// An error with its sources, on one line.
-fn chain(e: &dyn std::error::Error) -> String {
-    let mut s = e.to_string();
-    let mut source = e.source();
-    while let Some(cause) = source {
-        s.push_str(": ");
-        s.push_str(&cause.to_string());
-        source = cause.source();
-    }
-    s
+/// Answers a job whose bot cannot be built with `message`.
+fn fail(work: Work, message: String) {
+    let mut failing = AnyBot::Failed(message);
+    let _ = catch_unwind(AssertUnwindSafe(|| work(&mut failing)));
 }

@@ -5,9 +5,14 @@
 //!   (axum): the single-page front end (`web/`, compiled into the binary:
 //!   no file is read from disk to serve it), the JSON API under `/api/`,
 //!   and server-sent events for a run's metrics as they are written.
-//! * [`games`]: one game per browser tab, in memory, under an unguessable
-//!   id; moves by whole moves in notation or step by step (each jump of a
-//!   capture), undo, resign, the bot's turn.
+//! * [`games`]: one game per browser tab, of any game ([`dama_game::GameDef`];
+//!   a request names it, draughts by default), in memory, under an
+//!   unguessable id; moves by whole moves in notation or step by step (each
+//!   jump of a capture or chain, through the game's search state), undo,
+//!   resign, the bot's turn. [`view`] draws any board from the game's
+//!   geometry; [`record`] writes and reads game records of any game.
+//! * [`adapter`]: the one per-game file, which bot plays which game (to
+//!   become `dama_bot::Bot<G>`).
 //! * [`bots`]: the bots a request may name (baselines, each checkpoint of
 //!   each run, bundles, the command line's) and the worker threads that
 //!   think for every game and analysis at once.
@@ -31,11 +36,13 @@
 //! # }
 //! ```
 
+pub mod adapter;
 mod api;
 pub mod bots;
 mod error;
 pub mod games;
 mod guard;
+pub mod record;
 pub mod runs;
 pub mod view;
 mod web;

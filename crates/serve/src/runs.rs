@@ -45,9 +45,9 @@ pub struct GameSummary {
     pub index: usize,
     /// The run's id of the game.
     pub game_id: u64,
-    /// The rules it was played under.
+    /// The game and rules it was played under.
     #[serde(skip)]
-    pub rules: dama_engine::Rules,
+    pub rules: dama_nn::GameRules,
     /// Start position (`startpos` or position text).
     pub start: String,
     /// The moves in notation.
@@ -207,14 +207,6 @@ impl Runs {
         }
         let games = record::read_chunk(path)
             .map_err(|e| ApiError::internal(format!("cannot read a game file: {e}")))?;
-        if let Some(g) = games.iter().find(|g| g.game != dama_nn::GameName::Draughts) {
-            // The page draws the 8 × 8 draughts board; a Tafl run's metrics
-            // and charts are served, its games are not.
-            return Err(ApiError::unprocessable(format!(
-                "this run's games are {} games, which the page does not show (use `dama games`)",
-                g.game.title()
-            )));
-        }
         let summaries: Arc<Vec<GameSummary>> = Arc::new(
             games
                 .into_iter()
@@ -222,7 +214,7 @@ impl Runs {
                     Ok(GameSummary {
                         index: 0,
                         game_id: g.game_id,
-                        rules: g.rules::<dama_draughts::Draughts>().map_err(|e| {
+                        rules: g.game.with(RulesOf(&g)).map_err(|e| {
                             ApiError::internal(format!("cannot read a game file: {e}"))
                         })?,
                         start: g.start,
@@ -275,6 +267,19 @@ impl Runs {
         gens.sort_unstable();
         gens.dedup();
         gens
+    }
+}
+
+/// A self-play game's rules, as its game reads them.
+struct RulesOf<'a>(&'a record::GameRecord);
+
+impl dama_nn::WithGame for RulesOf<'_> {
+    type Output = Result<dama_nn::GameRules, String>;
+
+    fn run<G: dama_game::GameDef>(self) -> Self::Output {
+        let rules = self.0.rules::<G>().map_err(|e| e.to_string())?;
+        dama_nn::GameRules::new::<G>(rules)
+            .ok_or_else(|| format!("{} is not in the registry", G::TITLE))
     }
 }
 

@@ -941,11 +941,14 @@ async fn a_network_bot_plays_the_variant_it_was_trained_for() {
     assert_eq!(greedy.status, 201, "{}", greedy.error());
 }
 
-/// A Turkish Tafl run beside a draughts one: its training is shown, its
-/// networks are not offered as bots and are refused by name, and its games
-/// (which the draughts board cannot show) are refused by name.
+/// Turkish Tafl on the same API as draughts (issue 28): its run's training
+/// is shown, its network is a bot of Tafl games only (refused by name for
+/// draughts), a game is started on the 8 × 4 board, a human move (step by
+/// step and whole) and a bot move are played and checked against the rules,
+/// undone, an illegal move is refused by name, a position is analysed, and
+/// the run's self-play games are replayed.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_tafl_run_is_watched_but_not_played() {
+async fn a_tafl_run_is_watched_played_and_replayed() {
     let runs = tempfile::tempdir().unwrap();
     let dir = runs.path().to_path_buf();
     tokio::task::spawn_blocking(move || train_tafl(&dir, "tafl", 1))
@@ -959,8 +962,23 @@ async fn a_tafl_run_is_watched_but_not_played() {
     let metrics = http.get("/api/runs/tafl/metrics").await;
     assert_eq!(metrics.status, 200);
     assert!(text(&metrics).contains("by_side"), "{}", text(&metrics));
+
+    // The bots of each game.
     let bots = http.get("/api/bots").await;
     assert!(!text(&bots).contains("run:tafl/"), "{}", text(&bots));
+    let tafl_bots = http.get("/api/bots?game=tafl").await;
+    assert_eq!(tafl_bots.status, 200, "{}", text(&tafl_bots));
+    assert!(
+        text(&tafl_bots).contains("run:tafl/1"),
+        "{}",
+        text(&tafl_bots)
+    );
+    assert!(
+        !text(&tafl_bots).contains("\"mcts\""),
+        "{}",
+        text(&tafl_bots)
+    );
+    assert_eq!(http.get("/api/bots?game=chess").await.status, 400);
     let refused = http
         .post(
             "/api/games",
@@ -973,9 +991,118 @@ async fn a_tafl_run_is_watched_but_not_played() {
         "{}",
         refused.error()
     );
+    for (body, word) in [
+        (json!({"game": "chess"}), "chess"),
+        (json!({"game": "tafl", "human": "white"}), "defender"),
+        (json!({"game": "tafl", "rules": "first=nobody"}), "Tafl"),
+        (json!({"game": "tafl", "bot": "mcts"}), "mcts"),
+        (
+            json!({"game": "tafl", "bot": "alphabeta", "strength": {"depth": 9}}),
+            "depth",
+        ),
+    ] {
+        let r = http.post("/api/games", &body).await;
+        assert_eq!(r.status, 400, "{body}: {}", r.error());
+        assert!(r.error().contains(word), "{body}: {}", r.error());
+    }
+
+    // A game against the run's network.
+    let created = http
+        .post(
+            "/api/games",
+            &json!({"game": "tafl", "bot": "run:tafl/1", "human": "defender", "strength": {"sims": 4}}),
+        )
+        .await;
+    assert_eq!(created.status, 201, "{}", created.error());
+    let v = created.json();
+    let id = v["id"].as_str().unwrap().to_owned();
+    assert_eq!(v["game"], "tafl");
+    assert_eq!(
+        (
+            v["geometry"]["width"].as_u64(),
+            v["geometry"]["height"].as_u64()
+        ),
+        (Some(8), Some(4))
+    );
+    assert_eq!(v["geometry"]["sides"][1]["name"], "King side");
+    assert_eq!(v["turn"], "defender");
+    assert_eq!(v["state"], "human");
+    assert_eq!(v["board"].as_array().unwrap().len(), 23);
+    let mut game = dama_tafl::Game::new(dama_tafl::TaflRules::default());
+    let illegal = http
+        .post(&format!("/api/games/{id}/move"), &json!({"move": "a1-a3"}))
+        .await;
+    assert_eq!(illegal.status, 422);
+    assert!(illegal.error().contains("a1-a3"), "{}", illegal.error());
+    let bad_square = http
+        .post(
+            &format!("/api/games/{id}/step"),
+            &json!({"from": "h1", "to": "a1"}),
+        )
+        .await;
+    assert_eq!(bad_square.status, 400, "{}", bad_square.error());
+    let stepped = http
+        .post(
+            &format!("/api/games/{id}/step"),
+            &json!({"from": "c5", "to": "c4"}),
+        )
+        .await;
+    assert_eq!(stepped.status, 200, "{}", stepped.error());
+    let v = stepped.json();
+    assert_eq!(v["last"]["text"], "c5-c4");
+    assert_eq!(v["state"], "bot");
+    game.play(&game.parse_move("c5-c4").unwrap()).unwrap();
+    let answered = http.post_empty(&format!("/api/games/{id}/bot")).await;
+    assert_eq!(answered.status, 200, "{}", answered.error());
+    let v = answered.json();
+    assert_eq!(v["thought"]["bot"], "run:tafl/1");
+    let reply = v["last"]["text"].as_str().unwrap();
+    game.play(&game.parse_move(reply).unwrap())
+        .unwrap_or_else(|e| panic!("the bot's {reply} is not legal: {e}"));
+    assert_eq!(v["position"], game.position().to_string());
+    let mine = game.legal_moves()[0].to_string();
+    let moved = http
+        .post(&format!("/api/games/{id}/move"), &json!({"move": mine}))
+        .await;
+    assert_eq!(moved.status, 200, "{}", moved.error());
+    assert_eq!(moved.json()["moves"].as_array().unwrap().len(), 3);
+    let undone = http.post_empty(&format!("/api/games/{id}/undo")).await;
+    assert_eq!(undone.status, 200, "{}", undone.error());
+    let v = undone.json();
+    assert_eq!(v["moves"].as_array().unwrap().len(), 2);
+    assert_eq!(v["state"], "human");
+    let record = v["record"].as_str().unwrap().to_owned();
+    assert!(record.contains("[GameName \"tafl\"]"), "{record}");
+
+    // Analysis and replay of the game's record (its tag names the game).
+    let a = http
+        .post(
+            "/api/analyse",
+            &json!({"position": record, "ply": 1, "bot": "alphabeta", "strength": {"depth": 2}}),
+        )
+        .await;
+    assert_eq!(a.status, 200, "{}", a.error());
+    let a = a.json();
+    assert_eq!(a["turn"], "king_side");
+    assert!(a["thought"]["best"]["text"].is_string());
+    let r = http.post("/api/replay", &json!({"position": record})).await;
+    assert_eq!(r.status, 200, "{}", r.error());
+    let r = r.json();
+    assert_eq!(r["game"], "tafl");
+    assert_eq!(r["frames"].as_array().unwrap().len(), 3);
+
+    // The run's self-play games, replayed on the Tafl board.
     let games = http.get("/api/runs/tafl/games/1").await;
-    assert_eq!(games.status, 422);
-    assert!(games.error().contains("Turkish Tafl"), "{}", games.error());
+    assert_eq!(games.status, 200, "{}", games.error());
+    let g = &games.json()["games"][0];
+    let one = http.get("/api/runs/tafl/games/1/0").await;
+    assert_eq!(one.status, 200, "{}", one.error());
+    let one = one.json();
+    assert_eq!(one["geometry"]["height"], 4);
+    assert_eq!(
+        one["frames"].as_array().unwrap().len(),
+        g["length"].as_u64().unwrap() as usize + 1
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -504,10 +504,104 @@ async fn the_front_end_plays_analyses_and_shows_a_run_in_chromium() {
     assert!(info.as_str().unwrap().starts_with("1 / "), "{info}");
     let shot4 = screenshot(&c, &shots, "training").await;
 
+    // Turkish Tafl (issue 28): the game chosen, the 8 × 4 board drawn from
+    // its geometry, a few moves clicked against `random`, each checked
+    // against the rules.
+    click(&c, "#tab-button-play").await;
+    c.find(Locator::Css("#play-game"))
+        .await
+        .unwrap()
+        .select_by_value("tafl")
+        .await
+        .unwrap();
+    wait_for(
+        &c,
+        "the Tafl sides and bots",
+        "return document.querySelector('#play-side option[value=defender]') !== null && document.querySelector('#play-bot option[value=random]') !== null && document.querySelector('#play-bot option[value=mcts]') === null;",
+    )
+    .await;
+    c.find(Locator::Css("#play-side"))
+        .await
+        .unwrap()
+        .select_by_value("defender")
+        .await
+        .unwrap();
+    c.find(Locator::Css("#play-bot"))
+        .await
+        .unwrap()
+        .select_by_value("random")
+        .await
+        .unwrap();
+    click(&c, "#play-new").await;
+    wait_for(
+        &c,
+        "the Tafl board",
+        "const b = document.getElementById('play-board'); return b.dataset.size === '8x4' && b.querySelectorAll('rect.sq').length === 32 && b.querySelectorAll('[data-piece]').length === 23 && document.body.dataset.play === 'human';",
+    )
+    .await;
+    let shot5 = screenshot(&c, &shots, "tafl").await;
+    let mut tafl = dama_tafl::Game::new(dama_tafl::TaflRules::default());
+    for _ in 0..3 {
+        if settled(&c).await == "over" {
+            break;
+        }
+        // Catch up with the bot's moves.
+        let moves = page_moves(&c).await;
+        for text in &moves[tafl.moves().len()..] {
+            let m = tafl
+                .parse_move(text)
+                .unwrap_or_else(|e| panic!("the page's move {text} is not legal: {e}"));
+            tafl.play(&m).unwrap();
+        }
+        let board = page_board(&c, "play-board").await;
+        assert_eq!(board.len(), tafl_pieces(tafl.position()), "{board:?}");
+        let Some(m) = tafl.legal_moves().into_iter().find(|m| !m.exit) else {
+            break;
+        };
+        click(&c, &format!("#play-board rect[data-square='{}']", m.from)).await;
+        for sq in &m.path {
+            wait_for(
+                &c,
+                "a target",
+                &format!("return !!document.querySelector(\"#play-board [data-target='{sq}']\");"),
+            )
+            .await;
+            click(&c, &format!("#play-board rect[data-square='{sq}']")).await;
+        }
+        tafl.play(&m).unwrap();
+        wait_for(
+            &c,
+            "the move played",
+            &format!(
+                "return document.querySelectorAll('#play-moves .mv').length > {};",
+                tafl.moves().len() - 1
+            ),
+        )
+        .await;
+    }
+    settled(&c).await;
+    let moves = page_moves(&c).await;
+    assert!(moves.len() >= 4, "{moves:?}");
+    assert_eq!(
+        moves[..tafl.moves().len()],
+        tafl.moves()
+            .iter()
+            .map(ToString::to_string)
+            .collect::<Vec<_>>()[..]
+    );
+
     c.close().await.unwrap();
-    for s in [shot1, shot2, shot3, shot4] {
+    for s in [shot1, shot2, shot3, shot4, shot5] {
         eprintln!("screenshot: {}", s.display());
     }
+}
+
+/// The pieces on a Tafl board.
+fn tafl_pieces(pos: &dama_tafl::Position) -> usize {
+    dama_tafl::Side::ALL
+        .iter()
+        .map(|&s| pos.pieces(s).into_iter().count())
+        .sum()
 }
 
 /// The report's page load time, run by hand against a running server:

@@ -5,7 +5,6 @@
 
 const $ = (id) => document.getElementById(id);
 const SVG = 'http://www.w3.org/2000/svg';
-const FILES = 'abcdefgh';
 
 function svgEl(tag, attrs, parent) {
   const e = document.createElementNS(SVG, tag);
@@ -50,23 +49,56 @@ async function api(method, path, body) {
 const S = 56; // square size
 const M = 20; // margin for the coordinates
 
+// The labels of a line of squares: the characters every name in it shares
+// at the same place (`a` for a1..a8, `3` for a3..d3).
+function commonLabel(names) {
+  if (!names.length) return '';
+  let out = '';
+  for (let i = 0; i < names[0].length; i++) {
+    if (names.every((n) => n[i] === names[0][i])) out += names[0][i];
+  }
+  return out;
+}
+
+// The 8 × 8 draughts board until a view says otherwise.
+const DEFAULT_GEOMETRY = (() => {
+  const squares = [];
+  for (let y = 0; y < 8; y++) for (let x = 0; x < 8; x++) squares.push('abcdefgh'[x] + (8 - y));
+  return { game: 'draughts', width: 8, height: 8, squares,
+    sides: [{ name: 'White', key: 'white' }, { name: 'Black', key: 'black' }] };
+})();
+
+// Any rectangular board, drawn from a game's geometry: its size, every
+// square's name (row-major from the top-left as the first side sees it)
+// and its sides.
 class Board {
   constructor(svg, onClick) {
     this.svg = svg;
     this.flipped = false;
     this.onClick = onClick;
+    this.setGeometry(DEFAULT_GEOMETRY);
     svg.addEventListener('click', (ev) => {
       const sq = ev.target && ev.target.getAttribute && ev.target.getAttribute('data-square');
       if (sq && this.onClick) this.onClick(sq);
     });
   }
 
+  setGeometry(geo) {
+    if (!geo) return;
+    this.geo = geo;
+    this.cell = new Map(geo.squares.map((n, i) => [n, i]));
+    this.svg.setAttribute('viewBox', '0 0 ' + (2 * M + geo.width * S) + ' ' + (2 * M + geo.height * S));
+    this.svg.dataset.game = geo.game || '';
+    this.svg.dataset.size = geo.width + 'x' + geo.height;
+  }
+
   xy(sq) {
-    const f = FILES.indexOf(sq[0]);
-    const r = Number(sq[1]) - 1;
-    const col = this.flipped ? 7 - f : f;
-    const row = this.flipped ? r : 7 - r;
-    return [M + col * S, M + row * S];
+    const c = this.cell.get(sq);
+    if (c === undefined) return [-S, -S];
+    const w = this.geo.width, h = this.geo.height;
+    let x = c % w, y = Math.floor(c / w);
+    if (this.flipped) { x = w - 1 - x; y = h - 1 - y; }
+    return [M + x * S, M + y * S];
   }
 
   center(sq) {
@@ -83,18 +115,21 @@ class Board {
     const marker = svgEl('marker', { id: svg.id + '-head', viewBox: '0 0 10 10', refX: '5', refY: '5',
       markerWidth: '3', markerHeight: '3', orient: 'auto-start-reverse' }, defs);
     svgEl('path', { d: 'M 0 0 L 10 5 L 0 10 z', fill: 'rgba(21,101,192,0.85)' }, marker);
-    for (let r = 0; r < 8; r++) {
-      for (let f = 0; f < 8; f++) {
-        const sq = FILES[f] + (r + 1);
-        const [x, y] = this.xy(sq);
-        svgEl('rect', { x, y, width: S, height: S, class: 'sq ' + ((f + r) % 2 ? 'light' : 'dark'), 'data-square': sq }, svg);
-      }
+    const w = this.geo.width, h = this.geo.height;
+    this.geo.squares.forEach((sq, c) => {
+      const [x, y] = this.xy(sq);
+      const shade = ((c % w) + Math.floor(c / w)) % 2 ? 'dark' : 'light';
+      svgEl('rect', { x, y, width: S, height: S, class: 'sq ' + shade, 'data-square': sq }, svg);
+    });
+    for (let i = 0; i < w; i++) {
+      const x = this.flipped ? w - 1 - i : i;
+      const names = this.geo.squares.filter((_, c) => c % w === x);
+      svgEl('text', { x: M + i * S + S / 2 - 4, y: M + h * S + 15, class: 'coord' }, svg).textContent = commonLabel(names);
     }
-    for (let i = 0; i < 8; i++) {
-      const file = this.flipped ? FILES[7 - i] : FILES[i];
-      const rank = this.flipped ? i + 1 : 8 - i;
-      svgEl('text', { x: M + i * S + S / 2 - 4, y: M + 8 * S + 15, class: 'coord' }, svg).textContent = file;
-      svgEl('text', { x: 5, y: M + i * S + S / 2 + 5, class: 'coord' }, svg).textContent = String(rank);
+    for (let i = 0; i < h; i++) {
+      const y = this.flipped ? h - 1 - i : i;
+      const names = this.geo.squares.filter((_, c) => Math.floor(c / w) === y);
+      svgEl('text', { x: 5, y: M + i * S + S / 2 + 5, class: 'coord' }, svg).textContent = commonLabel(names);
     }
     const hl = (sq, cls) => {
       const [x, y] = this.xy(sq);
@@ -108,6 +143,7 @@ class Board {
     if (state.selected) hl(state.selected, 'sel');
     for (const p of state.pieces) this.piece(p.square, p.piece);
     for (const sq of state.targets || []) {
+      if (!this.cell.has(sq)) continue;
       const [cx, cy] = this.center(sq);
       svgEl('circle', { cx, cy, r: 9, class: 'dot' + (state.forced ? ' forced' : ''), 'data-target': sq }, svg);
     }
@@ -130,7 +166,7 @@ class Board {
   }
 
   arrow(a) {
-    const pts = a.squares.map((sq) => this.center(sq));
+    const pts = a.squares.filter((sq) => this.cell.has(sq)).map((sq) => this.center(sq));
     if (pts.length < 2) return;
     const d = pts.map(([x, y], i) => (i ? 'L' : 'M') + x + ' ' + y).join(' ');
     svgEl('path', { d, class: 'arrow' + (a.best ? ' best' : ''), 'stroke-width': a.width,
@@ -142,23 +178,39 @@ class Board {
 
 let INFO = null;
 let BOTS = [];
+const BOTS_OF = new Map();
+
+// The bots of game `game` (cached for the page's life; a run's new
+// generation reloads them).
+async function botsOf(game, fresh) {
+  if (!fresh && BOTS_OF.has(game)) return BOTS_OF.get(game);
+  const r = await api('GET', '/api/bots?game=' + encodeURIComponent(game));
+  BOTS_OF.set(game, r);
+  return r;
+}
+
+function gameInfo(name) {
+  return (INFO.games || []).find((g) => g.name === name);
+}
 
 function botById(id) {
   return BOTS.find((b) => b.id === id);
 }
 
-function fillBots(select, wanted) {
+function fillBots(select, wanted, list) {
+  const bots = list || BOTS;
   const keep = wanted || select.value;
   while (select.firstChild) select.removeChild(select.firstChild);
-  for (const b of BOTS) select.appendChild(htmlEl('option', { value: b.id }, b.label));
-  if (keep && botById(keep)) select.value = keep;
+  for (const b of bots) select.appendChild(htmlEl('option', { value: b.id }, b.label));
+  if (keep && bots.some((b) => b.id === keep)) select.value = keep;
+  select.bots = bots;
 }
 
 // The strength inputs for the bot chosen in `select`, in `box`.
 function strengthUi(select, box) {
   const draw = () => {
     while (box.firstChild) box.removeChild(box.firstChild);
-    const bot = botById(select.value);
+    const bot = (select.bots || BOTS).find((b) => b.id === select.value);
     if (!bot || bot.strength === 'none') {
       box.appendChild(htmlEl('span', { class: 'note' }, 'this bot does not search'));
       return;
@@ -237,6 +289,9 @@ function renderPlay() {
     if (from) targets = g.legal.filter((s) => s.from === from).map((s) => s.to);
     forced = !!g.pending && targets.length === 1;
   }
+  play.board.setGeometry(g.geometry);
+  const off = from ? g.legal.find((s) => s.from === from && s.to === 'off') : null;
+  $('play-off').hidden = !off;
   play.board.draw({
     pieces: g.board,
     last: g.pending ? null : g.last,
@@ -253,10 +308,13 @@ function renderPlay() {
   } else if (g.state === 'bot' || g.thinking) {
     status = 'The bot (' + g.turn + ') is thinking…';
   } else if (g.pending) {
-    status = 'Capture in progress: go on from ' + g.pending.at + ' (' + g.pending.remaining + ' more)';
+    const stop = g.legal.some((s) => s.from === g.pending.at && s.to === g.pending.at);
+    status = 'Move in progress: go on from ' + g.pending.at +
+      (stop ? ' (or click it again to stop there)' : ' (' + g.pending.remaining + ' more)');
   } else {
     const captures = g.legal.some((s) => s.captured);
-    status = 'Your move (' + g.human + ')' + (captures ? ': you must capture' : '');
+    const me = g.geometry.sides.find((x) => x.key === g.human);
+    status = 'Your move (' + (me ? me.name : g.human) + ')' + (captures ? ': you must capture' : '');
   }
   if (g.last && g.last.promotes && !g.pending) status += ' — ' + g.last.text + ' crowned a king';
   $('play-status').textContent = status;
@@ -316,12 +374,15 @@ async function newGame() {
   for (const input of document.querySelectorAll('#play-rules [data-rule]')) {
     if (input.value !== '') rules.push(input.dataset.rule + '=' + input.value.trim());
   }
+  const game = $('play-game').value;
   const body = {
+    game,
     human: $('play-side').value,
     bot: $('play-bot').value,
     strength: play.strength(),
-    rules: rules.join(' '),
+    rules: game === INFO.default_game ? rules.join(' ') : $('play-rules-text').value.trim(),
   };
+  if (!body.rules) delete body.rules;
   const setup = $('play-setup').value.trim();
   if (setup) body.position = setup;
   play.selected = null;
@@ -329,10 +390,10 @@ async function newGame() {
   await botTurn();
 }
 
-async function clickPlay(sq) {
+async function clickPlay(sq, fromOverride) {
   const g = play.game;
   if (!g || g.state !== 'human' || play.busy || g.thinking) return;
-  const from = g.pending ? g.pending.at : play.selected;
+  const from = fromOverride || (g.pending ? g.pending.at : play.selected);
   const step = from && g.legal.find((s) => s.from === from && s.to === sq);
   if (step) {
     await playRequest('POST', '/api/games/' + g.id + '/step', { from: step.from, to: step.to });
@@ -377,8 +438,12 @@ function download(name, text) {
 // rule options to them (the player may still change the options, not the
 // variant).
 function rulesOfBot() {
-  const b = BOTS.find((x) => x.id === $('play-bot').value);
+  const b = ($('play-bot').bots || BOTS).find((x) => x.id === $('play-bot').value);
   if (!b || !b.rules) return;
+  if ($('play-game').value !== INFO.default_game) {
+    $('play-rules-text').value = b.rules;
+    return;
+  }
   const variant = document.querySelector('#play-rules [data-rule="variant"]');
   if (variant) variant.value = 'turkish';
   for (const pair of b.rules.split(/[\s,]+/)) {
@@ -388,8 +453,41 @@ function rulesOfBot() {
   }
 }
 
+// The game chosen for the next new game: its sides, bots and rule options.
+async function chooseGame() {
+  const name = $('play-game').value;
+  const info = gameInfo(name);
+  if (!info) return;
+  const side = $('play-side');
+  const before = side.selectedIndex;
+  while (side.firstChild) side.removeChild(side.firstChild);
+  info.geometry.sides.forEach((x, i) => side.appendChild(htmlEl('option', { value: x.key }, x.name + (i === 0 ? ' (first side)' : ''))));
+  side.selectedIndex = Math.max(0, before);
+  const draughts = name === INFO.default_game;
+  $('play-rules').hidden = !draughts;
+  $('play-rules-label').hidden = draughts;
+  $('play-rules-text').value = '';
+  $('play-rules-text').placeholder = info.default_rules;
+  try {
+    const r = await botsOf(name);
+    fillBots($('play-bot'), r.default, r.bots);
+    $('play-bot').dispatchEvent(new Event('change'));
+    showError('');
+  } catch (e) {
+    showError(e.message);
+  }
+}
+
 function initPlay() {
   play.board = new Board($('play-board'), clickPlay);
+  for (const g of INFO.games || []) $('play-game').appendChild(htmlEl('option', { value: g.name }, g.title));
+  $('play-game').value = INFO.default_game;
+  $('play-game').addEventListener('change', chooseGame);
+  $('play-off').addEventListener('click', () => {
+    const g = play.game;
+    const from = g && (g.pending ? g.pending.at : play.selected);
+    if (from) clickPlay('off', from);
+  });
   play.strength = strengthUi($('play-bot'), $('play-strength'));
   rulesUi();
   rulesOfBot();
@@ -418,7 +516,7 @@ function initPlay() {
     loadAnalysis();
   });
   $('play-side').addEventListener('change', () => {
-    play.board.flipped = $('play-side').value === 'black';
+    play.board.flipped = $('play-side').selectedIndex === 1;
   });
 }
 
@@ -429,6 +527,7 @@ const an = { board: null, frames: [], record: '', ply: 0, strength: null, seq: 0
 function renderAnalysisBoard(arrows) {
   const f = an.frames[an.ply];
   if (!f) return;
+  an.board.setGeometry(an.geometry);
   an.board.draw({ pieces: f.board, last: f.last, arrows: arrows || [] });
   $('an-ply').textContent = an.ply + ' / ' + (an.frames.length - 1);
   moveList($('an-moves'), an.frames.slice(1).map((x) => x.last), an.ply, (p) => gotoPly(p));
@@ -441,6 +540,13 @@ async function loadAnalysis() {
     const rules = $('an-rules').value.trim();
     if (rules) body.rules = rules;
     const r = await api('POST', '/api/replay', body);
+    if (r.game !== an.game) {
+      an.game = r.game;
+      const bots = await botsOf(r.game);
+      fillBots($('an-bot'), $('an-bot').value || bots.default, bots.bots);
+      $('an-bot').dispatchEvent(new Event('change'));
+    }
+    an.geometry = r.geometry;
     an.frames = r.frames;
     an.record = r.record;
     an.rules = rules;
@@ -481,7 +587,7 @@ async function analyse() {
   $('an-status').textContent = 'thinking…';
   document.body.dataset.analyse = 'busy';
   try {
-    const body = { position: an.record, ply: an.ply, bot: $('an-bot').value, strength: an.strength() };
+    const body = { game: an.game, position: an.record, ply: an.ply, bot: $('an-bot').value, strength: an.strength() };
     const r = await api('POST', '/api/analyse', body);
     if (seq !== an.seq) return;
     showError('');
@@ -501,7 +607,8 @@ function showAnalysis(r, frame) {
   let value = null;
   if (ev) value = ev.value;
   else if (t.score_cm !== null && t.score_cm !== undefined) value = Math.tanh(t.score_cm / 300);
-  const white = value === null ? null : (frame.turn === 'white' ? value : -value);
+  const first = an.geometry ? an.geometry.sides[0].key : 'white';
+  const white = value === null ? null : (frame.turn === first ? value : -value);
   setEvalBar(white);
   if (ev) {
     $('an-wdl').textContent = r.turn + ' to move: win ' + pct(ev.wdl[0]) + ' · draw ' + pct(ev.wdl[1]) + ' · loss ' + pct(ev.wdl[2]) +
@@ -775,6 +882,7 @@ async function openGame(gen, index, row) {
     if (row) row.classList.add('current');
     tr.frames = r.frames;
     tr.record = r.record;
+    tr.board.setGeometry(r.geometry);
     replayTo(0);
   } catch (e) {
     showError(e.message);
@@ -817,12 +925,11 @@ function selectTab(name) {
 }
 
 async function loadBots() {
-  const r = await api('GET', '/api/bots');
-  BOTS = r.bots;
-  for (const id of ['play-bot', 'an-bot']) {
+  for (const [id, game] of [['play-bot', $('play-game').value], ['an-bot', an.game || INFO.default_game]]) {
+    const r = await botsOf(game, true);
     const sel = $(id);
     const before = sel.value;
-    fillBots(sel, before || r.default);
+    fillBots(sel, before || r.default, r.bots);
     if (sel.value !== before) sel.dispatchEvent(new Event('change'));
   }
 }
@@ -830,15 +937,17 @@ async function loadBots() {
 async function main() {
   try {
     INFO = await api('GET', '/api/info');
-    const r = await api('GET', '/api/bots');
+    const r = await botsOf(INFO.default_game || 'draughts');
     BOTS = r.bots;
-    fillBots($('play-bot'), r.default);
-    fillBots($('an-bot'), r.default);
+    fillBots($('play-bot'), r.default, r.bots);
+    fillBots($('an-bot'), r.default, r.bots);
+    an.game = INFO.default_game;
   } catch (e) {
     showError('cannot reach the server: ' + e.message);
     return;
   }
   initPlay();
+  await chooseGame();
   initAnalyse();
   initTrain();
   for (const b of document.querySelectorAll('.tab')) b.addEventListener('click', () => selectTab(b.dataset.tab));

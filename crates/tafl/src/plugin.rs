@@ -1,11 +1,14 @@
 //! Turkish Tafl behind the game seam: [`Tafl`] implements
 //! [`dama_game::GameDef`].
 
-use dama_game::{GameDef, GameError, Geometry, IncompleteTurn, SideInfo};
+use dama_game::{
+    DecisionSquares, GameDef, GameError, Geometry, IncompleteTurn, MoveSquares, Piece, PieceKind,
+    SideInfo,
+};
 use dama_mcts::{Outcome, Player};
 
 use crate::search::{player, TaflState};
-use crate::{Game, Move, Position, Step, TaflRules};
+use crate::{Game, Move, MoveKind, Position, Square, Step, TaflRules};
 
 /// Turkish Tafl, as every layer above the rules sees it.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -133,6 +136,81 @@ impl GameDef for Tafl {
         Some(|game| crate::tournament_score(game).map(|(_, points)| points))
     }
 
+    /// Columns 1 to 8 from left to right (the King side moves right, the
+    /// Defenders left), rows A to D from the top: cell `(x, y)` is row `y`,
+    /// column `x + 1`.
+    fn square_name(cell: usize) -> String {
+        square_of(cell).map_or_else(String::new, |sq| sq.to_string())
+    }
+
+    /// The position (a chain in progress is played on it as it goes).
+    fn board(state: &TaflState) -> Vec<Option<Piece>> {
+        let pos = state.game().position();
+        let cells = usize::from(crate::COLUMNS) * usize::from(crate::ROWS);
+        (0..cells)
+            .map(|cell| {
+                let sq = square_of(cell)?;
+                let (side, kind) = if sq == pos.king {
+                    (crate::Side::KingSide, PieceKind::King)
+                } else if pos.black_men.contains(sq) {
+                    (crate::Side::KingSide, PieceKind::Man)
+                } else if pos.white_men.contains(sq) {
+                    (crate::Side::Defender, PieceKind::Man)
+                } else if pos.white_kings.contains(sq) {
+                    (crate::Side::Defender, PieceKind::King)
+                } else {
+                    return None;
+                };
+                Some(Piece {
+                    side: player(side),
+                    kind,
+                })
+            })
+            .collect()
+    }
+
+    fn decision_squares(state: &TaflState, step: &Step) -> DecisionSquares {
+        match *step {
+            Step::Slide { from, dir } => DecisionSquares {
+                from: cell_of(from),
+                to: from.step(dir).map(cell_of),
+                captured: None,
+            },
+            Step::Jump { from, dir } => {
+                let over = from.step(dir);
+                let mover = state.game().position().turn;
+                let enemy =
+                    over.filter(|&sq| state.game().position().pieces(mover.other()).contains(sq));
+                DecisionSquares {
+                    from: cell_of(from),
+                    to: over.and_then(|sq| sq.step(dir)).map(cell_of),
+                    captured: enemy.map(cell_of),
+                }
+            }
+            Step::Stop { at } => DecisionSquares {
+                from: cell_of(at),
+                to: Some(cell_of(at)),
+                captured: None,
+            },
+        }
+    }
+
+    fn move_squares(mv: &Move) -> MoveSquares {
+        let mut path: Vec<Option<usize>> = mv.path.iter().map(|&sq| Some(cell_of(sq))).collect();
+        if mv.exit {
+            path.push(None);
+        }
+        MoveSquares {
+            from: cell_of(mv.from),
+            path,
+            captured: if mv.kind == MoveKind::Capture {
+                mv.captured.into_iter().map(cell_of).collect()
+            } else {
+                Vec::new()
+            },
+        }
+    }
+
     fn mirror_planes(src: &[f32], dst: &mut [f32]) {
         crate::encode::mirror_planes(src, dst);
     }
@@ -140,4 +218,16 @@ impl GameDef for Tafl {
     fn mirror_policy_index(index: usize) -> usize {
         crate::encode::mirror_policy_index(index)
     }
+}
+
+/// The square drawn at `cell`: row `y`, column `x + 1`.
+fn square_of(cell: usize) -> Option<Square> {
+    let columns = usize::from(crate::COLUMNS);
+    let (x, y) = (cell % columns, cell / columns);
+    Square::at(u8::try_from(y).ok()?, u8::try_from(x).ok()?)
+}
+
+/// The cell a square is drawn at.
+fn cell_of(sq: Square) -> usize {
+    usize::from(sq.row()) * usize::from(crate::COLUMNS) + usize::from(sq.column())
 }

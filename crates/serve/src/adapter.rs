@@ -1,0 +1,241 @@
+//! The server's bots: `dama_bot::Bot<G>` for whichever game a request
+//! plays (built through `dama_bot::with_bot_game`), behind [`AnyBot`], so
+//! the rest of the server, written once against [`GameDef`], sees only
+//! [`AnyBot`], [`think`] and the game-neutral [`Thought`]. Which catalogue
+//! entries a game offers is said here ([`baselines`], [`max_depth`],
+//! [`has_evaluators`]): the draughts and Tafl baselines, and the players
+//! written once for every game for the others.
+
+use std::any::Any;
+use std::time::Duration;
+
+use dama_bot::{with_bot_game, BotGame, BotOptions, BotSpec, Limit, WithBotGame};
+use dama_game::GameDef;
+use dama_nn::{GameName, GameRules};
+
+pub use dama_bot::Eval;
+
+/// One root move of a search.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Top<M> {
+    /// The whole move.
+    pub mv: M,
+    /// Visits of its first decision.
+    pub visits: u32,
+    /// Share of the root's visits.
+    pub share: f32,
+    /// The prior of its first decision.
+    pub prior: f32,
+    /// Its search value for the side to move.
+    pub value: Option<f32>,
+}
+
+/// What a bot found, for any game: moves of type `M`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Thought<M> {
+    /// The move to play.
+    pub best: M,
+    /// The search's evaluation (searching bots).
+    pub eval: Option<Eval>,
+    /// The network's own evaluation (network bots).
+    pub network: Option<Eval>,
+    /// Alpha-beta score (hundredths of a man for the side to move) and
+    /// depth.
+    pub score: Option<(i32, u32)>,
+    /// Principal variation, starting with `best`.
+    pub pv: Vec<M>,
+    /// Root moves, most visited first.
+    pub top: Vec<Top<M>>,
+    /// Simulations or nodes.
+    pub nodes: u64,
+    /// Thinking time.
+    pub elapsed: Duration,
+    /// The endgame tables' verdict, in words, if they hold the position.
+    pub tablebase: Option<String>,
+}
+
+/// A built bot of some game: a `dama_bot::Bot<G>` behind [`ErasedBot`].
+pub enum AnyBot {
+    /// A bot of the game it was built for.
+    Built(Box<dyn ErasedBot>),
+    /// A bot that could not be built: thinking answers why.
+    Failed(String),
+}
+
+impl std::fmt::Debug for AnyBot {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            AnyBot::Built(b) => b.fmt(f),
+            AnyBot::Failed(why) => f.debug_tuple("Failed").field(why).finish(),
+        }
+    }
+}
+
+/// A bot of one game, its types erased: the game comes in as `&dyn Any`
+/// and the [`Thought`] goes out boxed, of that game's moves.
+pub trait ErasedBot: Send + std::fmt::Debug {
+    /// Thinks about `game` (a `G::Game` of the bot's game).
+    ///
+    /// # Errors
+    ///
+    /// The bot's error, on one line; a game of another type (a bug).
+    fn think_any(&mut self, game: &dyn Any, limit: Option<Limit>) -> Result<Box<dyn Any>, String>;
+}
+
+impl<G: BotGame> ErasedBot for dama_bot::Bot<G> {
+    fn think_any(&mut self, game: &dyn Any, limit: Option<Limit>) -> Result<Box<dyn Any>, String> {
+        let game = game
+            .downcast_ref::<G::Game>()
+            .ok_or_else(|| format!("the bot does not play this game ({})", G::TITLE))?;
+        let t = self.think(game, limit).map_err(|e| chain(&e))?;
+        Ok(Box::new(Thought {
+            best: t.best,
+            eval: t.eval,
+            network: t.network,
+            score: t.score_cm,
+            pv: t.pv,
+            top: t
+                .top
+                .into_iter()
+                .map(|m| Top {
+                    mv: m.mv,
+                    visits: m.visits,
+                    share: m.share,
+                    prior: m.prior,
+                    value: m.value,
+                })
+                .collect(),
+            nodes: t.nodes,
+            elapsed: t.elapsed,
+            tablebase: t.tablebase.as_ref().map(dama_bot::describe_tablebase),
+        }))
+    }
+}
+
+/// The baselines game `game` offers, by catalogue id (`alphabeta`,
+/// `mcts`, `greedy`, `random`).
+pub fn baselines(game: GameName) -> &'static [&'static str] {
+    match game {
+        GameName::Draughts => &["alphabeta", "mcts", "greedy", "random"],
+        GameName::Tafl => &["alphabeta", "greedy", "random"],
+        // A game without its own players: those written once for every game.
+        _ => &["mcts", "random"],
+    }
+}
+
+/// The deepest alpha-beta search game `game`'s bot takes, if lower than
+/// the server's limit.
+pub fn max_depth(game: GameName) -> Option<u32> {
+    match game {
+        GameName::Tafl => Some(8),
+        _ => None,
+    }
+}
+
+/// Whether game `game` has learned-evaluator bots (`nnue:RUN`, evaluator
+/// bundles).
+pub fn has_evaluators(game: GameName) -> bool {
+    game == GameName::Draughts
+}
+
+/// The game a bot plays when it has a network (`None`: a baseline, which
+/// plays whatever game it is asked to; or files that cannot be read, which
+/// choosing it names).
+pub fn network_game(spec: &BotSpec) -> Option<GameName> {
+    spec.game().ok().flatten()
+}
+
+/// The game and rules a bot's network was trained under, if it has one.
+pub fn trained(spec: &BotSpec) -> Result<Option<GameRules>, String> {
+    let Some(game) = spec.game().map_err(|e| e.to_string())? else {
+        return Ok(None);
+    };
+    if game == GameName::Draughts {
+        return Ok(spec
+            .trained_rules()
+            .map_err(|e| e.to_string())?
+            .map(GameRules::Draughts));
+    }
+    match spec {
+        BotSpec::Checkpoint { path, .. } => dama_nn::read_meta(path)
+            .map(|m| Some(m.game_rules()))
+            .map_err(|e| e.to_string()),
+        _ => Ok(Some(GameRules::default_for(game))),
+    }
+}
+
+/// Whether a network trained under `trained` plays a game under `rules`:
+/// the same game, and for draughts the same variant (other rule options
+/// are the player's choice).
+///
+/// # Errors
+///
+/// One sentence naming both.
+pub fn plays(trained: &GameRules, rules: &GameRules) -> Result<(), String> {
+    match (trained, rules) {
+        (GameRules::Draughts(t), GameRules::Draughts(r)) if t.variant != r.variant => {
+            Err(format!("was trained for {}, not {}", t.variant, r.variant))
+        }
+        (t, r) if t.name() != r.name() => Err(format!(
+            "plays {}, not {}",
+            t.name().title(),
+            r.name().title()
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// Builds the bot `spec` for game `game`.
+///
+/// # Errors
+///
+/// The bot's error, on one line.
+pub fn build(game: GameName, spec: &BotSpec, options: &BotOptions) -> Result<AnyBot, String> {
+    struct Build<'a>(&'a BotSpec, &'a BotOptions);
+    impl WithBotGame for Build<'_> {
+        type Output = Result<AnyBot, String>;
+        fn run<G: BotGame>(self) -> Self::Output {
+            let bot = dama_bot::Bot::<G>::new(self.0, self.1).map_err(|e| chain(&e))?;
+            Ok(AnyBot::Built(Box::new(bot)))
+        }
+    }
+    with_bot_game(game, Build(spec, options))
+}
+
+/// Thinks about `game` with `bot`.
+///
+/// # Errors
+///
+/// The bot's error, on one line; a bot of another game than `G` (a bug).
+pub fn think<G: GameDef>(
+    bot: &mut AnyBot,
+    game: &G::Game,
+    limit: Option<Limit>,
+) -> Result<Thought<G::Move>, String> {
+    match bot {
+        AnyBot::Failed(why) => Err(why.clone()),
+        AnyBot::Built(bot) => {
+            let thought = bot.think_any(game, limit)?;
+            thought
+                .downcast::<Thought<G::Move>>()
+                .map(|t| *t)
+                .map_err(|_| mismatch::<G>())
+        }
+    }
+}
+
+fn mismatch<G: GameDef>() -> String {
+    format!("the bot does not play {}", G::TITLE)
+}
+
+/// An error with its sources, on one line.
+pub fn chain(e: &dyn std::error::Error) -> String {
+    let mut s = e.to_string();
+    let mut source = e.source();
+    while let Some(cause) = source {
+        s.push_str(": ");
+        s.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    s
+}
