@@ -552,10 +552,11 @@ impl Tally {
 /// # Examples
 ///
 /// ```
+/// use dama_draughts::Draughts;
 /// use dama_eval::{parse_player, play_match, MatchConfig};
 ///
-/// let a = parse_player("greedy", &Default::default())?;
-/// let b = parse_player("random", &Default::default())?;
+/// let a = parse_player::<Draughts>("greedy", &Default::default())?;
+/// let b = parse_player::<Draughts>("random", &Default::default())?;
 /// let config = MatchConfig { games: 4, ..MatchConfig::default() };
 /// let result = play_match(a.as_ref(), b.as_ref(), &config, &|_| {})?;
 /// assert_eq!(result.games, 4);

@@ -187,7 +187,8 @@ pub trait GameDef: Copy + Default + Debug + Send + Sync + 'static {
     /// The position's text (what [`GameDef::parse_position`] reads).
     fn position_text(game: &Self::Game) -> String;
 
-    /// A game starting from a position's text under `rules`.
+    /// A game starting from a position's text under `rules`; `startpos` is
+    /// the start position under `rules`.
     ///
     /// # Errors
     ///

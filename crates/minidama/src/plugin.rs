@@ -66,6 +66,9 @@ impl GameDef for MiniDama {
     }
 
     fn parse_position(rules: &MiniRules, text: &str) -> Result<Game, GameError> {
+        if text.trim() == "startpos" {
+            return Ok(Game::new(*rules));
+        }
         Ok(Game::from_position(*rules, text.parse::<Position>()?))
     }
 

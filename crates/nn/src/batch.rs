@@ -64,7 +64,8 @@ impl SampleMut<'_> {
 /// # Examples
 ///
 /// ```
-/// use dama_nn::{encode, BatchBuilder};
+/// use dama_draughts::encode;
+/// use dama_nn::BatchBuilder;
 ///
 /// let game = dama_engine::Game::new();
 /// let mut builder = BatchBuilder::new();

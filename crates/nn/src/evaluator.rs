@@ -59,8 +59,8 @@ pub struct RawOutput {
 ///
 /// let net = Network::new(&ModelConfig::quick(), tch::Device::Cpu)?;
 /// let mut eval = NnEvaluator::new(&net, tch::Device::Cpu, Precision::F32)?;
-/// let game = dama_engine::Game::new();
-/// let actions: Vec<_> = game.legal_steps().into_iter().collect();
+/// let game = dama_draughts::DamaState::new(dama_engine::Game::new());
+/// let actions: Vec<_> = game.game().legal_steps().into_iter().collect();
 /// let out = eval.evaluate_states(&[(&game, actions.as_slice())])?;
 /// assert_eq!(out[0].policy.len(), actions.len());
 /// assert!((out[0].policy.iter().sum::<f32>() - 1.0).abs() < 1e-5);
@@ -126,8 +126,8 @@ impl NnEvaluator {
     /// let net = Network::new(&ModelConfig::quick(), tch::Device::Cpu)?;
     /// let mut two = NnEvaluator::with_lanes(&net, tch::Device::Cpu, Precision::F32, 2)?;
     /// let mut one = NnEvaluator::new(&net, tch::Device::Cpu, Precision::F32)?;
-    /// let game = dama_engine::Game::new();
-    /// let actions: Vec<_> = game.legal_steps().into_iter().collect();
+    /// let game = dama_draughts::DamaState::new(dama_engine::Game::new());
+    /// let actions: Vec<_> = game.game().legal_steps().into_iter().collect();
     /// let batch = vec![(&game, actions.as_slice()); 5];
     /// let (a, b) = (two.evaluate_states(&batch)?, one.evaluate_states(&batch)?);
     /// assert_eq!(two.lanes(), 2);

@@ -369,6 +369,60 @@ mod tests {
     use dama_draughts::Draughts;
     use dama_tafl::Tafl;
 
+    /// What code written once for every game assumes of each game, checked
+    /// for every registered one: `startpos` parses to the start, texts
+    /// round-trip, and a random game's decisions make its moves.
+    #[test]
+    fn every_game_keeps_the_seam_contract() {
+        struct Contract;
+        impl WithGame for Contract {
+            type Output = ();
+            fn run<G: GameDef>(self) {
+                use dama_mcts::Game as _;
+                let rules = G::Rules::default();
+                let start = G::start(&rules);
+                let text = G::position_text(&start);
+                let parsed = G::parse_position(&rules, "startpos").unwrap();
+                assert_eq!(G::position_text(&parsed), text, "{}", G::NAME);
+                let again = G::parse_position(&rules, &text).unwrap();
+                assert_eq!(G::position_text(&again), text, "{}", G::NAME);
+                assert_eq!(G::parse_rules(&rules.to_string()).unwrap(), rules);
+                // Decisions taken from the search state make the move played.
+                let mut game = start;
+                let mut seed = 7u64;
+                for _ in 0..40 {
+                    if G::outcome(&game).is_some() {
+                        assert!(G::legal_moves(&game).is_empty(), "{}", G::NAME);
+                        break;
+                    }
+                    let mut state = G::search_state(&game);
+                    let to_play = G::to_play(&game);
+                    let mut decisions = Vec::new();
+                    let mut actions = Vec::new();
+                    loop {
+                        actions.clear();
+                        state.legal_actions(&mut actions);
+                        seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1);
+                        let a = actions[(seed >> 33) as usize % actions.len()];
+                        decisions.push(a);
+                        state.apply(a);
+                        if G::complete_turn(&game, &decisions).is_ok() {
+                            break;
+                        }
+                        assert_eq!(state.to_play(), to_play, "{}", G::NAME);
+                    }
+                    let mv = G::complete_turn(&game, &decisions).unwrap();
+                    let reparsed = G::parse_move(&game, &mv.to_string()).unwrap();
+                    assert_eq!(reparsed, mv, "{}", G::NAME);
+                    G::play(&mut game, &mv).unwrap();
+                }
+            }
+        }
+        for &g in GameName::ALL {
+            g.with(Contract);
+        }
+    }
+
     #[test]
     fn every_game_is_registered_under_its_own_name() {
         for &g in GameName::ALL {

@@ -103,7 +103,10 @@ impl MetricsEvent {
             MetricsEvent::Session(SessionEvent::default()),
             MetricsEvent::Selfplay(SelfplayEvent::default()),
             MetricsEvent::Train(TrainEvent::default()),
-            MetricsEvent::Eval(EvalEvent::default()),
+            MetricsEvent::Eval(EvalEvent {
+                by_side: vec![SideResult::default()],
+                ..EvalEvent::default()
+            }),
             MetricsEvent::Generation(GenerationEvent {
                 run_seconds: Some(0.0),
                 run_positions: Some(0),
@@ -309,9 +312,9 @@ pub struct EvalEvent {
     /// Upper end of the Elo difference's 95% interval.
     #[serde(deserialize_with = "real")]
     pub elo_hi: f64,
-    /// An asymmetric game's results per side (Turkish Tafl: the network as
-    /// `defender`, then as `king_side`); absent for draughts, whose colours
-    /// are alternated and summed.
+    /// The network's results per side (`white` then `black`; Turkish Tafl:
+    /// `defender` then `king_side`), summing to the totals; absent in runs
+    /// written before every game's evaluation kept them.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub by_side: Vec<SideResult>,
 }

@@ -1209,3 +1209,50 @@ async fn a_learned_evaluator_bundle_is_a_bot() {
     assert_eq!(refused.status, 422, "{}", refused.error());
     assert!(refused.error().contains("corrupt"), "{}", refused.error());
 }
+
+/// Every game the registry has (a game added by one registry line too) is
+/// played over the API as `/api/info` lists it: a human step by step
+/// against `random`, the bot's replies, with the board drawn from the
+/// game's geometry.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_registered_game_is_played_over_the_api() {
+    let runs = tempfile::tempdir().unwrap();
+    let http = Http::new(start(options(runs.path())).await);
+    let info = http.get("/api/info").await.json();
+    let games = info["games"].as_array().unwrap();
+    assert_eq!(games.len(), dama_nn::GameName::ALL.len());
+    for g in games {
+        let name = g["name"].as_str().unwrap();
+        let human = g["geometry"]["sides"][0]["key"].as_str().unwrap();
+        let created = http
+            .post(
+                "/api/games",
+                &json!({"game": name, "bot": "random", "human": human}),
+            )
+            .await;
+        assert_eq!(created.status, 201, "{name}: {}", created.error());
+        let mut v = created.json();
+        assert_eq!(v["game"], name);
+        assert_eq!(v["geometry"], g["geometry"], "{name}");
+        let id = v["id"].as_str().unwrap().to_owned();
+        for _ in 0..3 {
+            if v["result"] != "*" {
+                break;
+            }
+            // The human's move, step by step (the first legal step each time).
+            while v["state"] == "human" {
+                let step = &v["legal"][0];
+                let body = json!({"from": step["from"], "to": step["to"]});
+                let r = http.post(&format!("/api/games/{id}/step"), &body).await;
+                assert_eq!(r.status, 200, "{name}: {body}: {}", r.error());
+                v = r.json();
+            }
+            if v["state"] == "bot" {
+                let r = http.post_empty(&format!("/api/games/{id}/bot")).await;
+                assert_eq!(r.status, 200, "{name}: {}", r.error());
+                v = r.json();
+            }
+        }
+        assert!(v["moves"].as_array().unwrap().len() >= 2, "{name}: {v}");
+    }
+}
