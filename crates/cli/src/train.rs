@@ -43,9 +43,10 @@ pub struct TrainArgs {
     /// variant (`quick-croda-…`); a resumed run must have the same rules.
     #[arg(long)]
     rules: Option<dama_engine::Rules>,
-    /// Override `[game] name`: `draughts` or `tafl` (Turkish Tafl, whose
-    /// rule options are `[tafl]` in the config). A new run's name then
-    /// carries the game (`quick-tafl-…`).
+    /// Override `[game] name`: `draughts`, `tafl` (Turkish Tafl, whose
+    /// rule options are `[tafl]` in the config) or any other registered
+    /// game (`minidama`). A new run's name then carries the game
+    /// (`quick-tafl-…`).
     #[arg(long)]
     game: Option<dama_nn::GameName>,
     /// No progress bars (one line per generation only).
