@@ -203,10 +203,7 @@ impl BotGame for Draughts {
                 eval,
                 threads,
             } => {
-                let evaluation = match eval {
-                    None => dama_eval::Evaluation::Handcrafted,
-                    Some(path) => dama_eval::Evaluation::load(path, None)?,
-                };
+                let evaluation = dama_eval::Evaluation::of_spec(eval.as_deref(), None)?;
                 // A learned evaluation plays the rules it was trained for.
                 let trained = evaluation.rules().copied();
                 Ok(OwnPlayer {
@@ -376,18 +373,9 @@ impl BotGame for Tafl {
                     dir.display()
                 )))
             }
-            BotSpec::AlphaBeta {
-                limit,
-                tt_mb,
-                eval,
-                threads,
-            } => PlayerSpec::AlphaBeta {
-                limit: *limit,
-                tt_mb: *tt_mb,
-                eval: eval.clone(),
-                threads: *threads,
-            },
-            BotSpec::Player(p) => p.clone(),
+            BotSpec::AlphaBeta { .. } | BotSpec::Player(_) => spec
+                .player_spec()
+                .ok_or_else(|| Error::Input(format!("`{spec}`")))?,
             BotSpec::Checkpoint { .. } | BotSpec::Rollout { .. } => {
                 return Err(Error::Input(format!(
                     "`{spec}` is a search of the bot, not a player of Turkish Tafl"

@@ -163,6 +163,30 @@ impl FromStr for BotSpec {
     }
 }
 
+impl BotSpec {
+    /// The player spec of a bot that is a player of `dama_eval` (an
+    /// alpha-beta engine, pure MCTS, a baseline); `None` for a network or a
+    /// bundle.
+    pub fn player_spec(&self) -> Option<PlayerSpec> {
+        match self {
+            BotSpec::Rollout { sims } => Some(PlayerSpec::Mcts { sims: *sims }),
+            BotSpec::AlphaBeta {
+                limit,
+                tt_mb,
+                eval,
+                threads,
+            } => Some(PlayerSpec::AlphaBeta {
+                limit: *limit,
+                tt_mb: *tt_mb,
+                eval: eval.clone(),
+                threads: *threads,
+            }),
+            BotSpec::Player(spec) => Some(spec.clone()),
+            BotSpec::Bundle(_) | BotSpec::Checkpoint { .. } => None,
+        }
+    }
+}
+
 impl std::fmt::Display for BotSpec {
     /// The spec in the form [`BotSpec::from_str`] reads.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -181,20 +205,10 @@ impl std::fmt::Display for BotSpec {
                 inference: *inference,
             }
             .fmt(f),
-            BotSpec::Rollout { sims } => PlayerSpec::Mcts { sims: *sims }.fmt(f),
-            BotSpec::AlphaBeta {
-                limit,
-                tt_mb,
-                eval,
-                threads,
-            } => PlayerSpec::AlphaBeta {
-                limit: *limit,
-                tt_mb: *tt_mb,
-                eval: eval.clone(),
-                threads: *threads,
-            }
-            .fmt(f),
-            BotSpec::Player(spec) => spec.fmt(f),
+            other => match other.player_spec() {
+                Some(spec) => spec.fmt(f),
+                None => Ok(()),
+            },
         }
     }
 }

@@ -103,6 +103,19 @@ impl Evaluation {
         })
     }
 
+    /// The evaluation an `alphabeta:` spec names: the handcrafted one
+    /// without `eval=`, else the learned one in that file.
+    ///
+    /// # Errors
+    ///
+    /// As [`Evaluation::load`].
+    pub fn of_spec(eval: Option<&Path>, rules: Option<&Rules>) -> Result<Evaluation, Error> {
+        match eval {
+            None => Ok(Evaluation::Handcrafted),
+            Some(path) => Evaluation::load(path, rules),
+        }
+    }
+
     /// The rules a learned evaluation was trained for (`None` for the
     /// handcrafted one, which plays every variant).
     pub fn rules(&self) -> Option<&Rules> {

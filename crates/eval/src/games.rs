@@ -103,16 +103,14 @@ fn draughts(
             eval,
             threads,
         } => {
-            let evaluation = match eval {
-                None => crate::Evaluation::Handcrafted,
-                Some(path) => {
-                    let rules = options.rules.as_ref().and_then(|r| r.draughts());
-                    crate::Evaluation::load(path, rules.as_ref()).map_err(|e| Error::Network {
+            let rules = options.rules.as_ref().and_then(|r| r.draughts());
+            let evaluation =
+                crate::Evaluation::of_spec(eval.as_deref(), rules.as_ref()).map_err(|e| {
+                    Error::Network {
                         player: name.clone(),
                         source: Box::new(e),
-                    })?
-                }
-            };
+                    }
+                })?;
             Ok(Arc::new(crate::alphabeta::AlphaBetaFactory {
                 name,
                 limit: *limit,
