@@ -133,7 +133,7 @@ fn a_learned_evaluator_trains_resumes_and_plays_in_every_command() {
     let out = ok_with(dama(&["bot", "--bot", &bot]), "hello\ngo\nquit\n");
     assert!(out.contains("bestmove"), "{out}");
     let out = ok_with(
-        dama(&["play", "--bot", &bot, "--color", "black"]),
+        dama(&["play", "--bot", &bot, "--color", "black", "--no-save"]),
         "resign\n",
     );
     assert!(out.contains("plays "), "{out}");
