@@ -56,8 +56,20 @@ fn mini_turkish_draughts_trains_and_plays_through_every_command() {
         out.contains("A as White") && out.contains("as Black"),
         "{out}"
     );
-    // Its baselines are the players written once for every game; another
-    // game's are refused by name.
+    // Its baselines are the players written once for every game (pure
+    // MCTS here); another game's are refused by name.
+    let out = ok(dama(&[
+        "eval",
+        "--a",
+        "mcts:sims=8",
+        "--b",
+        "random",
+        "--games",
+        "2",
+        "--game",
+        "minidama",
+    ]));
+    assert!(out.contains("A as White"), "{out}");
     let e = err(dama(&[
         "eval",
         "--a",

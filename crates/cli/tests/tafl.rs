@@ -58,7 +58,7 @@ fn eval_and_ladder_play_tafl_checkpoints_with_results_per_side() {
     let e = err(dama(&[
         "eval",
         "--a",
-        "mcts:sims=10",
+        "alphabeta:time=100",
         "--b",
         "random",
         "--games",
@@ -67,6 +67,19 @@ fn eval_and_ladder_play_tafl_checkpoints_with_results_per_side() {
         "tafl",
     ]));
     assert!(e.contains("not available for Turkish Tafl"), "{e}");
+    // Pure MCTS is written once for every game.
+    let out = ok(dama(&[
+        "eval",
+        "--a",
+        "mcts:sims=10",
+        "--b",
+        "random",
+        "--games",
+        "2",
+        "--game",
+        "tafl",
+    ]));
+    assert!(out.contains("A as Defenders"), "{out}");
     // One match plays one game.
     let d = draughts_checkpoint(tmp.path());
     let b = format!("ckpt:{},sims=4", d.display());

@@ -55,7 +55,12 @@ impl GameDef for Draughts {
         game.moves().len()
     }
 
+    /// None once the game is over, draws by rule included (the engine's
+    /// own `legal_moves` is the position's, whatever the history).
     fn legal_moves(game: &Game) -> Vec<Move> {
+        if game.is_game_over() {
+            return Vec::new();
+        }
         game.legal_moves().into_iter().collect()
     }
 

@@ -2,12 +2,13 @@
 //! the games (the arena, the network players and the ladder are written
 //! once for every [`GameDef`]).
 //!
-//! Every game has `random` ([`RandomPlayer`]) and the checkpoint players
-//! (`ckpt:`, `policy:`, built by `crate::network` for any game); the
-//! others are the game's own: Turkish draughts' greedy player
-//! ([`dama_draughts::players::GreedyPlayer`]), alpha-beta engine
-//! ([`crate::alphabeta`], with its evaluations and endgame tables) and
-//! pure MCTS; Turkish Tafl's baselines ([`dama_tafl::players`]). A spec a
+//! Every game has `random` ([`RandomPlayer`]), pure MCTS (`mcts:`,
+//! [`crate::MctsPlayer`]) and the checkpoint players (`ckpt:`, `policy:`,
+//! built by `crate::network` for any game); the others are the game's own:
+//! Turkish draughts' greedy player
+//! ([`dama_draughts::players::GreedyPlayer`]) and alpha-beta engine
+//! ([`crate::alphabeta`], with its evaluations and endgame tables); Turkish
+//! Tafl's baselines ([`dama_tafl::players`]). A spec a
 //! game does not have is refused in one sentence naming the spec and the
 //! game.
 
@@ -41,6 +42,10 @@ fn not_available<G: GameDef>(spec: &PlayerSpec) -> Error {
 /// [`Error::Spec`] naming the spec and the game for a player the game does
 /// not have, or a setting out of the game's range.
 pub fn check_spec<G: GameDef>(spec: &PlayerSpec) -> Result<(), Error> {
+    if let PlayerSpec::Mcts { .. } = spec {
+        // Pure MCTS (random rollouts) is written once for every game.
+        return Ok(());
+    }
     match GameName::of::<G>() {
         Some(GameName::Draughts) => Ok(()),
         Some(GameName::Tafl) => tafl_baseline(spec).map(|_| ()),
@@ -61,6 +66,12 @@ pub(crate) fn game_players<G: GameDef>(
     name: String,
     options: &BuildOptions,
 ) -> Result<Arc<dyn PlayerFactory<G>>, Error> {
+    if let PlayerSpec::Mcts { sims } = spec {
+        return Ok(Arc::new(crate::mcts_player::MctsFactory {
+            name,
+            sims: *sims,
+        }));
+    }
     match GameName::of::<G>() {
         Some(GameName::Draughts) => cast(draughts(spec, name, options)?),
         Some(GameName::Tafl) => cast(tafl(spec, name)?),
@@ -86,7 +97,7 @@ fn cast<H: GameDef, G: GameDef>(
         })
 }
 
-/// Turkish draughts' own players: greedy, alpha-beta, pure MCTS.
+/// Turkish draughts' own players: greedy, alpha-beta.
 fn draughts(
     spec: &PlayerSpec,
     name: String,
@@ -120,10 +131,6 @@ fn draughts(
                 threads: *threads,
             }))
         }
-        PlayerSpec::Mcts { sims } => Ok(Arc::new(crate::mcts_player::MctsFactory {
-            name,
-            sims: *sims,
-        })),
         _ => Err(not_available::<Draughts>(spec)),
     }
 }
@@ -137,7 +144,7 @@ fn draughts(
 ///
 /// [`Error::Spec`] for a depth out of range, and for the players Turkish
 /// Tafl does not have (`alphabeta:time=…`, `alphabeta:…,threads=N` with
-/// `N` other than 1 or with `eval=`, `mcts:…`, `policy:…`, `ckpt:…,time=…`),
+/// `N` other than 1 or with `eval=`, `policy:…`, `ckpt:…,time=…`),
 /// naming the spec.
 pub fn tafl_baseline(spec: &PlayerSpec) -> Result<Option<Baseline>, Error> {
     match spec {

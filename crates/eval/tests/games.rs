@@ -136,7 +136,6 @@ fn each_game_refuses_the_players_it_lacks_by_name() {
     assert_eq!(of("ckpt:/tmp/x.safetensors").expect("ok"), None);
     for bad in [
         "alphabeta:time=100",
-        "mcts:sims=50",
         "policy:/tmp/x.safetensors",
         "alphabeta:depth=9",
         "alphabeta:depth=3,threads=2",

@@ -4,6 +4,8 @@
 use std::path::Path;
 
 use dama_engine::{GameRecord, MoveText, Position, Rules};
+use dama_game::GameDef;
+use dama_nn::{GameName, WithGame};
 use dama_selfplay::record::{self, GameRecord as ChunkGame, GameResult, PackedPlane, Sample};
 
 use crate::Target;
@@ -229,85 +231,127 @@ pub const TARGETS: &[Target] = &[
         run: run_state,
     },
     Target {
-        name: "tafl_position",
+        name: "game_position",
         tokens: &[
-            "W:", "B:", "W", "B", "K", ",", ":", "a1", "d8", "b3", "startpos",
+            "W:", "B:", "W", "B", "K", ",", ":", "a1", "d8", "f6", "b3", "h8", "startpos",
         ],
-        run: tafl_position,
+        run: game_position,
     },
     Target {
-        name: "tafl_move",
-        tokens: &["x", "-", "off", "b1", "b3", "d3", "c8", "a7"],
-        run: tafl_move,
+        name: "game_move",
+        tokens: &[
+            "x", "-", "off", "b1", "b2", "b3", "d3", "c8", "a7", "d4", "f5",
+        ],
+        run: game_move,
     },
     Target {
-        name: "tafl_rules",
+        name: "game_rules",
         tokens: &[
             "default",
             "first=",
             "king_side",
             "majority=",
+            "variant=",
+            "croda",
+            "no_capture_limit=",
+            "one_piece_each=",
             "on",
             "off",
             "goal=",
             "column8",
             "ply_limit=",
-            "limit_result=",
             "draw",
             ",",
             " ",
         ],
-        run: tafl_rules,
+        run: game_rules,
     },
 ];
 
-fn tafl_position(data: &[u8]) -> bool {
+/// Runs `check` with the input's text on every registered game; accepted
+/// if some game accepted it. Every game's parsers are fuzzed, a game added
+/// by one registry line included.
+fn every_game(data: &[u8], check: fn(&str, GameName) -> bool) -> bool {
     let Some(s) = text(data) else { return false };
-    match s.parse::<dama_tafl::Position>() {
-        Ok(p) => {
-            let back: dama_tafl::Position = p
-                .to_string()
-                .parse()
-                .unwrap_or_else(|e| panic!("{p} does not parse back: {e}"));
-            assert_eq!(back, p);
-            // Every move of anything the parser accepts plays.
-            let g = dama_tafl::Game::from_position(p, dama_tafl::TaflRules::default());
-            for m in g.legal_moves() {
-                let mut h = g.clone();
-                h.play(&m).unwrap_or_else(|e| panic!("{m} in {p}: {e}"));
+    GameName::ALL
+        .iter()
+        .fold(false, |accepted, &g| check(s, g) | accepted)
+}
+
+/// Position text: what parses prints and parses back to the same text,
+/// and every legal move of it plays.
+fn game_position(data: &[u8]) -> bool {
+    struct Check<'a>(&'a str);
+    impl WithGame for Check<'_> {
+        type Output = bool;
+        fn run<G: GameDef>(self) -> bool {
+            let rules = G::Rules::default();
+            let Ok(game) = G::parse_position(&rules, self.0) else {
+                return false;
+            };
+            let text = G::position_text(&game);
+            let back = G::parse_position(&rules, &text)
+                .unwrap_or_else(|e| panic!("{}: {text} does not parse back: {e}", G::NAME));
+            assert_eq!(G::position_text(&back), text, "{}", G::NAME);
+            for m in G::legal_moves(&game) {
+                let mut g = game.clone();
+                G::play(&mut g, &m).unwrap_or_else(|e| panic!("{}: {m} in {text}: {e}", G::NAME));
             }
             true
         }
-        Err(_) => false,
     }
+    every_game(data, |s, g| g.with(Check(s)))
 }
 
-fn tafl_move(data: &[u8]) -> bool {
-    let Some(s) = text(data) else { return false };
-    let mut accepted = false;
-    for fen in ["startpos", "B:Wd8:Bb2,b4,c3,d4,b1,Ka5", "B:Wa8,d2:BKa7"] {
-        let Ok(pos) = fen.parse::<dama_tafl::Position>() else {
-            continue;
-        };
-        let g = dama_tafl::Game::from_position(pos, dama_tafl::TaflRules::default());
-        if let Ok(m) = g.parse_move(s) {
-            let mut h = g.clone();
-            h.play(&m).unwrap_or_else(|e| panic!("{s} in {fen}: {e}"));
-            accepted = true;
+/// Move text, in a few positions of each game: what parses plays, and its
+/// own text parses back to it.
+fn game_move(data: &[u8]) -> bool {
+    struct Check<'a>(&'a str);
+    impl WithGame for Check<'_> {
+        type Output = bool;
+        fn run<G: GameDef>(self) -> bool {
+            let rules = G::Rules::default();
+            let mut game = G::start(&rules);
+            let mut accepted = false;
+            for _ in 0..3 {
+                if let Ok(m) = G::parse_move(&game, self.0) {
+                    let again = G::parse_move(&game, &m.to_string())
+                        .unwrap_or_else(|e| panic!("{}: {m} does not parse back: {e}", G::NAME));
+                    assert_eq!(again, m, "{}", G::NAME);
+                    let mut g = game.clone();
+                    G::play(&mut g, &m).unwrap_or_else(|e| panic!("{}: {m}: {e}", G::NAME));
+                    accepted = true;
+                }
+                // On to a later position: the first legal move.
+                let Some(first) = G::legal_moves(&game).into_iter().next() else {
+                    break;
+                };
+                if G::play(&mut game, &first).is_err() {
+                    break;
+                }
+            }
+            accepted
         }
     }
-    accepted
+    every_game(data, |s, g| g.with(Check(s)))
 }
 
-fn tafl_rules(data: &[u8]) -> bool {
-    let Some(s) = text(data) else { return false };
-    match s.parse::<dama_tafl::TaflRules>() {
-        Ok(r) => {
-            assert_eq!(r.to_string().parse::<dama_tafl::TaflRules>().ok(), Some(r));
+/// Rules text: what parses prints and parses back to the same rules.
+fn game_rules(data: &[u8]) -> bool {
+    struct Check<'a>(&'a str);
+    impl WithGame for Check<'_> {
+        type Output = bool;
+        fn run<G: GameDef>(self) -> bool {
+            let Ok(rules) = G::parse_rules(self.0) else {
+                return false;
+            };
+            let back = G::parse_rules(&rules.to_string())
+                .unwrap_or_else(|e| panic!("{}: {rules} does not parse back: {e}", G::NAME));
+            assert_eq!(back, rules, "{}", G::NAME);
             true
         }
-        Err(_) => false,
     }
+    every_game(data, |s, g| g.with(Check(s)))
 }
 
 fn text(data: &[u8]) -> Option<&str> {
@@ -664,20 +708,26 @@ pub fn builtin_seeds(name: &str) -> Vec<Vec<u8>> {
             "1. c3-c4 f6-f5".into(),
             "W:Wa2,b2,Kd4:Ba7,Kh8 Kd4-d5".into(),
         ],
-        "tafl_position" => vec![
+        "game_position" => vec![
             "startpos".into(),
+            "W:Wa2,b2,Kd4:Ba7,Kh8".into(),
+            "W:Wa2,b2:Ba5,Kf6".into(),
             "B:Wd8:Bb2,b4,c3,d4,b1,Ka5".into(),
             "W:WKd3:Bd2,d4,c5,c3,b2,Kb4".into(),
             dama_tafl::Position::startpos(dama_tafl::Side::KingSide).to_string(),
         ],
-        "tafl_move" => vec![
+        "game_move" => vec![
+            "d3-d4".into(),
+            "b2-b3".into(),
             "b1-b3-d3".into(),
             "a7xoff".into(),
             "c5-c4".into(),
             "b1-b2".into(),
         ],
-        "tafl_rules" => vec![
+        "game_rules" => vec![
             "default".into(),
+            "variant=croda".into(),
+            "no_capture_limit=40 one_piece_each=draw".into(),
             "majority=on,defender_man_chain=on".into(),
             "goal=column8 ply_limit=off limit_result=draw".into(),
             dama_tafl::TaflRules::default().to_string(),

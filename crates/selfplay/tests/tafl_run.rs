@@ -175,7 +175,10 @@ fn tafl_configs_refuse_draughts_only_settings_by_name() {
             "selfplay.tablebase",
         ),
         (
-            base.replace("baselines = [\"random\"]", "baselines = [\"mcts:sims=10\"]"),
+            base.replace(
+                "baselines = [\"random\"]",
+                "baselines = [\"alphabeta:time=100\"]",
+            ),
             "eval.baselines",
         ),
     ] {
