@@ -1,16 +1,15 @@
-//! [`Bot`]: a player of any game ([`BotGame`]) that thinks about a
+//! [`Bot`]: a player of any game ([`GameDef`]) that thinks about a
 //! position and says what it found: a network (checkpoint or bundle) with
 //! search, `mcts:` rollouts, or one of the game's own players (its
 //! baselines, an alpha-beta engine, a learned-evaluator bundle: see
-//! [`crate::games`]).
+//! [`crate::own_player`]).
 //!
 //! The bot is split by idea: [`BotSpec`](crate::BotSpec) and the options in
 //! `spec.rs`, searching in `think.rs` (on the mcts driver), the reported
-//! [`Thought`] in `report.rs`, the per-game part in `games.rs`; this module
+//! [`Thought`] in `report.rs`, the own players in `own.rs`; this module
 //! builds a bot and dispatches to its brain.
 
 use std::fmt;
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use dama_eval::AlphaBetaLimit;
@@ -23,15 +22,15 @@ use rand_chacha::ChaCha8Rng;
 use crate::bundle::{Bundle, BundleContents, BundleKind, BundleMeta};
 use crate::evaluator_bundle::EvaluatorBundleMeta;
 use crate::export::default_search;
-use crate::games::BotGame;
+use crate::own::{own_player, think_own};
 use crate::report::{Action, Eval, RawEval, Thought};
 use crate::spec::{BotOptions, BotSpec, Limit, DEFAULT_SIMS};
 use crate::think::{think_search, NetEval};
 use crate::Error;
 
-enum Brain<G: BotGame> {
+enum Brain<G: GameDef> {
     Search(Box<NetEval>),
-    Own(G::Player),
+    Own(Box<dyn dama_game::player::Player<G>>),
 }
 
 /// How a checkpoint bot runs its network.
@@ -56,7 +55,7 @@ impl NetRun {
 }
 
 /// A player of game `G` that explains itself: see the [crate docs](crate).
-pub struct Bot<G: BotGame> {
+pub struct Bot<G: GameDef> {
     name: String,
     brain: Brain<G>,
     config: SearchConfig,
@@ -72,10 +71,10 @@ pub struct Bot<G: BotGame> {
     bundle: Option<BundleMeta>,
     evaluator_bundle: Option<EvaluatorBundleMeta>,
     rules: Option<G::Rules>,
-    tablebase: Option<Arc<dama_tablebase::Tablebase>>,
+    tables: G::Tables,
 }
 
-impl<G: BotGame> fmt::Debug for Bot<G> {
+impl<G: GameDef> fmt::Debug for Bot<G> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Bot")
             .field("game", &G::NAME)
@@ -87,7 +86,7 @@ impl<G: BotGame> fmt::Debug for Bot<G> {
 
 /// Why `game` cannot be thought about, if it cannot: over, or no legal
 /// move.
-pub(crate) fn not_playable<G: BotGame>(game: &G::Game) -> Option<Error> {
+pub(crate) fn not_playable<G: GameDef>(game: &G::Game) -> Option<Error> {
     if let Some(end) = G::end_text(game) {
         return Some(Error::GameOver(format!("the game is over: {end}")));
     }
@@ -103,7 +102,7 @@ fn game_name<G: GameDef>() -> Result<GameName, Error> {
         .ok_or_else(|| Error::Input(format!("{} is not in the registry of games", G::TITLE)))
 }
 
-impl<G: BotGame> Bot<G> {
+impl<G: GameDef> Bot<G> {
     /// Builds a bot from a spec (see [`BotSpec`]).
     ///
     /// # Errors
@@ -138,7 +137,7 @@ impl<G: BotGame> Bot<G> {
             bundle: None,
             evaluator_bundle: None,
             rules: None,
-            tablebase: options.tablebase.clone().filter(|_| G::ENDGAME_TABLES),
+            tables: dama_eval::games::tables_of::<G>(&options.tablebase),
         };
         let mut spec_limit = None;
         match spec {
@@ -154,7 +153,7 @@ impl<G: BotGame> Bot<G> {
                 }
                 let eval = b.evaluator(device()?)?;
                 config = b.meta.search.clone();
-                bot.rules = G::rules_of(&b.meta.game_rules());
+                bot.rules = b.meta.game_rules().get::<G>();
                 bot.name = format!("bundle:{}", dir.display());
                 bot.brain = Brain::Search(Box::new(NetEval::Script(Box::new(eval))));
                 bot.bundle = Some(b.meta);
@@ -191,13 +190,13 @@ impl<G: BotGame> Bot<G> {
                     config.simulations = *n;
                 }
                 config.algorithm = *algorithm;
-                bot.rules = G::rules_of(&meta.game_rules());
+                bot.rules = meta.game_rules().get::<G>();
                 bot.name = format!("ckpt:{}", path.display());
                 bot.brain = Brain::Search(Box::new(NetEval::Native(Box::new(eval))));
             }
             BotSpec::Rollout { sims } => config.simulations = *sims,
             _ => {
-                let own = G::own_player(spec, options)?;
+                let own = own_player::<G>(spec, options)?;
                 bot.name = own.name;
                 bot.brain = Brain::Own(own.player);
                 bot.own_limit = own.own_limit;
@@ -330,11 +329,7 @@ impl<G: BotGame> Bot<G> {
         let start = Instant::now();
         let network = self.network_eval(game)?.map(|raw| Eval::of_wdl(raw.wdl));
         // A position the tables hold: their best move, no search.
-        if let Some((best, probe)) = self
-            .tablebase
-            .as_ref()
-            .and_then(|tb| G::tablebase_move(game, tb))
-        {
+        if let Some((best, probe)) = G::table_move(game, &self.tables) {
             let mut thought = Thought::of_move(best, None);
             thought.network = network;
             thought.tablebase = Some(probe);
@@ -349,10 +344,10 @@ impl<G: BotGame> Bot<G> {
                     }),
                     ..self.config.clone()
                 };
-                let root = G::search_root(game, self.tablebase.as_ref());
+                let root = G::search_state_with(game, &self.tables);
                 think_search::<G>(eval, &config, &mut self.rng, game, root, limit, start)?
             }
-            Brain::Own(p) => G::think_own(p, game, limit, &mut self.rng)?,
+            Brain::Own(p) => think_own(p.as_mut(), game, limit, &mut self.rng)?,
         };
         thought.network = network;
         thought.elapsed = start.elapsed();

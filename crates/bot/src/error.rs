@@ -15,6 +15,10 @@ pub enum Error {
     /// The search failed.
     #[error(transparent)]
     Search(#[from] dama_mcts::Error),
+    /// A learned evaluator could not be loaded or does not play these
+    /// rules.
+    #[error(transparent)]
+    Evaluator(#[from] dama_draughts::EngineError),
     /// A bundle is missing, damaged or made for another build; every
     /// problem is named.
     #[error("bundle {path}: {}", problems.join("; "))]

@@ -14,8 +14,9 @@
 
 use std::path::{Path, PathBuf};
 
+use dama_draughts::Evaluation;
 use dama_engine::Rules;
-use dama_eval::{AlphaBetaLimit, Evaluation, PlayerSpec};
+use dama_eval::{AlphaBetaLimit, PlayerSpec};
 use dama_nn::GameName;
 use serde::{Deserialize, Serialize};
 

@@ -158,7 +158,7 @@ pub fn export_evaluator(opts: &EvaluatorExportOptions) -> Result<EvaluatorExport
             ),
         ));
     }
-    dama_eval::Evaluation::load(&copy, Some(&meta.rules))
+    dama_draughts::Evaluation::load(&copy, Some(&meta.rules))
         .map_err(|e| fail(out, crate::error::chain(&e)))?;
 
     write_atomic(

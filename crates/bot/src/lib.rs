@@ -13,18 +13,18 @@
 //!   [`BundleContents`] reads a `bundle.json` of either kind.
 //! * [`find_python`]: the Python with PyTorch that the tests and scripts run
 //!   the bundle's Python side with.
-//! * [`Bot`]: thinks about a position of any game ([`BotGame`]: Turkish
-//!   draughts, Turkish Tafl) with a network (a checkpoint or a bundle),
+//! * [`Bot`]: thinks about a position of any game
+//!   ([`dama_game::GameDef`]) with a network (a checkpoint or a bundle),
 //!   `mcts:` rollouts or one of the game's own players, within a
 //!   simulation or time [`Limit`], and reports a [`Thought`]: best whole
 //!   move, evaluation, principal variation and the top moves with their
 //!   visit shares.
 //! * [`Session`]: the line protocol of `dama bot` (`docs/protocol.md`),
 //!   written once for every game.
-//! * [`BotGame`] (`games.rs`): the bot's per-game adapter, the one place
-//!   that names a game: its own players (baselines, alpha-beta) and how a
-//!   [`BotSpec`] maps onto them, and its text for people.
-//! * [`draw_board`]: Turkish draughts' board for terminals.
+//! * [`own_player`] (`own.rs`): the bot's own players (the arena's, the
+//!   game's own through the seam, learned-evaluator bundles). Nothing in
+//!   this crate names a game: a game's players, tables and text for people
+//!   are its own ([`dama_game::GameDef`]).
 //!
 //! # Examples
 //!
@@ -41,21 +41,19 @@
 //! # Ok::<(), dama_bot::Error>(())
 //! ```
 
-mod board;
 mod bot;
 mod bundle;
 mod error;
 mod evaluator_bundle;
 mod export;
 mod export_evaluator;
-mod games;
+mod own;
 mod protocol;
 mod python;
 mod report;
 mod spec;
 mod think;
 
-pub use board::draw_board;
 pub use bot::Bot;
 pub use bundle::{
     Bundle, BundleContents, BundleKind, BundleMeta, EloEntry, ExportCheck, BUNDLE_FORMAT,
@@ -67,7 +65,7 @@ pub use evaluator_bundle::{
 };
 pub use export::{export, ExportOptions, ExportReport};
 pub use export_evaluator::{export_evaluator, EvaluatorExportOptions, EvaluatorExportReport};
-pub use games::{with_bot_game, BotGame, DraughtsOwn, OwnPlayer, WithBotGame};
+pub use own::{own_player, OwnPlayer};
 pub use protocol::{parse_rules, Reply, Session, MAX_LINE, PROTOCOL_VERSION};
 pub use python::find_python;
 pub use report::{describe_tablebase, Action, Eval, RawEval, Thought, TopMove};

@@ -4,7 +4,7 @@
 //! with a line that starts with `ok`, `bestmove`, `readyok`, `bye` or
 //! `error`. Bad input is answered with `error …` and the session goes on.
 //!
-//! One [`Session`] serves every game ([`BotGame`]): the framing, the
+//! One [`Session`] serves every game ([`GameDef`]): the framing, the
 //! command words and the replies are the same; moves, positions, rules and
 //! the board are the game's own text ([`GameDef`]).
 
@@ -15,7 +15,6 @@ use dama_eval::AlphaBetaLimit;
 use dama_game::GameDef;
 use dama_nn::GameName;
 
-use crate::games::BotGame;
 use crate::Error;
 use crate::{Bot, Limit, Thought};
 
@@ -58,7 +57,7 @@ impl Reply {
 
 /// A protocol session of game `G`: rules, a game (its start and moves),
 /// a bot.
-pub struct Session<G: BotGame> {
+pub struct Session<G: GameDef> {
     bot: Bot<G>,
     rules: G::Rules,
     /// The start position's text; `None`: the rules' initial position.
@@ -68,7 +67,7 @@ pub struct Session<G: BotGame> {
     game: G::Game,
 }
 
-impl<G: BotGame> fmt::Debug for Session<G> {
+impl<G: GameDef> fmt::Debug for Session<G> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Session")
             .field("bot", &self.bot)
@@ -78,7 +77,7 @@ impl<G: BotGame> fmt::Debug for Session<G> {
     }
 }
 
-impl<G: BotGame> Session<G> {
+impl<G: GameDef> Session<G> {
     /// A session with `bot`, the rules the bot was trained under (else the
     /// game's defaults) and the initial position.
     pub fn new(bot: Bot<G>) -> Session<G> {
@@ -214,7 +213,7 @@ impl<G: BotGame> Session<G> {
         if let Some(why) = self
             .bot
             .trained_rules()
-            .and_then(|t| G::refuse_rules(&t, &rules))
+            .and_then(|t| G::refuse_network_rules(&t, &rules))
         {
             return Err(Error::Input(why));
         }
@@ -338,7 +337,7 @@ impl<G: BotGame> Session<G> {
     /// played, the status (`over …` if the game is over) and the legal
     /// moves.
     fn show(&self) -> Reply {
-        let board = G::draw_board(&self.game, dama_mcts::Player::First);
+        let board = G::board_text(&self.game, dama_mcts::Player::First);
         let mut lines: Vec<String> = board.lines().map(|l| format!("board {l}")).collect();
         lines.push(format!("position {}", G::position_text(&self.game)));
         lines.push(format!("turn {}", side_key::<G>(G::to_play(&self.game))));
@@ -404,7 +403,7 @@ fn start_game<G: GameDef>(rules: &G::Rules, start: Option<&str>) -> Result<G::Ga
 
 /// `game` with the moves `texts` played, each pushed onto `played`; the
 /// first move that is not legal (or comes after the end) is the error.
-fn play_texts<'a, G: BotGame>(
+fn play_texts<'a, G: GameDef>(
     mut game: G::Game,
     texts: impl IntoIterator<Item = &'a str>,
     played: &mut Vec<G::Move>,
@@ -438,7 +437,7 @@ fn play_texts<'a, G: BotGame>(
 
 /// The game from `start` under `rules` with the moves `texts` replayed
 /// (parsed again: the rules may read them differently).
-fn replay<G: BotGame>(
+fn replay<G: GameDef>(
     rules: &G::Rules,
     start: Option<&str>,
     texts: &[String],
@@ -465,10 +464,7 @@ fn info_line<G: GameDef>(t: &Thought<G>) -> String {
         s.push_str(&format!(" score_cm {score} depth {depth}"));
     }
     if let Some(p) = &t.tablebase {
-        s.push_str(&format!(
-            " tablebase {}",
-            p.wdl.to_string().replace(' ', "-")
-        ));
+        s.push_str(&format!(" tablebase {}", p.result.replace(' ', "-")));
         if let Some(d) = p.dtz {
             s.push_str(&format!(" dtz {d}"));
         }

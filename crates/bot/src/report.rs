@@ -81,7 +81,7 @@ pub struct Thought<G: GameDef> {
     pub elapsed: Duration,
     /// The endgame tables' verdict, when they hold the position (then
     /// `best` is their best move).
-    pub tablebase: Option<dama_tablebase::Probe>,
+    pub tablebase: Option<dama_game::TableVerdict>,
 }
 
 impl<G: GameDef> Clone for Thought<G> {
@@ -95,7 +95,7 @@ impl<G: GameDef> Clone for Thought<G> {
             top: self.top.clone(),
             nodes: self.nodes,
             elapsed: self.elapsed,
-            tablebase: self.tablebase,
+            tablebase: self.tablebase.clone(),
         }
     }
 }
@@ -156,7 +156,7 @@ where
                 "move": t.mv.to_string(), "step": t.step.to_string(), "visits": t.visits,
                 "share": t.share, "prior": t.prior, "value": t.value,
             })).collect::<Vec<_>>(),
-            "tablebase": self.tablebase.map(|p| json!({"wdl": p.wdl.to_string(), "dtz": p.dtz})),
+            "tablebase": self.tablebase.as_ref().map(|p| json!({"wdl": p.result, "dtz": p.dtz})),
         })
     }
 }
@@ -164,12 +164,12 @@ where
 /// The tables' verdict in words: "tablebase win in 17 plies" (plies to the
 /// capture that keeps the result, or to the end).
 #[must_use]
-pub fn describe_tablebase(probe: &dama_tablebase::Probe) -> String {
+pub fn describe_tablebase(probe: &dama_game::TableVerdict) -> String {
     match probe.dtz {
-        Some(d) if probe.wdl.score() != 0 => {
-            format!("tablebase {} in {d} plies", probe.wdl)
+        Some(d) if probe.decisive => {
+            format!("tablebase {} in {d} plies", probe.result)
         }
-        _ => format!("tablebase {}", probe.wdl),
+        _ => format!("tablebase {}", probe.result),
     }
 }
 

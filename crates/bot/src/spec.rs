@@ -74,7 +74,9 @@ impl BotSpec {
             }
             BotSpec::AlphaBeta {
                 eval: Some(path), ..
-            } => Ok(dama_eval::Evaluation::load(path, None)?.rules().copied()),
+            } => Ok(dama_draughts::Evaluation::load(path, None)?
+                .rules()
+                .copied()),
             _ => Ok(None),
         }
     }

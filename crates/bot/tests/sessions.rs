@@ -1,7 +1,8 @@
 //! One session, written once, plays every game of the registry over the
 //! protocol: the same code, dispatched from the game's name.
 
-use dama_bot::{with_bot_game, Bot, BotGame, BotOptions, Session, WithBotGame};
+use dama_bot::{Bot, BotOptions, Session};
+use dama_game::GameDef;
 use dama_nn::GameName;
 
 /// A short game between two bots of `spec` (one session thinks, the
@@ -11,10 +12,10 @@ struct ShortGame {
     plies: usize,
 }
 
-impl WithBotGame for ShortGame {
+impl dama_nn::WithGame for ShortGame {
     type Output = Vec<String>;
 
-    fn run<G: BotGame>(self) -> Vec<String> {
+    fn run<G: GameDef>(self) -> Vec<String> {
         play::<G>(self.spec, self.plies)
     }
 }
@@ -26,7 +27,7 @@ fn last(lines: &[String]) -> &str {
 /// Plays up to `plies` moves of `G` with the bot `spec` on one session:
 /// `go`, then its move sent back with `moves`; then `show`, `undo`,
 /// `legal` and `quit`. Returns the moves played.
-fn play<G: BotGame>(spec: &str, plies: usize) -> Vec<String> {
+fn play<G: GameDef>(spec: &str, plies: usize) -> Vec<String> {
     let bot = Bot::<G>::from_spec(spec, &BotOptions::default()).expect("bot builds");
     let mut s = Session::new(bot);
     let hello = s.handle("hello").lines;
@@ -85,7 +86,7 @@ fn the_same_session_plays_a_short_game_of_every_game() {
             if spec == "greedy" && game != GameName::Draughts && game != GameName::Tafl {
                 continue;
             }
-            let played = with_bot_game(game, ShortGame { spec, plies: 6 });
+            let played = game.with(ShortGame { spec, plies: 6 });
             assert_eq!(played.len(), 6, "{game} {spec}: {played:?}");
         }
     }
@@ -94,9 +95,9 @@ fn the_same_session_plays_a_short_game_of_every_game() {
 #[test]
 fn the_same_session_serves_every_game_on_the_wire() {
     struct Serve;
-    impl WithBotGame for Serve {
+    impl dama_nn::WithGame for Serve {
         type Output = String;
-        fn run<G: BotGame>(self) -> String {
+        fn run<G: GameDef>(self) -> String {
             let bot = Bot::<G>::from_spec("random", &BotOptions::default()).expect("bot");
             let mut out = Vec::new();
             Session::new(bot)
@@ -109,7 +110,7 @@ fn the_same_session_serves_every_game_on_the_wire() {
         }
     }
     for &game in GameName::ALL {
-        let out = with_bot_game(game, Serve);
+        let out = game.with(Serve);
         assert!(out.contains(&format!("id game {game}\n")), "{out}");
         assert!(out.contains("\nbestmove "), "{out}");
         assert!(out.ends_with("readyok\nbye\n"), "{out}");

@@ -160,8 +160,8 @@ fn baselines_answer_go_with_a_legal_whole_move() {
     }
     // Players Turkish Tafl does not have are refused by name.
     for spec in [
-        "policy:x.safetensors",
         "alphabeta:time=100",
+        "alphabeta:depth=2,eval=x.nnue",
         "alphabeta:depth=20",
     ] {
         let e = TaflBot::from_spec(spec, &BotOptions::default()).unwrap_err();

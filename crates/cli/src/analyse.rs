@@ -7,7 +7,8 @@ use std::time::Duration;
 
 use anyhow::{anyhow, bail, Result};
 use clap::Args;
-use dama_bot::{with_bot_game, BotGame, RawEval, TopMove, WithBotGame};
+use dama_bot::{RawEval, TopMove};
+use dama_game::GameDef;
 use dama_mcts::Player;
 use serde_json::{json, Value};
 
@@ -44,7 +45,7 @@ fn pct(x: f32) -> String {
 
 /// Runs `dama analyse`.
 pub fn run(args: &AnalyseArgs) -> Result<()> {
-    with_bot_game(args.bot.game()?, Analyse(args))
+    args.bot.game()?.with(Analyse(args))
 }
 
 /// `dama analyse` for one game: the search's value and WDL for the side
@@ -53,10 +54,10 @@ pub fn run(args: &AnalyseArgs) -> Result<()> {
 /// the visits of their first step.
 struct Analyse<'a>(&'a AnalyseArgs);
 
-impl WithBotGame for Analyse<'_> {
+impl dama_nn::WithGame for Analyse<'_> {
     type Output = Result<()>;
 
-    fn run<G: BotGame>(self) -> Result<()> {
+    fn run<G: GameDef>(self) -> Result<()> {
         let args = self.0;
         let mut bot = args.bot.build::<G>()?;
         let rules = rules_for(args.rules.as_deref(), &bot)?;
@@ -102,7 +103,7 @@ impl WithBotGame for Analyse<'_> {
             });
             return print_json(args, head, thought.to_json(), raw.as_ref());
         }
-        outln!("{}", G::draw_board(&game, Player::First).trim_end());
+        outln!("{}", G::board_text(&game, Player::First).trim_end());
         outln!("position  {position}  ({turn} to move)");
         outln!("rules     {rules}");
         print_bot(bot.name(), thought.nodes, thought.elapsed)?;

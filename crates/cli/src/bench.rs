@@ -77,7 +77,7 @@ pub fn run(args: &BenchArgs) -> Result<()> {
 }
 
 fn search(args: &SearchBenchArgs) -> Result<()> {
-    use dama_eval::{AlphaBeta, Evaluation, SearchLimits};
+    use dama_draughts::{AlphaBeta, Evaluation, SearchLimits};
     let learned = match &args.eval {
         Some(path) => Evaluation::load(path, None)
             .with_context(|| format!("cannot load the evaluator {}", path.display()))?,

@@ -2,7 +2,7 @@
 //! the bot options shared by `dama play` and `dama analyse`, for every
 //! game: the game of the bot's network (its checkpoint's sidecar or its
 //! bundle says so) or `--game`, dispatched once
-//! ([`dama_bot::with_bot_game`]) into code written once
+//! ([`dama_nn::GameName::with`]) into code written once
 //! ([`dama_bot::Bot`], [`dama_bot::Session`]); and the `--rules` and
 //! `--position` readers that `dama perft` uses.
 
@@ -11,7 +11,8 @@ use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
-use dama_bot::{with_bot_game, Bot, BotGame, BotOptions, BotSpec, Limit, Session, WithBotGame};
+use dama_bot::{Bot, BotOptions, BotSpec, Limit, Session};
+use dama_game::GameDef;
 use dama_mcts::Algorithm;
 use dama_nn::GameName;
 
@@ -132,10 +133,10 @@ impl BotArgs {
     /// Builds the bot of game `G`, its default limit set from
     /// --sims/--time (the endgame tables only for a game they hold; an
     /// explicit --tablebase for another gets a note).
-    pub fn build<G: BotGame>(&self) -> Result<Bot<G>> {
+    pub fn build<G: GameDef>(&self) -> Result<Bot<G>> {
         let spec = self.spec()?;
         dama_nn::device::set_torch_threads(1);
-        let tablebase = if G::ENDGAME_TABLES {
+        let tablebase = if dama_eval::games::takes_tablebase::<G>() {
             self.open_tablebase()?
         } else {
             if !self.tablebase.is_empty() && self.tablebase != "tablebases" {
@@ -185,7 +186,7 @@ impl BotArgs {
 
 /// Parses `--rules` of game `G` (another game's rules are refused by
 /// name), defaulting to the rules the bot was trained under.
-pub fn rules_for<G: BotGame>(text: Option<&str>, bot: &Bot<G>) -> Result<G::Rules> {
+pub fn rules_for<G: GameDef>(text: Option<&str>, bot: &Bot<G>) -> Result<G::Rules> {
     match text {
         Some(t) => dama_bot::parse_rules::<G>(t).with_context(|| format!("--rules `{t}`")),
         None => Ok(bot.trained_rules().unwrap_or_default()),
@@ -206,16 +207,16 @@ pub struct BotCmdArgs {
 
 /// Runs `dama bot`: reads commands from stdin until `quit` or end of input.
 pub fn run(args: &BotCmdArgs) -> Result<()> {
-    with_bot_game(args.bot.game()?, Serve(args))
+    args.bot.game()?.with(Serve(args))
 }
 
 /// `dama bot` for one game.
 struct Serve<'a>(&'a BotCmdArgs);
 
-impl WithBotGame for Serve<'_> {
+impl dama_nn::WithGame for Serve<'_> {
     type Output = Result<()>;
 
-    fn run<G: BotGame>(self) -> Result<()> {
+    fn run<G: GameDef>(self) -> Result<()> {
         let args = self.0;
         let bot = args.bot.build::<G>()?;
         // Refuses another game's rules by name before the session starts.

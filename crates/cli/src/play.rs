@@ -1,7 +1,7 @@
 //! `dama play`: a human against the bot in the terminal, for every game
 //! (the game of the bot's network, or `--game`): one loop ([`play`])
 //! written once; what differs between the games is the bot's per-game
-//! adapter ([`BotGame`]: board, move help, record).
+//! adapter (the game seam: board, move help, record).
 
 use std::fmt::Display;
 use std::io::BufRead;
@@ -10,7 +10,8 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use anyhow::{Context, Result};
 use clap::{Args, ValueEnum};
-use dama_bot::{with_bot_game, Bot, BotGame, Thought, WithBotGame};
+use dama_bot::{Bot, Thought};
+use dama_game::GameDef;
 use dama_mcts::{Outcome, Player};
 
 use crate::bot::{rules_for, BotArgs};
@@ -71,23 +72,23 @@ pub struct PlayArgs {
 
 /// Runs `dama play`.
 pub fn run(args: &PlayArgs) -> Result<()> {
-    with_bot_game(args.bot.game()?, Play(args))
+    args.bot.game()?.with(Play(args))
 }
 
 /// `dama play` for one game: white is the first side to move (Turkish
 /// Tafl: the Defenders), black the second.
 struct Play<'a>(&'a PlayArgs);
 
-impl WithBotGame for Play<'_> {
+impl dama_nn::WithGame for Play<'_> {
     type Output = Result<()>;
 
-    fn run<G: BotGame>(self) -> Result<()> {
+    fn run<G: GameDef>(self) -> Result<()> {
         let args = self.0;
         let bot = args.bot.build::<G>()?;
         let rules = rules_for(args.rules.as_deref(), &bot)?;
         if let Some(why) = bot
             .trained_rules()
-            .and_then(|t| G::refuse_rules(&t, &rules))
+            .and_then(|t| G::refuse_network_rules(&t, &rules))
         {
             anyhow::bail!("{why} (leave out --rules to play its own game)");
         }
@@ -125,7 +126,7 @@ impl WithBotGame for Play<'_> {
 }
 
 /// A game in progress against the bot.
-struct Table<G: BotGame> {
+struct Table<G: GameDef> {
     bot: Bot<G>,
     /// The game from which the moves were played.
     start: G::Game,
@@ -134,7 +135,7 @@ struct Table<G: BotGame> {
     game: G::Game,
 }
 
-impl<G: BotGame> Table<G> {
+impl<G: GameDef> Table<G> {
     /// How the game ended, for `human`, if it did.
     fn game_over(&self, human: Player) -> Option<String> {
         let end = G::end_text(&self.game)?;
@@ -180,7 +181,7 @@ impl<G: BotGame> Table<G> {
 /// The human (`human`) against the bot until the game ends, the human
 /// resigns or quits, or the input ends; then the record is saved (unless
 /// `--no-save`).
-fn play<G: BotGame>(args: &PlayArgs, mut table: Table<G>, human: Player) -> Result<()> {
+fn play<G: GameDef>(args: &PlayArgs, mut table: Table<G>, human: Player) -> Result<()> {
     outln!("{}", G::MOVE_HELP);
     let stdin = std::io::stdin();
     let mut lines = stdin.lock().lines();
@@ -188,7 +189,7 @@ fn play<G: BotGame>(args: &PlayArgs, mut table: Table<G>, human: Player) -> Resu
     let mut resigned = None;
     loop {
         if show_board {
-            outln!("\n{}", G::draw_board(&table.game, human).trim_end());
+            outln!("\n{}", G::board_text(&table.game, human).trim_end());
             show_board = false;
         }
         if let Some(over) = table.game_over(human) {
@@ -272,7 +273,7 @@ fn play<G: BotGame>(args: &PlayArgs, mut table: Table<G>, human: Player) -> Resu
         Player::First => ["human", bot],
         Player::Second => [bot, "human"],
     };
-    let record = G::record(&table.game, names, resigned);
+    let record = G::record_text(&table.game, names, resigned);
     dama_nn::files::write_atomic(&path, record.as_bytes())
         .with_context(|| format!("cannot write {}", path.display()))?;
     outln!("game saved to {}", path.display());
@@ -281,7 +282,7 @@ fn play<G: BotGame>(args: &PlayArgs, mut table: Table<G>, human: Player) -> Resu
 
 /// Prints the bot's move (with the tables' verdict), its evaluation, cost
 /// and expected line.
-fn print_bot_move<G: BotGame>(t: &Thought<G>) -> Result<()> {
+fn print_bot_move<G: GameDef>(t: &Thought<G>) -> Result<()> {
     let mut line = format!("plays {}", t.best);
     if let Some(p) = &t.tablebase {
         line.push_str(&format!("  ({})", dama_bot::describe_tablebase(p)));

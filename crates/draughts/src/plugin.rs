@@ -5,7 +5,8 @@ use std::sync::Arc;
 
 use dama_engine::{Game, Move, Position, Role, Rules, Square, Step};
 use dama_game::{
-    DecisionSquares, GameDef, GameError, Geometry, MoveSquares, Piece, PieceKind, SideInfo,
+    DecisionSquares, GameDef, GameError, Geometry, MoveSquares, OwnError, OwnFactory, OwnSpec,
+    Piece, PieceKind, SideInfo, TableVerdict,
 };
 use dama_mcts::{Outcome, Player};
 use dama_tablebase::Tablebase;
@@ -196,6 +197,80 @@ impl GameDef for Draughts {
 
     fn mirror_policy_index(index: usize) -> usize {
         crate::encode::mirror_policy_index(index)
+    }
+
+    fn check_own(spec: &OwnSpec) -> Result<(), OwnError> {
+        crate::own::check(spec)
+    }
+
+    fn own_players(
+        spec: &OwnSpec,
+        tables: &Option<Arc<Tablebase>>,
+    ) -> Result<Arc<dyn OwnFactory<Draughts>>, OwnError> {
+        crate::own::factory(spec, tables)
+    }
+
+    /// A network plays the variant it was trained for: other rule options
+    /// get a warning, another variant is refused.
+    fn refuse_network_rules(trained: &Rules, asked: &Rules) -> Option<String> {
+        (trained.variant != asked.variant).then(|| {
+            format!(
+                "the network was trained for {}, not {}",
+                trained.variant, asked.variant
+            )
+        })
+    }
+
+    fn table_move(game: &Game, tables: &Option<Arc<Tablebase>>) -> Option<(Move, TableVerdict)> {
+        let tablebase = tables.as_ref()?;
+        let probe = DamaState::new(game.clone())
+            .with_tablebase(Some(tablebase.clone()))
+            .probe()?;
+        let (best, _) = tablebase.best_moves(game.position())?.first().copied()?;
+        Some((
+            best,
+            TableVerdict {
+                result: probe.wdl.to_string(),
+                decisive: probe.wdl.score() != 0,
+                dtz: probe.dtz,
+            },
+        ))
+    }
+
+    const POSITION_EXAMPLE: &'static str = "W:Wa2,b2:Ba7,Kh8";
+    const MOVE_HELP: &'static str =
+        "Type a move (d3-d4, b3xd3xd5; a capture may be shortened to from x to),\n\
+        or: moves (legal moves), board, undo (take back your last move), resign, quit, help.";
+
+    fn end_text(game: &Game) -> Option<String> {
+        game.termination().map(|(o, t)| format!("{o} ({t:?})"))
+    }
+
+    fn status_text(game: &Game) -> Option<String> {
+        game.termination().map(|(o, t)| format!("{o} {t:?}"))
+    }
+
+    fn board_text(game: &Game, bottom: Player) -> String {
+        crate::board::draw_board(game.position(), crate::state::color(bottom))
+    }
+
+    fn record_text(game: &Game, names: [&str; 2], resigned: Option<Player>) -> String {
+        let mut record = dama_engine::GameRecord::from_game(game);
+        record.tags = vec![
+            ("Event".into(), "dama play".into()),
+            ("White".into(), names[0].into()),
+            ("Black".into(), names[1].into()),
+            ("Rules".into(), game.rules().to_string()),
+        ];
+        if let Some(loser) = resigned.map(crate::state::color) {
+            record.result = Some(dama_engine::Outcome::Decisive { winner: !loser });
+            record
+                .tags
+                .push(("Termination".into(), format!("{loser} resigns")));
+        } else if let Some((_, t)) = game.termination() {
+            record.tags.push(("Termination".into(), format!("{t:?}")));
+        }
+        record.to_string()
     }
 }
 

@@ -7,8 +7,8 @@
 
 use std::time::Duration;
 
+use dama_draughts::{AlphaBeta, SearchLimits};
 use dama_engine::Position;
-use dama_eval::{AlphaBeta, SearchLimits};
 
 fn main() {
     let mut args = std::env::args().skip(1);

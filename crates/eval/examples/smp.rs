@@ -11,8 +11,8 @@
 
 use std::time::Duration;
 
+use dama_draughts::{AlphaBeta, SearchLimits};
 use dama_engine::{Game, Position};
-use dama_eval::{AlphaBeta, SearchLimits};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 

@@ -51,9 +51,6 @@ pub enum Error {
         #[source]
         source: Box<dyn std::error::Error + Send + Sync + 'static>,
     },
-    /// A learned evaluator file could not be loaded.
-    #[error("evaluator")]
-    Evaluator(#[from] dama_nnue::Error),
     /// Reading or writing a file.
     #[error(transparent)]
     Io(#[from] std::io::Error),

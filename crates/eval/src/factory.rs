@@ -111,6 +111,9 @@ impl<G: GameDef> PlayerFactory<G> for NamedFactory<G> {
     fn batched(&self) -> Result<Option<BatchedSearcher<G::State>>, Error> {
         self.inner.batched()
     }
+    fn trained_rules(&self) -> Option<G::Rules> {
+        self.inner.trained_rules()
+    }
 }
 
 struct NamedPlayer<G: GameDef> {
@@ -127,5 +130,13 @@ impl<G: GameDef> Player<G> for NamedPlayer<G> {
     }
     fn new_game(&mut self) {
         self.inner.new_game();
+    }
+    fn think(
+        &mut self,
+        game: &G::Game,
+        time: Option<std::time::Duration>,
+        rng: &mut dyn RngCore,
+    ) -> Result<dama_game::Choice<G::Move>, GameError> {
+        self.inner.think(game, time, rng)
     }
 }

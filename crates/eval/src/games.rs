@@ -1,66 +1,100 @@
-//! Which players each game has: the one place in this crate that names
-//! the games (the arena, the network players and the ladder are written
-//! once for every [`GameDef`]).
-//!
-//! Every game has `random` ([`RandomPlayer`]), pure MCTS (`mcts:`,
-//! [`crate::MctsPlayer`]) and the checkpoint players (`ckpt:`, `policy:`,
-//! built by `crate::network` for any game); the others are the game's own:
-//! Turkish draughts' greedy player
-//! ([`dama_draughts::players::GreedyPlayer`]) and alpha-beta engine
-//! ([`crate::alphabeta`], with its evaluations and endgame tables); Turkish
-//! Tafl's baselines ([`dama_tafl::players`]). A spec a
-//! game does not have is refused in one sentence naming the spec and the
-//! game.
+//! Which players a game has: those written once for every game here
+//! (`random`, [`RandomPlayer`]; pure MCTS, `mcts:`, [`crate::MctsPlayer`];
+//! the checkpoint players, `ckpt:` and `policy:`, built by
+//! `crate::network`) and the game's own, asked of the game through the
+//! seam ([`GameDef::check_own`], [`GameDef::own_players`]): `greedy` and
+//! `alphabeta:…` specs become an [`OwnSpec`] the game checks and builds.
+//! A spec a game does not have is refused in one sentence naming the spec
+//! and the game.
 
 use std::any::Any;
 use std::sync::Arc;
 
-use dama_draughts::Draughts;
-use dama_game::GameDef;
-use dama_registry::GameName;
-use dama_tafl::players::{Baseline, BaselinePlayer};
-use dama_tafl::Tafl;
+use dama_game::{AlphaBetaSpec, GameDef, OwnError, OwnFactory, OwnSpec};
 
 use crate::player::{BuildOptions, Player, PlayerFactory, RandomPlayer};
-use crate::spec::{AlphaBetaLimit, PlayerSpec, SearchBudget};
+use crate::spec::PlayerSpec;
 use crate::Error;
-
-/// The deepest Turkish Tafl alpha-beta search a spec may ask for, in whole
-/// moves.
-pub const MAX_TAFL_ALPHABETA_DEPTH: u32 = 8;
 
 /// Refuses `spec` for `G`.
 fn not_available<G: GameDef>(spec: &PlayerSpec) -> Error {
     Error::Spec(format!("`{spec}` is not available for {}", G::TITLE))
 }
 
+/// The game's own-player spec `spec` stands for, if it is one (`greedy`,
+/// `alphabeta:…`).
+#[must_use]
+pub fn own_spec(spec: &PlayerSpec) -> Option<OwnSpec> {
+    match spec {
+        PlayerSpec::Greedy => Some(OwnSpec::Greedy),
+        PlayerSpec::AlphaBeta {
+            limit,
+            tt_mb,
+            eval,
+            threads,
+        } => Some(OwnSpec::AlphaBeta(AlphaBetaSpec {
+            limit: *limit,
+            tt_mb: *tt_mb,
+            eval: eval.clone(),
+            threads: *threads,
+        })),
+        _ => None,
+    }
+}
+
+/// `G`'s refusal of `spec`, in one sentence naming both.
+pub fn own_error<G: GameDef>(spec: &PlayerSpec, e: OwnError) -> Error {
+    match e {
+        OwnError::NotAvailable => not_available::<G>(spec),
+        OwnError::Settings(why) => Error::Spec(format!("`{spec}` in {}: {why}", G::TITLE)),
+        OwnError::Load(source) => Error::Network {
+            player: spec.to_string(),
+            source,
+        },
+    }
+}
+
+/// The endgame tables `tablebase` as `G`'s tables if they are its kind
+/// (draughts' tables are a [`BuildOptions::tablebase`]); the game's
+/// default (none) otherwise.
+pub fn tables_of<G: GameDef>(tablebase: &Option<Arc<dama_tablebase::Tablebase>>) -> G::Tables {
+    (tablebase as &dyn Any)
+        .downcast_ref::<G::Tables>()
+        .cloned()
+        .unwrap_or_default()
+}
+
+/// Whether `G`'s tables are the endgame tables ([`tables_of`] gives them
+/// to it).
+#[must_use]
+pub fn takes_tablebase<G: GameDef>() -> bool {
+    std::any::TypeId::of::<G::Tables>()
+        == std::any::TypeId::of::<Option<Arc<dama_tablebase::Tablebase>>>()
+}
+
 /// Checks that `G` has the player `spec` names, without building it (no
-/// checkpoint is read).
+/// file is read).
 ///
 /// # Errors
 ///
 /// [`Error::Spec`] naming the spec and the game for a player the game does
 /// not have, or a setting out of the game's range.
 pub fn check_spec<G: GameDef>(spec: &PlayerSpec) -> Result<(), Error> {
-    if let PlayerSpec::Mcts { .. } = spec {
-        // Pure MCTS (random rollouts) is written once for every game.
-        return Ok(());
-    }
-    match GameName::of::<G>() {
-        Some(GameName::Draughts) => Ok(()),
-        Some(GameName::Tafl) => tafl_baseline(spec).map(|_| ()),
-        // Every other game: the players written once for every game.
-        _ => match spec {
-            PlayerSpec::Random | PlayerSpec::Checkpoint { .. } | PlayerSpec::Policy { .. } => {
-                Ok(())
-            }
-            _ => Err(not_available::<G>(spec)),
+    match spec {
+        // Written once for every game.
+        PlayerSpec::Random
+        | PlayerSpec::Mcts { .. }
+        | PlayerSpec::Checkpoint { .. }
+        | PlayerSpec::Policy { .. } => Ok(()),
+        _ => match own_spec(spec) {
+            Some(own) => G::check_own(&own).map_err(|e| own_error::<G>(spec, e)),
+            None => Err(not_available::<G>(spec)),
         },
     }
 }
 
-/// The factory of the players of `spec` in `G` that are the game's own
-/// (every spec but `random` and the checkpoint players).
+/// The factory of the players of `spec` in `G` that are the game's own, or
+/// pure MCTS (every spec but `random` and the checkpoint players).
 pub(crate) fn game_players<G: GameDef>(
     spec: &PlayerSpec,
     name: String,
@@ -72,121 +106,38 @@ pub(crate) fn game_players<G: GameDef>(
             sims: *sims,
         }));
     }
-    match GameName::of::<G>() {
-        Some(GameName::Draughts) => cast(draughts(spec, name, options)?),
-        Some(GameName::Tafl) => cast(tafl(spec, name)?),
-        _ => Err(not_available::<G>(spec)),
+    let own = own_spec(spec).ok_or_else(|| not_available::<G>(spec))?;
+    let factory = G::own_players(&own, &tables_of::<G>(&options.tablebase))
+        .map_err(|e| own_error::<G>(spec, e))?;
+    // A learned evaluation plays the rules it was trained for.
+    if let (Some(trained), Some(asked)) = (
+        factory.trained_rules(),
+        options.rules.as_ref().and_then(|r| r.get::<G>()),
+    ) {
+        if trained != asked {
+            return Err(Error::Spec(format!(
+                "`{spec}` was trained for rules `{trained}`, not `{asked}`"
+            )));
+        }
     }
+    Ok(Arc::new(OwnPlayers { name, factory }))
 }
 
-/// `factory`, a factory of `H`'s players, as one of `G`'s: the same type
-/// when the registry names `G` as `H` (what [`game_players`] checked).
-fn cast<H: GameDef, G: GameDef>(
-    factory: Arc<dyn PlayerFactory<H>>,
-) -> Result<Arc<dyn PlayerFactory<G>>, Error> {
-    let any: Box<dyn Any> = Box::new(factory);
-    any.downcast::<Arc<dyn PlayerFactory<G>>>()
-        .map(|f| *f)
-        .map_err(|_| {
-            Error::Spec(format!(
-                "{} and {} share the name `{}` in the registry",
-                H::TITLE,
-                G::TITLE,
-                G::NAME
-            ))
-        })
-}
-
-/// Turkish draughts' own players: greedy, alpha-beta.
-fn draughts(
-    spec: &PlayerSpec,
+/// A game's own players under the spec's name.
+struct OwnPlayers<G: GameDef> {
     name: String,
-    options: &BuildOptions,
-) -> Result<Arc<dyn PlayerFactory<Draughts>>, Error> {
-    match spec {
-        PlayerSpec::Greedy => Ok(Arc::new(SimpleFactory {
-            name,
-            make: |n| Box::new(dama_draughts::players::GreedyPlayer::new(n)),
-        })),
-        PlayerSpec::AlphaBeta {
-            limit,
-            tt_mb,
-            eval,
-            threads,
-        } => {
-            let rules = options.rules.as_ref().and_then(|r| r.draughts());
-            let evaluation =
-                crate::Evaluation::of_spec(eval.as_deref(), rules.as_ref()).map_err(|e| {
-                    Error::Network {
-                        player: name.clone(),
-                        source: Box::new(e),
-                    }
-                })?;
-            Ok(Arc::new(crate::alphabeta::AlphaBetaFactory {
-                name,
-                limit: *limit,
-                tt_mb: *tt_mb,
-                tablebase: options.tablebase.clone(),
-                evaluation,
-                threads: *threads,
-            }))
-        }
-        _ => Err(not_available::<Draughts>(spec)),
-    }
+    factory: Arc<dyn OwnFactory<G>>,
 }
 
-/// The Turkish Tafl baseline a spec names: `random`, `greedy`, and
-/// `alphabeta:depth=D` with `D` in `1..=8` ([`MAX_TAFL_ALPHABETA_DEPTH`])
-/// whole moves; `Ok(None)` for a checkpoint with a simulation budget (the
-/// network players build it).
-///
-/// # Errors
-///
-/// [`Error::Spec`] for a depth out of range, and for the players Turkish
-/// Tafl does not have (`alphabeta:time=…`, `alphabeta:…,threads=N` with
-/// `N` other than 1 or with `eval=`, `policy:…`, `ckpt:…,time=…`),
-/// naming the spec.
-pub fn tafl_baseline(spec: &PlayerSpec) -> Result<Option<Baseline>, Error> {
-    match spec {
-        PlayerSpec::Random => Ok(Some(Baseline::Random)),
-        PlayerSpec::Greedy => Ok(Some(Baseline::Greedy)),
-        PlayerSpec::AlphaBeta {
-            limit: AlphaBetaLimit::Depth(d),
-            eval: None,
-            threads: 1,
-            ..
-        } => {
-            if (1..=MAX_TAFL_ALPHABETA_DEPTH).contains(d) {
-                Ok(Some(Baseline::AlphaBeta(*d)))
-            } else {
-                Err(Error::Spec(format!(
-                    "`{spec}`: depth={d} is out of range for Turkish Tafl \
-                     (1..={MAX_TAFL_ALPHABETA_DEPTH} whole moves)"
-                )))
-            }
-        }
-        PlayerSpec::Checkpoint {
-            budget: SearchBudget::Sims(_),
-            ..
-        } => Ok(None),
-        PlayerSpec::Checkpoint {
-            budget: SearchBudget::Time(_),
-            ..
-        } => Err(Error::Spec(format!(
-            "`{spec}`: Turkish Tafl checkpoint players search to a simulation count \
-             (sims=N), not a time"
-        ))),
-        PlayerSpec::AlphaBeta { .. } | PlayerSpec::Mcts { .. } | PlayerSpec::Policy { .. } => {
-            Err(not_available::<Tafl>(spec))
-        }
+impl<G: GameDef> PlayerFactory<G> for OwnPlayers<G> {
+    fn name(&self) -> &str {
+        &self.name
     }
-}
-
-/// Turkish Tafl's own players: its baselines.
-fn tafl(spec: &PlayerSpec, name: String) -> Result<Arc<dyn PlayerFactory<Tafl>>, Error> {
-    match tafl_baseline(spec)? {
-        Some(baseline) => Ok(Arc::new(TaflBaselines { name, baseline })),
-        None => Err(not_available::<Tafl>(spec)),
+    fn build(&self) -> Result<Box<dyn Player<G>>, Error> {
+        Ok(self.factory.build(&self.name))
+    }
+    fn trained_rules(&self) -> Option<G::Rules> {
+        self.factory.trained_rules()
     }
 }
 
@@ -211,44 +162,4 @@ pub(crate) fn random<G: GameDef>(name: String) -> Arc<dyn PlayerFactory<G>> {
         name,
         make: |n| Box::new(RandomPlayer::new(n)),
     })
-}
-
-/// A Turkish Tafl baseline under the spec's name.
-struct TaflBaselines {
-    name: String,
-    baseline: Baseline,
-}
-
-impl PlayerFactory<Tafl> for TaflBaselines {
-    fn name(&self) -> &str {
-        &self.name
-    }
-    fn build(&self) -> Result<Box<dyn Player<Tafl>>, Error> {
-        Ok(Box::new(Named {
-            inner: BaselinePlayer::new(self.baseline),
-            name: self.name.clone(),
-        }))
-    }
-}
-
-/// A player under another name.
-struct Named<P> {
-    inner: P,
-    name: String,
-}
-
-impl<G: GameDef, P: Player<G>> Player<G> for Named<P> {
-    fn name(&self) -> &str {
-        &self.name
-    }
-    fn choose(
-        &mut self,
-        game: &G::Game,
-        rng: &mut dyn rand::RngCore,
-    ) -> Result<G::Move, dama_game::GameError> {
-        self.inner.choose(game, rng)
-    }
-    fn new_game(&mut self) {
-        self.inner.new_game();
-    }
 }

@@ -44,11 +44,9 @@
 //! # Ok::<(), dama_eval::Error>(())
 //! ```
 
-pub mod alphabeta;
 mod arena;
 mod batched;
 mod error;
-mod evaluator;
 mod factory;
 pub mod games;
 mod io;
@@ -65,13 +63,11 @@ mod stats;
 #[cfg(feature = "network")]
 mod timed;
 
-pub use alphabeta::{AlphaBeta, AlphaBetaPlayer, SearchLimits, SearchReport};
 pub use arena::{
     play_game, play_match, progress_bar, GameEnd, GameRecord, MatchConfig, MatchProgress,
     MatchResult, SprtReport, TournamentScore,
 };
 pub use error::Error;
-pub use evaluator::{Evaluation, Evaluator, Handcrafted, Learned, LEARNED_SCORE_LIMIT};
 pub use factory::{factory, named, parse_player};
 pub use ladder::{run_checkpoints, run_ladder, LadderConfig, LadderResult, Pairing};
 pub use mcts_player::MctsPlayer;
@@ -91,15 +87,3 @@ pub use stats::{
     elo_from_score, expected_score, gsprt_llr, EloEstimate, GameScore, Pentanomial, Sprt,
     SprtDecision, Wdl, PSEUDO_COUNT, Z95,
 };
-
-/// Hashes of the positions of `game` before the current one, oldest first
-/// (for repetition detection in searches).
-pub fn game_history_hashes(game: &dama_engine::Game) -> Vec<u64> {
-    let mut pos = *game.start_position();
-    let mut out = Vec::with_capacity(game.moves().len());
-    for m in game.moves() {
-        out.push(pos.hash());
-        pos.play_unchecked(m);
-    }
-    out
-}

@@ -22,6 +22,12 @@ pub trait PlayerFactory<G: GameDef>: Send + Sync {
     /// When the player cannot be built (for a network player: a device error).
     fn build(&self) -> Result<Box<dyn Player<G>>, Error>;
 
+    /// The rules the players were trained for, if they play only those (a
+    /// learned evaluation); `None`: every rule set of the game.
+    fn trained_rules(&self) -> Option<G::Rules> {
+        None
+    }
+
     /// For players whose searches the arena can batch across games (a
     /// checkpoint with a simulation budget): a network evaluator and the
     /// search settings, which play exactly like [`PlayerFactory::build`]'s

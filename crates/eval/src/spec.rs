@@ -23,18 +23,9 @@ use std::time::Duration;
 use dama_mcts::{Algorithm, MAX_SIMULATIONS};
 use serde::{Deserialize, Serialize};
 
-use crate::alphabeta::MAX_THREADS;
 use crate::Error;
-
-/// Limit of an alpha-beta search.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum AlphaBetaLimit {
-    /// Fixed depth in plies (one ply = one whole move, captures included).
-    Depth(u32),
-    /// Iterative deepening until this many milliseconds have passed.
-    TimeMs(u64),
-}
+use dama_game::own::MAX_SEARCH_THREADS as MAX_THREADS;
+pub use dama_game::AlphaBetaLimit;
 
 /// How much a checkpoint player searches.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -94,7 +85,7 @@ pub enum PlayerSpec {
         #[serde(default)]
         eval: Option<PathBuf>,
         /// Search threads (`threads=N`, Lazy SMP; default 1, at most
-        /// [`crate::alphabeta::MAX_THREADS`]).
+        /// [`dama_game::own::MAX_SEARCH_THREADS`]).
         #[serde(default = "default_threads")]
         threads: usize,
     },

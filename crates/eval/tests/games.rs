@@ -128,18 +128,27 @@ fn the_same_arena_plays_both_games() {
 
 #[test]
 fn each_game_refuses_the_players_it_lacks_by_name() {
-    let of = |s: &str| games::tafl_baseline(&s.parse::<PlayerSpec>().expect("spec"));
+    let of = |s: &str| {
+        let spec = s.parse::<PlayerSpec>().expect("spec");
+        dama_tafl::players::baseline_of(&games::own_spec(&spec).expect("own"))
+    };
     assert_eq!(
         of("alphabeta:depth=3").expect("ok"),
-        Some(dama_tafl::players::Baseline::AlphaBeta(3))
+        dama_tafl::players::Baseline::AlphaBeta(3)
     );
-    assert_eq!(of("ckpt:/tmp/x.safetensors").expect("ok"), None);
+    // Networks and pure MCTS are every game's.
+    for spec in [
+        "ckpt:/tmp/x.safetensors",
+        "ckpt:/tmp/x.safetensors,time=100",
+        "mcts:sims=8",
+    ] {
+        games::check_spec::<Tafl>(&spec.parse().expect("spec")).expect(spec);
+    }
     for bad in [
         "alphabeta:time=100",
-        "policy:/tmp/x.safetensors",
         "alphabeta:depth=9",
         "alphabeta:depth=3,threads=2",
-        "ckpt:/tmp/x.safetensors,time=100",
+        "alphabeta:depth=3,eval=x.nnue",
     ] {
         let err = match parse_player::<Tafl>(bad, &Default::default()) {
             Ok(_) => panic!("{bad} accepted for Turkish Tafl"),
@@ -153,7 +162,8 @@ fn each_game_refuses_the_players_it_lacks_by_name() {
             .err()
             .expect("threads")
             .to_string(),
-        "`alphabeta:depth=3,threads=2` is not available for Turkish Tafl"
+        "`alphabeta:depth=3,threads=2` in Turkish Tafl: \
+         Turkish Tafl's alpha-beta searches on one thread (threads=1)"
     );
     assert_eq!(
         parse_player::<Tafl>("alphabeta:depth=4", &Default::default())

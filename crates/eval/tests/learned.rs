@@ -5,10 +5,9 @@
 use dama_draughts::Draughts;
 use std::sync::Arc;
 
+use dama_draughts::{AlphaBeta, Evaluation, Evaluator, SearchLimits};
 use dama_engine::{Game, Position, Rules};
-use dama_eval::{
-    factory, parse_player, AlphaBeta, BuildOptions, Evaluation, Evaluator, PlayerSpec, SearchLimits,
-};
+use dama_eval::{factory, parse_player, BuildOptions, PlayerSpec};
 use dama_nnue::{write_network, FloatNet, Network};
 use rand::seq::SliceRandom;
 use rand::SeedableRng;

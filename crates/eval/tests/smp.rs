@@ -2,10 +2,11 @@
 //! searches exactly as before, several threads find the same results where
 //! the search is exact, and never fail on ordinary positions.
 
+use dama_draughts::alphabeta::MATE_BOUND;
 use dama_draughts::Draughts;
+use dama_draughts::{AlphaBeta, SearchLimits, SearchReport};
 use dama_engine::{Game, Position};
-use dama_eval::alphabeta::MATE_BOUND;
-use dama_eval::{parse_player, AlphaBeta, SearchLimits, SearchReport};
+use dama_eval::parse_player;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
@@ -156,7 +157,7 @@ fn thread_counts_are_clamped() {
     assert_eq!(AlphaBeta::new(1).with_threads(7).threads(), 7);
     assert_eq!(
         AlphaBeta::new(1).with_threads(1000).threads(),
-        dama_eval::alphabeta::MAX_THREADS
+        dama_draughts::alphabeta::MAX_THREADS
     );
 }
 

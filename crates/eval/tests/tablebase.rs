@@ -3,9 +3,9 @@
 
 use std::sync::Arc;
 
+use dama_draughts::alphabeta::TB_WIN;
+use dama_draughts::{AlphaBeta, SearchLimits};
 use dama_engine::{Position, Rules};
-use dama_eval::alphabeta::TB_WIN;
-use dama_eval::{AlphaBeta, SearchLimits};
 use dama_tablebase::{Generator, Tablebase, Wdl};
 
 fn tables() -> (tempfile::TempDir, Arc<Tablebase>) {

@@ -5,9 +5,10 @@
 //! agree that the move wins material, so the positions are known to be right
 //! independently of the engine.
 
+use dama_draughts::alphabeta::{material, MATE_BOUND};
+use dama_draughts::{AlphaBeta, AlphaBetaPlayer, SearchLimits};
 use dama_engine::{Game, Position};
-use dama_eval::alphabeta::{material, MATE_BOUND};
-use dama_eval::{AlphaBeta, AlphaBetaLimit, AlphaBetaPlayer, Player, SearchLimits};
+use dama_eval::{AlphaBetaLimit, Player};
 use rand::SeedableRng;
 
 /// Material minimax for the side to move, extended while captures are
@@ -198,7 +199,7 @@ fn timed_search_respects_its_budget() {
 /// Plain negamax with the same rules, extensions and evaluation as the
 /// engine but no pruning, no table and no move ordering.
 fn reference(pos: &Position, depth: i32, ply: i32, path: &mut Vec<u64>) -> i32 {
-    use dama_eval::alphabeta::{evaluate, MATE};
+    use dama_draughts::alphabeta::{evaluate, MATE};
     if let Some(limit) = pos.rules().no_capture_limit {
         if pos.plies_since_capture() >= limit {
             return 0;

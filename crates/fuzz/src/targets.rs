@@ -457,7 +457,7 @@ fn tafl_bot_protocol(data: &[u8]) -> bool {
 }
 
 /// The one session of every game, with a random bot, fed `data`.
-fn session_protocol<G: dama_bot::BotGame>(data: &[u8]) -> bool {
+fn session_protocol<G: dama_game::GameDef>(data: &[u8]) -> bool {
     let bot = dama_bot::Bot::<G>::from_spec("random", &dama_bot::BotOptions::default())
         .expect("the random bot builds");
     let mut session = dama_bot::Session::new(bot);

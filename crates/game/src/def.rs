@@ -2,10 +2,12 @@
 
 use std::fmt::{Debug, Display};
 use std::str::FromStr;
+use std::sync::Arc;
 
 use dama_mcts::{Game as SearchGame, Outcome, Player};
 
 use crate::input::NnInput;
+use crate::own::{OwnError, OwnFactory, OwnSpec};
 use crate::shape::Shape;
 
 /// Why a game refused a move, a position or rules text: the game's own
@@ -296,4 +298,146 @@ pub trait GameDef: Copy + Default + Debug + Send + Sync + 'static {
 
     /// The policy index of the mirrored action (an involution).
     fn mirror_policy_index(index: usize) -> usize;
+
+    // --- The game's own players ([`crate::own`]) ---
+
+    /// Checks that the game has the player `spec` asks for, with these
+    /// settings, without reading any file. The default: no player of its
+    /// own.
+    ///
+    /// # Errors
+    ///
+    /// [`OwnError::NotAvailable`], or [`OwnError::Settings`] naming the
+    /// setting out of the game's range.
+    fn check_own(spec: &OwnSpec) -> Result<(), OwnError> {
+        let _ = spec;
+        Err(OwnError::NotAvailable)
+    }
+
+    /// The factory of the players `spec` asks for, probing `tables` where
+    /// they help. The default: no player of its own.
+    ///
+    /// # Errors
+    ///
+    /// As [`GameDef::check_own`], and [`OwnError::Load`] for a file that
+    /// cannot be used.
+    fn own_players(
+        spec: &OwnSpec,
+        tables: &Self::Tables,
+    ) -> Result<Arc<dyn OwnFactory<Self>>, OwnError> {
+        let _ = tables;
+        Self::check_own(spec)?;
+        Err(OwnError::NotAvailable)
+    }
+
+    /// Why a network trained under `trained` refuses to play `asked`, in
+    /// one sentence; `None`: it plays them (the caller warns if they
+    /// differ). The default plays every rule set.
+    fn refuse_network_rules(trained: &Self::Rules, asked: &Self::Rules) -> Option<String> {
+        let _ = (trained, asked);
+        None
+    }
+
+    /// The tables' best move and verdict, if `tables` hold the position.
+    /// The default: none.
+    fn table_move(game: &Self::Game, tables: &Self::Tables) -> Option<(Self::Move, TableVerdict)> {
+        let _ = (game, tables);
+        None
+    }
+
+    // --- Text for people (the bot's `dama play`, protocol and records) ---
+
+    /// An example position text, for the error of a command without one.
+    const POSITION_EXAMPLE: &'static str = "startpos";
+
+    /// How to type a move in `dama play`, and the commands there.
+    const MOVE_HELP: &'static str = "Type a move in the game's notation,\n\
+        or: moves (legal moves), board, undo (take back your last move), resign, quit, help.";
+
+    /// A side in sentences (`White`, `the Defenders`). The default: its
+    /// name in the geometry.
+    fn side_title(side: Player) -> &'static str {
+        Self::geometry().sides[side_index(side)].name
+    }
+
+    /// How the game ended, in words (`1-0 (NoPieces)`), if it did.
+    fn end_text(game: &Self::Game) -> Option<String> {
+        let why = Self::termination(game).unwrap_or_default();
+        Some(match Self::outcome(game)? {
+            Outcome::Win(p) => {
+                format!("{} win ({why})", Self::geometry().sides[side_index(p)].name)
+            }
+            Outcome::Draw => format!("a draw ({why})"),
+        })
+    }
+
+    /// How the game ended as the protocol's `status over` writes it
+    /// (`<result> <reason>`: the winner's key or `draw`), if it did.
+    fn status_text(game: &Self::Game) -> Option<String> {
+        let why = Self::termination(game).unwrap_or_default();
+        Some(match Self::outcome(game)? {
+            Outcome::Win(p) => format!("{} {why}", Self::geometry().sides[side_index(p)].key),
+            Outcome::Draw => format!("draw {why}"),
+        })
+    }
+
+    /// The board as text, `bottom`'s side nearest the viewer where the
+    /// game turns the board. The default: the position's text.
+    fn board_text(game: &Self::Game, bottom: Player) -> String {
+        let _ = bottom;
+        format!("{}\n", Self::position_text(game))
+    }
+
+    /// The game's record as text (PDN or the game's own), `names` the
+    /// players in [`Player`] order, `resigned` the side that resigned.
+    /// The default: tags (game, rules, players by side, start position,
+    /// termination), then the numbered whole moves.
+    fn record_text(game: &Self::Game, names: [&str; 2], resigned: Option<Player>) -> String {
+        let sides = Self::geometry().sides;
+        let mut out = format!(
+            "[Game \"{}\"]\n[Rules \"{}\"]\n[{} \"{}\"]\n[{} \"{}\"]\n[FEN \"{}\"]\n",
+            Self::TITLE,
+            Self::rules(game),
+            sides[0].name,
+            names[0].replace(['"', '\\'], "'"),
+            sides[1].name,
+            names[1].replace(['"', '\\'], "'"),
+            Self::start_text(game)
+        );
+        let end = match resigned {
+            Some(p) => Some(format!("{} resigns", sides[side_index(p)].name)),
+            None => Self::termination(game),
+        };
+        if let Some(end) = end {
+            out.push_str(&format!("[Termination \"{end}\"]\n"));
+        }
+        out.push('\n');
+        for (i, m) in Self::history(game).iter().enumerate() {
+            out.push_str(&format!("{}. {m} ", i + 1));
+        }
+        out.push('\n');
+        out
+    }
+}
+
+/// A side's place in [`Geometry::sides`].
+#[must_use]
+pub fn side_index(p: Player) -> usize {
+    match p {
+        Player::First => 0,
+        Player::Second => 1,
+    }
+}
+
+/// What a game's tables say about a position ([`GameDef::table_move`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TableVerdict {
+    /// The result for the side to move, in words (`win`, `cursed win`,
+    /// `draw`…).
+    pub result: String,
+    /// Whether the result is a win or a loss.
+    pub decisive: bool,
+    /// Plies to the capture that keeps the result, or to the end, where
+    /// the tables know it.
+    pub dtz: Option<u16>,
 }

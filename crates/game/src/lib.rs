@@ -14,12 +14,15 @@
 
 mod def;
 mod input;
+pub mod own;
 pub mod player;
 mod shape;
 
 pub use def::{
-    DecisionSquares, GameDef, GameError, Geometry, IncompleteTurn, MoveSquares, Piece, PieceKind,
-    SideInfo, TournamentPoints,
+    side_index, DecisionSquares, GameDef, GameError, Geometry, IncompleteTurn, MoveSquares, Piece,
+    PieceKind, SideInfo, TableVerdict, TournamentPoints,
 };
 pub use input::NnInput;
+pub use own::{AlphaBetaLimit, AlphaBetaSpec, OwnError, OwnFactory, OwnSpec};
+pub use player::Choice;
 pub use shape::{Shape, ShapeError, MAX_PLANES, MAX_SIDE};

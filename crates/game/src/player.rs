@@ -3,6 +3,8 @@
 //! network and search players written once for every game), and
 //! [`RandomPlayer`], the baseline every game has.
 
+use std::time::Duration;
+
 use rand::{Rng, RngCore};
 
 use crate::def::{GameDef, GameError};
@@ -30,6 +32,51 @@ pub trait Player<G: GameDef>: Send {
 
     /// Called before each game; the default does nothing.
     fn new_game(&mut self) {}
+
+    /// Picks a move as [`Player::choose`] does and says what it found: a
+    /// searching player its principal variation, score and nodes. `time`,
+    /// when given, replaces a timed player's own time per move (a bot
+    /// told how long to think); players that do not search ignore it. The
+    /// default reports the move alone.
+    ///
+    /// # Errors
+    ///
+    /// As [`Player::choose`].
+    fn think(
+        &mut self,
+        game: &G::Game,
+        time: Option<Duration>,
+        rng: &mut dyn RngCore,
+    ) -> Result<Choice<G::Move>, GameError> {
+        let _ = time;
+        Ok(Choice::of(self.choose(game, rng)?))
+    }
+}
+
+/// What a player found when it chose a move ([`Player::think`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Choice<M> {
+    /// The move played.
+    pub best: M,
+    /// The expected line from here, `best` first (empty if not known).
+    pub pv: Vec<M>,
+    /// The search's score in centi-men for the side to move and the depth
+    /// it was reached at (in whole moves), if the player searched.
+    pub score: Option<(i32, u32)>,
+    /// Positions searched.
+    pub nodes: u64,
+}
+
+impl<M> Choice<M> {
+    /// A move with nothing else to say.
+    pub fn of(best: M) -> Choice<M> {
+        Choice {
+            best,
+            pv: Vec::new(),
+            score: None,
+            nodes: 0,
+        }
+    }
 }
 
 /// A player was asked to move in a position without legal moves.

@@ -428,8 +428,7 @@ fn nnue_curve(
         SearchBudget::Time(d) => d.as_millis().max(1) as u64,
         SearchBudget::Sims(_) => 100,
     };
-    let rules = dama_eval::Evaluation::load(&nets[0].1, None)
-        .map_err(eval_err)?
+    let rules = dama_draughts::Evaluation::load(&nets[0].1, None)?
         .rules()
         .copied()
         .unwrap_or_default();

@@ -72,6 +72,9 @@ pub enum Error {
     /// An evaluation match failed.
     #[error("evaluation")]
     Eval(#[from] dama_eval::Error),
+    /// The alpha-beta engine's evaluator could not be loaded or used.
+    #[error(transparent)]
+    Engine(#[from] dama_draughts::EngineError),
 }
 
 impl Error {

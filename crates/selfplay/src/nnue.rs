@@ -28,10 +28,11 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Instant;
 
 use dama_draughts::Draughts;
+use dama_draughts::{AlphaBeta, Evaluation, SearchLimits};
 use dama_engine::{Game, Position, Rules};
 use dama_eval::{
-    random_openings, AlphaBeta, AlphaBetaLimit, BuildOptions, Evaluation, MatchConfig, MatchResult,
-    Opening, OpeningSource, PlayerSpec, SearchLimits,
+    random_openings, AlphaBetaLimit, BuildOptions, MatchConfig, MatchResult, Opening,
+    OpeningSource, PlayerSpec,
 };
 use dama_nn::{NnueTrainSettings, NnueTrainer};
 use dama_nnue::{read_network, read_samples, write_network, write_samples, FloatNet, Sample};
@@ -418,7 +419,7 @@ fn play_game(
     let mut plies = 0;
     while !game.is_game_over() && plies < sp.max_plies {
         let pos = *game.position();
-        let history = dama_eval::game_history_hashes(&game);
+        let history = dama_draughts::game_history_hashes(&game);
         let report = engine.search(&pos, &history, limits);
         let Some(best) = report.best else {
             break;
@@ -709,7 +710,7 @@ pub fn run_nnue(
         };
         let (samples, sp_event) = selfplay(config, generation, &best, &pool, progress);
         write_samples(&dir.samples(generation), &config.rules, &samples)
-            .map_err(dama_eval::Error::from)?;
+            .map_err(dama_draughts::EngineError::from)?;
         metrics.write(&MetricsEvent::Selfplay(sp_event.clone()))?;
         run_positions += sp_event.samples;
         run_games += sp_event.games;
@@ -726,13 +727,13 @@ pub fn run_nnue(
         let mut window = Vec::new();
         for g in first..generation {
             let (_, s) = read_samples(&dir.samples(g), Some(&config.rules), MAX_SAMPLES_PER_FILE)
-                .map_err(dama_eval::Error::from)?;
+                .map_err(dama_draughts::EngineError::from)?;
             window.extend(s);
         }
         window.extend_from_slice(&samples);
         let init = if generation > 1 && config.train.init == TrainInit::Previous {
             read_network(&dir.evaluator(generation - 1), Some(&config.rules))
-                .map_err(dama_eval::Error::from)?
+                .map_err(dama_draughts::EngineError::from)?
                 .0
         } else {
             FloatNet::random(
@@ -802,7 +803,7 @@ pub fn run_nnue(
                 ("samples", window.len().to_string()),
             ],
         )
-        .map_err(dama_eval::Error::from)?;
+        .map_err(dama_draughts::EngineError::from)?;
         let train_seconds = train_start.elapsed().as_secs_f64();
         if stop.load(Ordering::Relaxed) {
             // The network is written; the generation is not finished.
@@ -846,7 +847,7 @@ pub fn run_nnue(
                 &net,
                 &[("generation", generation.to_string())],
             )
-            .map_err(dama_eval::Error::from)?;
+            .map_err(dama_draughts::EngineError::from)?;
         }
 
         // 4. The best network against the handcrafted evaluation.

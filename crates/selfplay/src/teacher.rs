@@ -18,9 +18,9 @@
 use std::sync::Arc;
 use std::time::Instant;
 
+use dama_draughts::alphabeta::{AlphaBeta, SearchLimits, MATE_BOUND};
 use dama_draughts::encode::{self, PLANES_LEN};
 use dama_engine::{Color, Game, Move, Rules};
-use dama_eval::alphabeta::{AlphaBeta, SearchLimits, MATE_BOUND};
 use dama_tablebase::Tablebase;
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
@@ -167,7 +167,7 @@ fn play_one(job: &TeacherJob<'_>, index: usize) -> Result<(GameRecord, u32), Err
         if game.moves().len() as u32 >= job.selfplay.max_plies {
             break (None, MOVE_CAP.to_owned());
         }
-        let history = dama_eval::game_history_hashes(&game);
+        let history = dama_draughts::game_history_hashes(&game);
         let report = engine.search(game.position(), &history, limits);
         let Some(best) = report.best else {
             // No legal move: `termination` says so on the next turn.

@@ -128,7 +128,7 @@ fn a_run_trains_gates_evaluates_and_resumes_bit_for_bit() {
 
     // Another variant's evaluator is refused by the engine's loader.
     let croda: dama_engine::Rules = "variant=croda".parse().unwrap();
-    let err = dama_eval::Evaluation::load(&whole.evaluator(2), Some(&croda)).unwrap_err();
+    let err = dama_draughts::Evaluation::load(&whole.evaluator(2), Some(&croda)).unwrap_err();
     let chain = format!("{err}: {}", std::error::Error::source(&err).unwrap());
     assert!(chain.contains("not `variant=croda"), "{chain}");
 }

@@ -1,5 +1,5 @@
 //! The server's bots: `dama_bot::Bot<G>` for whichever game a request
-//! plays (built through `dama_bot::with_bot_game`), behind [`AnyBot`], so
+//! plays (built through `GameName::with`), behind [`AnyBot`], so
 //! the rest of the server, written once against [`GameDef`], sees only
 //! [`AnyBot`], [`think`] and the game-neutral [`Thought`]. Which catalogue
 //! entries a game offers is said here ([`baselines`], [`max_depth`],
@@ -9,8 +9,8 @@
 use std::any::Any;
 use std::time::Duration;
 
-use dama_bot::{with_bot_game, BotGame, BotOptions, BotSpec, Limit, WithBotGame};
-use dama_game::GameDef;
+use dama_bot::{BotOptions, BotSpec, Limit};
+use dama_game::{AlphaBetaLimit, AlphaBetaSpec, GameDef, OwnError, OwnSpec};
 use dama_nn::{GameName, GameRules};
 
 pub use dama_bot::Eval;
@@ -82,7 +82,7 @@ pub trait ErasedBot: Send + std::fmt::Debug {
     fn think_any(&mut self, game: &dyn Any, limit: Option<Limit>) -> Result<Box<dyn Any>, String>;
 }
 
-impl<G: BotGame> ErasedBot for dama_bot::Bot<G> {
+impl<G: GameDef> ErasedBot for dama_bot::Bot<G> {
     fn think_any(&mut self, game: &dyn Any, limit: Option<Limit>) -> Result<Box<dyn Any>, String> {
         let game = game
             .downcast_ref::<G::Game>()
@@ -113,29 +113,68 @@ impl<G: BotGame> ErasedBot for dama_bot::Bot<G> {
 }
 
 /// The baselines game `game` offers, by catalogue id (`alphabeta`,
-/// `mcts`, `greedy`, `random`).
-pub fn baselines(game: GameName) -> &'static [&'static str] {
-    match game {
-        GameName::Draughts => &["alphabeta", "mcts", "greedy", "random"],
-        GameName::Tafl => &["alphabeta", "greedy", "random"],
-        // A game without its own players: those written once for every game.
-        _ => &["mcts", "random"],
+/// `mcts`, `greedy`, `random`): pure MCTS and random for every game, and
+/// the game's own players it has ([`GameDef::check_own`]).
+pub fn baselines(game: GameName) -> Vec<&'static str> {
+    struct Offered;
+    impl dama_nn::WithGame for Offered {
+        type Output = Vec<&'static str>;
+        fn run<G: GameDef>(self) -> Vec<&'static str> {
+            let mut ids = Vec::new();
+            if G::check_own(&alphabeta(AlphaBetaLimit::Depth(1), None)).is_ok() {
+                ids.push("alphabeta");
+            }
+            ids.push("mcts");
+            if G::check_own(&OwnSpec::Greedy).is_ok() {
+                ids.push("greedy");
+            }
+            ids.push("random");
+            ids
+        }
     }
+    game.with(Offered)
+}
+
+fn alphabeta(limit: AlphaBetaLimit, eval: Option<&str>) -> OwnSpec {
+    OwnSpec::AlphaBeta(AlphaBetaSpec {
+        limit,
+        tt_mb: 1,
+        eval: eval.map(Into::into),
+        threads: 1,
+    })
 }
 
 /// The deepest alpha-beta search game `game`'s bot takes, if lower than
-/// the server's limit.
-pub fn max_depth(game: GameName) -> Option<u32> {
-    match game {
-        GameName::Tafl => Some(8),
-        _ => None,
+/// `limit`, the server's.
+pub fn max_depth(game: GameName, limit: u32) -> Option<u32> {
+    struct Deepest(u32);
+    impl dama_nn::WithGame for Deepest {
+        type Output = Option<u32>;
+        fn run<G: GameDef>(self) -> Option<u32> {
+            let takes = |d| G::check_own(&alphabeta(AlphaBetaLimit::Depth(d), None)).is_ok();
+            if takes(self.0) {
+                return None;
+            }
+            (1..self.0).rev().find(|&d| takes(d))
+        }
     }
+    game.with(Deepest(limit))
 }
 
 /// Whether game `game` has learned-evaluator bots (`nnue:RUN`, evaluator
-/// bundles).
+/// bundles): its alpha-beta engine takes an evaluator file.
 pub fn has_evaluators(game: GameName) -> bool {
-    game == GameName::Draughts
+    struct Takes;
+    impl dama_nn::WithGame for Takes {
+        type Output = bool;
+        fn run<G: GameDef>(self) -> bool {
+            !matches!(
+                G::check_own(&alphabeta(AlphaBetaLimit::Depth(1), Some("x.nnue"))),
+                Err(OwnError::NotAvailable | OwnError::Settings(_))
+            )
+        }
+    }
+    game.with(Takes)
 }
 
 /// The game a bot plays when it has a network (`None`: a baseline, which
@@ -192,14 +231,14 @@ pub fn plays(trained: &GameRules, rules: &GameRules) -> Result<(), String> {
 /// The bot's error, on one line.
 pub fn build(game: GameName, spec: &BotSpec, options: &BotOptions) -> Result<AnyBot, String> {
     struct Build<'a>(&'a BotSpec, &'a BotOptions);
-    impl WithBotGame for Build<'_> {
+    impl dama_nn::WithGame for Build<'_> {
         type Output = Result<AnyBot, String>;
-        fn run<G: BotGame>(self) -> Self::Output {
+        fn run<G: GameDef>(self) -> Self::Output {
             let bot = dama_bot::Bot::<G>::new(self.0, self.1).map_err(|e| chain(&e))?;
             Ok(AnyBot::Built(Box::new(bot)))
         }
     }
-    with_bot_game(game, Build(spec, options))
+    game.with(Build(spec, options))
 }
 
 /// Thinks about `game` with `bot`.

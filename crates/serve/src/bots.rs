@@ -323,7 +323,7 @@ impl Catalogue {
             if !path.is_file() {
                 continue;
             }
-            let rules = dama_eval::Evaluation::load(&path, None)
+            let rules = dama_draughts::Evaluation::load(&path, None)
                 .ok()
                 .and_then(|e| e.rules().map(ToString::to_string));
             out.push(BotEntry {
@@ -491,7 +491,10 @@ impl Catalogue {
             }
             "alphabeta" => {
                 let limit = self.limit(id, StrengthKind::Depth, strength)?;
-                if let (Some(max), Some(d)) = (adapter::max_depth(game), strength.depth) {
+                if let (Some(max), Some(d)) = (
+                    adapter::max_depth(game, self.limits.max_depth),
+                    strength.depth,
+                ) {
                     if d > max {
                         return Err(ApiError::bad_request(format!(
                             "depth must be in 1..={max} for {}, got {d}",

@@ -21,8 +21,8 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use common::{pieces, start, train};
+use dama_draughts::alphabeta::{AlphaBeta, SearchLimits};
 use dama_engine::{Game, Move, Position};
-use dama_eval::alphabeta::{AlphaBeta, SearchLimits};
 use dama_serve::{Limits, ServeOptions};
 use fantoccini::{Client, ClientBuilder, Locator};
 use hyper_util::client::legacy::connect::HttpConnector;
@@ -212,7 +212,7 @@ fn choose(game: &Game, engine: &mut AlphaBeta, depth: u32) -> Move {
     {
         return *m;
     }
-    let history = dama_eval::game_history_hashes(game);
+    let history = dama_draughts::game_history_hashes(game);
     engine
         .search(game.position(), &history, SearchLimits::depth(depth))
         .best

@@ -219,6 +219,13 @@ impl BaselinePlayer {
         }
     }
 
+    /// The same player called `name`.
+    #[must_use]
+    pub fn with_name(mut self, name: impl Into<String>) -> Self {
+        self.name = name.into();
+        self
+    }
+
     /// The baseline it plays.
     pub fn baseline(&self) -> Baseline {
         self.baseline
@@ -238,6 +245,70 @@ impl dama_game::player::Player<crate::Tafl> for BaselinePlayer {
         self.baseline
             .choose(game, &mut rng)
             .ok_or_else(|| dama_game::player::NoMove.into())
+    }
+
+    /// The alpha-beta baseline reports its score, depth and nodes.
+    fn think(
+        &mut self,
+        game: &Game,
+        _: Option<std::time::Duration>,
+        rng: &mut dyn rand::RngCore,
+    ) -> Result<dama_game::Choice<Move>, dama_game::GameError> {
+        match self.baseline {
+            Baseline::AlphaBeta(depth) => {
+                let (best, score, nodes) =
+                    best_move(game, depth, Some(rng)).ok_or(dama_game::player::NoMove)?;
+                let mut choice = dama_game::Choice::of(best);
+                choice.score = Some((score, depth));
+                choice.nodes = nodes;
+                Ok(choice)
+            }
+            _ => Ok(dama_game::Choice::of(self.choose(game, rng)?)),
+        }
+    }
+}
+
+/// The deepest alpha-beta search a spec may ask for, in whole moves.
+pub const MAX_ALPHABETA_DEPTH: u32 = 8;
+
+/// The baseline an own-player spec names (`greedy`, `alphabeta:depth=D`
+/// with `D` in `1..=`[`MAX_ALPHABETA_DEPTH`], no evaluator file, one
+/// thread).
+///
+/// # Errors
+///
+/// [`dama_game::OwnError::Settings`] naming what Turkish Tafl's search
+/// does not have.
+pub fn baseline_of(spec: &dama_game::OwnSpec) -> Result<Baseline, dama_game::OwnError> {
+    use dama_game::{AlphaBetaLimit, OwnError, OwnSpec};
+    let settings = |s: String| Err(OwnError::Settings(s));
+    match spec {
+        OwnSpec::Greedy => Ok(Baseline::Greedy),
+        OwnSpec::AlphaBeta(a) => match a.limit {
+            _ if a.eval.is_some() => settings(
+                "Turkish Tafl has no learned evaluation (eval=): its alpha-beta uses its own"
+                    .into(),
+            ),
+            _ if a.threads != 1 => {
+                settings("Turkish Tafl's alpha-beta searches on one thread (threads=1)".into())
+            }
+            AlphaBetaLimit::TimeMs(_) => settings(
+                "Turkish Tafl's alpha-beta searches to a depth (depth=N), not a time".into(),
+            ),
+            AlphaBetaLimit::Depth(d) if !(1..=MAX_ALPHABETA_DEPTH).contains(&d) => settings(
+                format!("depth={d} is out of range (1..={MAX_ALPHABETA_DEPTH} whole moves)"),
+            ),
+            AlphaBetaLimit::Depth(d) => Ok(Baseline::AlphaBeta(d)),
+        },
+    }
+}
+
+/// Builds [`BaselinePlayer`]s of one baseline.
+pub(crate) struct BaselineFactory(pub(crate) Baseline);
+
+impl dama_game::OwnFactory<crate::Tafl> for BaselineFactory {
+    fn build(&self, name: &str) -> Box<dyn dama_game::player::Player<crate::Tafl>> {
+        Box::new(BaselinePlayer::new(self.0).with_name(name))
     }
 }
 

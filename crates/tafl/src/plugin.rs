@@ -1,14 +1,16 @@
 //! Turkish Tafl behind the game seam: [`Tafl`] implements
 //! [`dama_game::GameDef`].
 
+use std::sync::Arc;
+
 use dama_game::{
-    DecisionSquares, GameDef, GameError, Geometry, IncompleteTurn, MoveSquares, Piece, PieceKind,
-    SideInfo,
+    DecisionSquares, GameDef, GameError, Geometry, IncompleteTurn, MoveSquares, OwnError,
+    OwnFactory, OwnSpec, Piece, PieceKind, SideInfo,
 };
 use dama_mcts::{Outcome, Player};
 
 use crate::search::{player, TaflState};
-use crate::{Game, Move, MoveKind, Position, Square, Step, TaflRules};
+use crate::{Game, Move, MoveKind, Position, Side, Square, Step, TaflRules};
 
 /// Turkish Tafl, as every layer above the rules sees it.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -217,6 +219,137 @@ impl GameDef for Tafl {
 
     fn mirror_policy_index(index: usize) -> usize {
         crate::encode::mirror_policy_index(index)
+    }
+
+    fn check_own(spec: &OwnSpec) -> Result<(), OwnError> {
+        crate::players::baseline_of(spec).map(|_| ())
+    }
+
+    fn own_players(spec: &OwnSpec, _: &()) -> Result<Arc<dyn OwnFactory<Tafl>>, OwnError> {
+        Ok(Arc::new(crate::players::BaselineFactory(
+            crate::players::baseline_of(spec)?,
+        )))
+    }
+
+    const POSITION_EXAMPLE: &'static str = "W:Wb5,c5,Kd1:Ba1,Kb3";
+    const MOVE_HELP: &'static str = "Type a move: b5-b4 (a slide), a1-a3-c3 (friendly jumps), \
+        c4xc2 or c4xc2xa2 (a capture; a chain may be shortened to its start and end), \
+        c8-off (the King's exit),\n\
+        or: moves (legal moves), board, undo (take back your last move), resign, quit, help.";
+
+    fn side_title(side: Player) -> &'static str {
+        match side {
+            Player::First => "the Defenders",
+            Player::Second => "the King side",
+        }
+    }
+
+    fn end_text(game: &Game) -> Option<String> {
+        let o = game.outcome()?;
+        let who = match o.winner {
+            Some(Side::Defender) => "the Defenders win",
+            Some(Side::KingSide) => "the King side wins",
+            None => "a draw",
+        };
+        Some(format!("{who} ({})", o.termination))
+    }
+
+    fn status_text(game: &Game) -> Option<String> {
+        let o = game.outcome()?;
+        Some(format!(
+            "{} {:?}",
+            o.winner.map_or("draw", side_key),
+            o.termination
+        ))
+    }
+
+    /// Columns 1 to 8 left to right (the King side moves right and leaves
+    /// the board past column 8), rows `d` to `a` top to bottom; `b`
+    /// King-side men, `K` the King, `w` Defender men, `W` Defender Kings,
+    /// `.` empty. The board is never turned.
+    fn board_text(game: &Game, _: Player) -> String {
+        let pos = game.position();
+        let numbers = "1 2 3 4 5 6 7 8";
+        let edge = format!("   +{}+\n", "-".repeat(17));
+        let mut out = format!("     {numbers}\n{edge}");
+        for row in (0..crate::ROWS).rev() {
+            let letter = char::from(b'a' + row);
+            out.push_str(&format!(" {letter} |"));
+            for col in 0..crate::COLUMNS {
+                let c = match Square::at(row, col) {
+                    None => '?',
+                    Some(sq) if pos.king() == sq => 'K',
+                    Some(sq) if pos.king_side_men().contains(sq) => 'b',
+                    Some(sq) if pos.defender_men().contains(sq) => 'w',
+                    Some(sq) if pos.defender_kings().contains(sq) => 'W',
+                    Some(_) => '.',
+                };
+                out.push(' ');
+                out.push(c);
+            }
+            out.push_str(&format!(" | {letter}\n"));
+        }
+        out.push_str(&edge);
+        out.push_str(&format!("     {numbers}\n"));
+        out
+    }
+
+    /// A PDN-like text record: tags for the game, players (Defenders, King
+    /// side), rules, start position (FEN), result (1-0: the Defenders win,
+    /// as in self-play records) and termination, then the numbered moves.
+    fn record_text(game: &Game, names: [&str; 2], resigned: Option<Player>) -> String {
+        let tag = |v: &str| v.replace(['"', '\\'], "'");
+        let (winner, termination) = match (resigned.map(side_of), game.outcome()) {
+            (Some(loser), _) => (
+                Some(Some(loser.other())),
+                format!("{} resigns", side_key(loser)),
+            ),
+            (None, Some(o)) => (Some(o.winner), format!("{:?}", o.termination)),
+            (None, None) => (None, "unfinished".to_owned()),
+        };
+        let result = match winner {
+            Some(Some(Side::Defender)) => "1-0",
+            Some(Some(Side::KingSide)) => "0-1",
+            Some(None) => "1/2-1/2",
+            None => "*",
+        };
+        let mut text = String::new();
+        for (k, v) in [
+            ("Event", "dama play".to_owned()),
+            ("GameType", "Turkish Tafl".to_owned()),
+            ("Defenders", tag(names[0])),
+            ("KingSide", tag(names[1])),
+            ("Rules", game.rules().to_string()),
+            ("FEN", game.start_position().to_string()),
+            ("Result", result.to_owned()),
+            ("Termination", termination),
+        ] {
+            text.push_str(&format!("[{k} \"{v}\"]\n"));
+        }
+        text.push('\n');
+        let moves: Vec<String> = game.moves().iter().map(ToString::to_string).collect();
+        for (i, pair) in moves.chunks(2).enumerate() {
+            text.push_str(&format!("{}. {} ", i + 1, pair.join(" ")));
+        }
+        text.push_str(result);
+        text.push('\n');
+        text
+    }
+}
+
+/// The side a search player stands for.
+fn side_of(p: Player) -> Side {
+    match p {
+        Player::First => Side::Defender,
+        Player::Second => Side::KingSide,
+    }
+}
+
+/// A side as the protocol writes it: `defender`, `king_side`.
+fn side_key(side: Side) -> &'static str {
+    match side {
+        Side::Defender => "defender",
+        Side::KingSide => "king_side",
     }
 }
 

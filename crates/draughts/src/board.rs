@@ -7,7 +7,7 @@ use dama_engine::{Color, Position, Role, Square};
 /// nearest to the viewer (White: rank 1 at the bottom).
 ///
 /// ```
-/// let board = dama_bot::draw_board(&dama_engine::Position::startpos(), dama_engine::Color::White);
+/// let board = dama_draughts::board::draw_board(&dama_engine::Position::startpos(), dama_engine::Color::White);
 /// assert!(board.contains(" 2 | w w w w w w w w | 2"));
 /// assert!(board.lines().next().unwrap().contains("a b c d e f g h"));
 /// ```

@@ -2,7 +2,7 @@
 //! alpha-beta, a Zobrist-keyed transposition table, move ordering (table
 //! move, captures, promotions, killers, history), quiescence over forced
 //! captures and a static evaluation at the leaves: the handcrafted one, or
-//! a learned network ([`crate::Evaluation`]; the search is compiled once
+//! a learned network ([`Evaluation`]; the search is compiled once
 //! per [`Evaluator`]).
 //!
 //! One ply is one whole move (a capture sequence is one ply).
@@ -30,12 +30,11 @@ use dama_tablebase::Tablebase;
 use rand::RngCore;
 
 use crate::evaluator::{Evaluation, Evaluator, Handcrafted, Learned};
-use dama_draughts::Draughts;
-use dama_game::GameError;
+use crate::Draughts;
+use dama_game::player::Choice;
+use dama_game::{AlphaBetaLimit, GameError};
 
-use crate::player::{Player, PlayerFactory};
-use crate::spec::AlphaBetaLimit;
-use crate::Error;
+use dama_game::player::Player;
 
 /// Score of a win at the root; a win in `n` plies scores `MATE - n`.
 pub const MATE: i32 = 30_000;
@@ -239,7 +238,7 @@ const BOUND_LOWER: u8 = 2;
 const BOUND_UPPER: u8 = 3;
 
 /// The most search threads an engine runs ([`AlphaBeta::with_threads`]).
-pub const MAX_THREADS: usize = 64;
+pub const MAX_THREADS: usize = dama_game::own::MAX_SEARCH_THREADS;
 
 /// Compact identity of a move for the table: `from`, `to` and a fold of the
 /// captured set (`+1` so that 0 means "no move").
@@ -1143,27 +1142,55 @@ impl AlphaBetaPlayer {
     }
 }
 
+impl AlphaBetaPlayer {
+    fn search_game(
+        &mut self,
+        game: &Game,
+        time: Option<Duration>,
+    ) -> Result<SearchReport, GameError> {
+        self.engine.evaluation.check_rules(game.rules())?;
+        let limits = match (time, self.limit) {
+            (Some(t), _) => SearchLimits::time(t),
+            (None, AlphaBetaLimit::Depth(d)) => SearchLimits::depth(d),
+            (None, AlphaBetaLimit::TimeMs(ms)) => SearchLimits::time(Duration::from_millis(ms)),
+        };
+        let history = game_history_hashes(game);
+        let report = self.engine.search(game.position(), &history, limits);
+        if report.best.is_none() {
+            return Err(dama_game::player::NoMove.into());
+        }
+        Ok(report)
+    }
+}
+
 impl Player<Draughts> for AlphaBetaPlayer {
     fn name(&self) -> &str {
         &self.name
     }
 
     fn choose(&mut self, game: &Game, _rng: &mut dyn RngCore) -> Result<Move, GameError> {
-        if let Err(e) = self.engine.evaluation.check_rules(game.rules()) {
-            return Err(Error::player(&self.name, e.to_string()).into());
-        }
-        let limits = match self.limit {
-            AlphaBetaLimit::Depth(d) => SearchLimits::depth(d),
-            AlphaBetaLimit::TimeMs(ms) => SearchLimits::time(Duration::from_millis(ms)),
-        };
-        let history = crate::game_history_hashes(game);
-        let report = self.engine.search(game.position(), &history, limits);
-        let best = report.best.ok_or_else(|| Error::Player {
-            player: self.name.clone(),
-            message: "no legal move".to_owned(),
-        })?;
+        let report = self.search_game(game, None)?;
+        let best = report.best.ok_or(dama_game::player::NoMove)?;
         self.last = Some(report);
         Ok(best)
+    }
+
+    fn think(
+        &mut self,
+        game: &Game,
+        time: Option<Duration>,
+        _rng: &mut dyn RngCore,
+    ) -> Result<Choice<Move>, GameError> {
+        let report = self.search_game(game, time)?;
+        let best = report.best.ok_or(dama_game::player::NoMove)?;
+        let mut choice = Choice::of(best);
+        choice.score = Some((report.score, report.depth));
+        if report.pv.first() == Some(&best) {
+            choice.pv.clone_from(&report.pv);
+        }
+        choice.nodes = report.nodes;
+        self.last = Some(report);
+        Ok(choice)
     }
 
     fn new_game(&mut self) {
@@ -1171,27 +1198,16 @@ impl Player<Draughts> for AlphaBetaPlayer {
     }
 }
 
-pub(crate) struct AlphaBetaFactory {
-    pub(crate) name: String,
-    pub(crate) limit: AlphaBetaLimit,
-    pub(crate) tt_mb: usize,
-    pub(crate) tablebase: Option<Arc<Tablebase>>,
-    pub(crate) evaluation: Evaluation,
-    pub(crate) threads: usize,
-}
-
-impl PlayerFactory<Draughts> for AlphaBetaFactory {
-    fn name(&self) -> &str {
-        &self.name
+/// Hashes of the positions of `game` before the current one, oldest first
+/// (for repetition detection in searches).
+pub fn game_history_hashes(game: &Game) -> Vec<u64> {
+    let mut pos = *game.start_position();
+    let mut out = Vec::with_capacity(game.moves().len());
+    for m in game.moves() {
+        out.push(pos.hash());
+        pos.play_unchecked(m);
     }
-    fn build(&self) -> Result<Box<dyn Player<Draughts>>, Error> {
-        Ok(Box::new(
-            AlphaBetaPlayer::new(self.name.clone(), self.limit, self.tt_mb)
-                .with_tablebase(self.tablebase.clone())
-                .with_evaluation(self.evaluation.clone())
-                .with_threads(self.threads),
-        ))
-    }
+    out
 }
 
 #[cfg(test)]

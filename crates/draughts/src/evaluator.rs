@@ -13,7 +13,7 @@ use std::sync::Arc;
 use dama_engine::{Position, Rules};
 use dama_nnue::{Accumulator, Network};
 
-use crate::Error;
+use crate::error::EngineError;
 
 /// A static evaluation for the alpha-beta engine, in centi-men for the side
 /// to move.
@@ -93,8 +93,8 @@ impl Evaluation {
     ///
     /// # Errors
     ///
-    /// [`Error::Evaluator`] naming the file and the problem.
-    pub fn load(path: &Path, rules: Option<&Rules>) -> Result<Evaluation, Error> {
+    /// [`EngineError::Evaluator`] naming the file and the problem.
+    pub fn load(path: &Path, rules: Option<&Rules>) -> Result<Evaluation, EngineError> {
         let (float, _) = dama_nnue::read_network(path, rules)?;
         let network = Network::from_float(&float)?;
         Ok(Evaluation::Learned {
@@ -109,7 +109,7 @@ impl Evaluation {
     /// # Errors
     ///
     /// As [`Evaluation::load`].
-    pub fn of_spec(eval: Option<&Path>, rules: Option<&Rules>) -> Result<Evaluation, Error> {
+    pub fn of_spec(eval: Option<&Path>, rules: Option<&Rules>) -> Result<Evaluation, EngineError> {
         match eval {
             None => Ok(Evaluation::Handcrafted),
             Some(path) => Evaluation::load(path, rules),
@@ -129,15 +129,15 @@ impl Evaluation {
     ///
     /// # Errors
     ///
-    /// [`Error::Spec`] naming both rules.
-    pub fn check_rules(&self, rules: &Rules) -> Result<(), Error> {
+    /// [`EngineError::Rules`] naming both rules.
+    pub fn check_rules(&self, rules: &Rules) -> Result<(), EngineError> {
         match self {
             Evaluation::Learned { path, network } if network.rules() != rules => {
-                Err(Error::Spec(format!(
-                    "the evaluator {} was trained for rules `{}`, not `{rules}`",
-                    path.display(),
-                    network.rules()
-                )))
+                Err(EngineError::Rules {
+                    path: path.clone(),
+                    trained: *network.rules(),
+                    asked: *rules,
+                })
             }
             _ => Ok(()),
         }

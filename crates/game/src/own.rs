@@ -1,0 +1,90 @@
+//! A game's own players: what it plays with besides the players written
+//! once for every game (random, pure MCTS, networks). The command line's
+//! `greedy` and `alphabeta:…` specs are read once (in `dama_eval`) into an
+//! [`OwnSpec`]; the game checks it ([`crate::GameDef::check_own`]) and
+//! builds its players from it ([`crate::GameDef::own_players`]): Turkish
+//! draughts' greedy player and alpha-beta engine (handcrafted or learned
+//! evaluation, endgame tables), Turkish Tafl's baselines. A game without
+//! them refuses the spec by name ([`OwnError::NotAvailable`]).
+
+use std::path::PathBuf;
+
+use serde::{Deserialize, Serialize};
+
+use crate::def::{GameDef, GameError};
+use crate::player::Player;
+
+/// The most search threads a spec may ask for (`threads=N`).
+pub const MAX_SEARCH_THREADS: usize = 64;
+
+/// How far an alpha-beta search looks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AlphaBetaLimit {
+    /// Fixed depth in plies (one ply = one whole move, captures included).
+    Depth(u32),
+    /// Iterative deepening until this many milliseconds have passed.
+    TimeMs(u64),
+}
+
+/// An alpha-beta engine's settings (`alphabeta:depth=N|time=MS,tt=MB,eval=PATH,threads=N`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AlphaBetaSpec {
+    /// Depth or time per move.
+    pub limit: AlphaBetaLimit,
+    /// Transposition table size in MiB.
+    pub tt_mb: usize,
+    /// A learned evaluator file instead of the handcrafted evaluation.
+    pub eval: Option<PathBuf>,
+    /// Search threads (1: one).
+    pub threads: usize,
+}
+
+/// A game's own player, as a spec asks for it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum OwnSpec {
+    /// A one-ply (or reply-aware) material grabber.
+    Greedy,
+    /// An alpha-beta engine.
+    AlphaBeta(AlphaBetaSpec),
+}
+
+impl OwnSpec {
+    /// The alpha-beta engine's own limit, if the spec is one.
+    #[must_use]
+    pub fn alphabeta_limit(&self) -> Option<AlphaBetaLimit> {
+        match self {
+            OwnSpec::AlphaBeta(a) => Some(a.limit),
+            OwnSpec::Greedy => None,
+        }
+    }
+}
+
+/// Why a game has no player for a spec.
+#[derive(Debug, thiserror::Error)]
+pub enum OwnError {
+    /// The game has no such player at all.
+    #[error("not a player of this game")]
+    NotAvailable,
+    /// It has one, but not with these settings (the reason, in one
+    /// sentence naming the setting and its range).
+    #[error("{0}")]
+    Settings(String),
+    /// A file it needs (a learned evaluator) could not be used.
+    #[error("{0}")]
+    Load(#[source] GameError),
+}
+
+/// Builds a game's own players from a checked spec: files are read once,
+/// when the factory is made, and each [`OwnFactory::build`] gives a fresh
+/// player (its own tables and threads) for one arena worker or one bot.
+pub trait OwnFactory<G: GameDef>: Send + Sync {
+    /// A new player called `name`.
+    fn build(&self, name: &str) -> Box<dyn Player<G>>;
+
+    /// The rules the player was trained for, if it plays only those (a
+    /// learned evaluation); `None`: every rule set of the game.
+    fn trained_rules(&self) -> Option<G::Rules> {
+        None
+    }
+}
