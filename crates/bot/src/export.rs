@@ -134,7 +134,6 @@ pub fn export(opts: &ExportOptions) -> Result<ExportReport, Error> {
                 .map(dama_draughts::DamaState::new)
                 .collect::<Vec<_>>(),
         ),
-        GameRules::Tafl(rules) => encode_all(&tafl_check_positions(rules)),
         other => other.name().with(CheckStates(other)),
     };
     let reference = NnEvaluator::new(&net, Device::Cpu, Precision::F32)?;
@@ -178,6 +177,7 @@ pub fn export(opts: &ExportOptions) -> Result<ExportReport, Error> {
     }
 
     let generation = generation_of(&opts.checkpoint);
+    let (rules, game_rules_text) = BundleMeta::rule_fields(&game_rules);
     let meta = BundleMeta {
         format: BUNDLE_FORMAT,
         kind: BundleKind::Network,
@@ -185,8 +185,9 @@ pub fn export(opts: &ExportOptions) -> Result<ExportReport, Error> {
         encoding_version: encoding.version,
         input_planes: encoding.shape.planes,
         policy_size: encoding.shape.policy_size(),
-        rules: ckpt.rules,
-        tafl_rules: game_rules.tafl(),
+        rules,
+        game_rules_text,
+        legacy: dama_nn::LegacyRuleFields::default(),
         model: ckpt.model.clone(),
         search: default_search(opts.sims),
         step: ckpt.step,
@@ -312,34 +313,6 @@ fn encode_all<S: NnInput>(states: &[S]) -> BatchBuilder {
         inputs.push_state(s);
     }
     inputs
-}
-
-/// Turkish Tafl positions for the export check: the initial one and
-/// positions along random games, some in the middle of a chain.
-fn tafl_check_positions(rules: dama_tafl::TaflRules) -> Vec<dama_tafl::Game> {
-    let mut out = vec![dama_tafl::Game::new(rules)];
-    let mut rng = ChaCha8Rng::seed_from_u64(2024);
-    for _ in 0..4 {
-        let mut g = dama_tafl::Game::new(rules);
-        for i in 0..80 {
-            if g.outcome().is_some() {
-                break;
-            }
-            let steps = g.legal_steps();
-            if steps.is_empty() {
-                break;
-            }
-            let s = steps[rng.gen_range(0..steps.len())];
-            if g.play_step(s).is_err() {
-                break;
-            }
-            if g.chain_at().is_some() || i % 20 == 19 {
-                out.push(g.clone());
-            }
-        }
-    }
-    out.truncate(24);
-    out
 }
 
 /// The search a bundle recommends: PUCT without noise, most-visited move.
@@ -531,7 +504,7 @@ policy_logits, wdl_logits = out[:, :{policy}], out[:, {policy}:]
         policy = meta.policy_size,
         width = meta.policy_size + 3,
         dir_hint = "BUNDLE_DIR",
-        rules = meta.tafl_rules.unwrap_or_default(),
+        rules = meta.game_rules().text(),
     )
 }
 

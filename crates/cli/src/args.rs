@@ -96,3 +96,28 @@ mod tests {
         assert!(opening_plies("10001").unwrap_err().contains("0..=10000"));
     }
 }
+
+/// `--rules` text read as the rules of `game`, by that game: a text that
+/// is another game's rules is named as such.
+pub fn game_rules(game: dama_nn::GameName, text: &str) -> anyhow::Result<dama_nn::GameRules> {
+    dama_nn::GameRules::parse(game, text).map_err(|e| match dama_nn::GameName::whose_rules(text) {
+        Some(other) if other != game => anyhow::anyhow!(
+            "--rules `{text}` are {} rules, not rules of {} (--game {other} plays it): {e}",
+            other.title(),
+            game.title()
+        ),
+        _ => anyhow::anyhow!("--rules `{text}`: bad {} rules: {e}", game.title()),
+    })
+}
+
+/// The part of a run's name that `--rules` text adds: the value of its
+/// first option (`variant=croda` → `croda`), in letters, digits, `_`, `-`.
+pub fn rules_stem(text: &str) -> Option<String> {
+    let first = text.split([',', ' ', '\t']).find(|p| !p.is_empty())?;
+    let value = first.split_once('=').map_or(first, |(_, v)| v);
+    let stem: String = value
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric() || *c == '_' || *c == '-')
+        .collect();
+    (!stem.is_empty()).then_some(stem)
+}
