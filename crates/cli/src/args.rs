@@ -72,31 +72,6 @@ pub fn opening_plies(s: &str) -> Result<u32, String> {
     Ok(n)
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn huge_numbers_are_refused_with_the_bound() {
-        let err = threads("100000").unwrap_err();
-        assert!(
-            err.contains(&dama_nn::device::max_threads().to_string()),
-            "{err}"
-        );
-        assert_eq!(threads("1").unwrap(), 1);
-        let err = move_time_ms("18446744073709551615").unwrap_err();
-        assert!(err.contains("3600000"), "{err}");
-        assert_eq!(move_time_ms("100").unwrap(), 100);
-        assert!(sims("0").is_err() && sims("4000000000").is_err());
-        let err = match_games("0").unwrap_err();
-        assert!(err.contains("1..=1000000"), "{err}");
-        assert!(match_games("1000001").is_err() && match_games("-1").is_err());
-        assert_eq!(match_games("2").unwrap(), 2);
-        assert_eq!(opening_plies("0").unwrap(), 0);
-        assert!(opening_plies("10001").unwrap_err().contains("0..=10000"));
-    }
-}
-
 /// `--rules` text read as the rules of `game`, by that game: a text that
 /// is another game's rules is named as such.
 pub fn game_rules(game: dama_nn::GameName, text: &str) -> anyhow::Result<dama_nn::GameRules> {
@@ -120,4 +95,49 @@ pub fn rules_stem(text: &str) -> Option<String> {
         .filter(|c| c.is_ascii_alphanumeric() || *c == '_' || *c == '-')
         .collect();
     (!stem.is_empty()).then_some(stem)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn huge_numbers_are_refused_with_the_bound() {
+        let err = threads("100000").unwrap_err();
+        assert!(
+            err.contains(&dama_nn::device::max_threads().to_string()),
+            "{err}"
+        );
+        assert_eq!(threads("1").unwrap(), 1);
+        let err = move_time_ms("18446744073709551615").unwrap_err();
+        assert!(err.contains("3600000"), "{err}");
+        assert_eq!(move_time_ms("100").unwrap(), 100);
+        assert!(sims("0").is_err() && sims("4000000000").is_err());
+        let err = match_games("0").unwrap_err();
+        assert!(err.contains("1..=1000000"), "{err}");
+        assert!(match_games("1000001").is_err() && match_games("-1").is_err());
+        assert_eq!(match_games("2").unwrap(), 2);
+        assert_eq!(opening_plies("0").unwrap(), 0);
+        assert!(opening_plies("10001").unwrap_err().contains("0..=10000"));
+    }
+
+    #[test]
+    fn rules_text_is_read_by_the_game_and_named_in_run_names() {
+        for &g in dama_nn::GameName::ALL {
+            let rules = dama_nn::GameRules::default_for(g);
+            assert_eq!(game_rules(g, &rules.text()).unwrap(), rules);
+            let err = game_rules(g, "colour=green").unwrap_err().to_string();
+            assert!(
+                err.contains("colour=green") && err.contains(g.title()),
+                "{err}"
+            );
+        }
+        assert_eq!(
+            rules_stem("variant=croda,no_capture_limit=off").as_deref(),
+            Some("croda")
+        );
+        assert_eq!(rules_stem(" ply_limit=90").as_deref(), Some("90"));
+        assert_eq!(rules_stem(""), None);
+        assert_eq!(rules_stem("x=../"), None);
+    }
 }
