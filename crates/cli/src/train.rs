@@ -121,6 +121,16 @@ pub fn run(args: &TrainArgs) -> Result<()> {
         }
         config.game.name = g;
         if config.rules.name() != g {
+            let old = config.rules;
+            if old != dama_nn::GameRules::default_for(old.name()) && args.rules.is_none() {
+                bail!(
+                    "the config's [rules] hold rule options of {} ({}), and --game {g} plays {}: \
+                     give its rules with --rules, or leave [rules] out of the config",
+                    old.name().title(),
+                    old.text(),
+                    g.title()
+                );
+            }
             config.rules = dama_nn::GameRules::default_for(g);
         }
         config.fit_model_to_game();
