@@ -25,7 +25,7 @@ use std::path::{Path, PathBuf};
 
 use dama_engine::Rules;
 use dama_mcts::SearchConfig;
-use dama_nn::{GameName, GameRules, ModelConfig, TorchScriptEvaluator};
+use dama_nn::{GameName, GameRules, LegacyRuleFields, ModelConfig, TorchScriptEvaluator};
 use serde::{Deserialize, Serialize};
 
 use crate::evaluator_bundle::EvaluatorBundleMeta;
@@ -187,7 +187,7 @@ impl BundleContents {
     }
 
     /// The Turkish draughts rules the bundle was trained under (the
-    /// defaults for a Turkish Tafl network).
+    /// defaults for another game's network).
     pub fn rules(&self) -> Rules {
         match self {
             BundleContents::Network(m) => m.rules,
@@ -261,9 +261,14 @@ pub struct BundleMeta {
     /// Draughts rules the network was trained under (the defaults for
     /// another game).
     pub rules: Rules,
-    /// Turkish Tafl rules the network was trained under (Tafl bundles).
+    /// The rules of a game other than the default (draughts), as their
+    /// text: present exactly when the game is not the default (or, in older
+    /// bundles of some games, a legacy field instead: [`LegacyRuleFields`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tafl_rules: Option<dama_tafl::TaflRules>,
+    pub game_rules_text: Option<String>,
+    /// The per-game rule fields of older bundles (read, never written).
+    #[serde(flatten)]
+    pub legacy: LegacyRuleFields,
     /// The network's shape.
     pub model: ModelConfig,
     /// Search settings a player should start from.
@@ -329,9 +334,11 @@ impl BundleMeta {
             Some(g) => match g.as_str().map(str::parse::<GameName>) {
                 Some(Ok(g)) => g,
                 _ => {
+                    let names: Vec<&str> = GameName::ALL.iter().map(|g| g.as_str()).collect();
                     return Err(vec![format!(
-                        "bundle.json: `game` is {g}, not draughts or tafl"
-                    )])
+                        "bundle.json: `game` is {g}, not one of {}",
+                        names.join(", ")
+                    )]);
                 }
             },
         };
@@ -381,10 +388,8 @@ impl BundleMeta {
                 encoding.shape
             ));
         }
-        if (game == GameName::Tafl) != meta.tafl_rules.is_some() {
-            problems.push(format!(
-                "bundle.json: `tafl_rules` must be present exactly in a Turkish Tafl bundle (game {game})"
-            ));
+        if let Err(e) = meta.try_game_rules() {
+            problems.push(format!("bundle.json: {e}"));
         }
         for (key, name) in [
             ("model_file", &meta.model_file),
@@ -457,9 +462,37 @@ impl Bundle {
 }
 
 impl BundleMeta {
-    /// The game and rules the network was trained under.
+    /// The game and rules the network was trained under (a `bundle.json`
+    /// that [`BundleMeta::parse`] accepted has rules that parse).
     pub fn game_rules(&self) -> GameRules {
-        GameRules::of(self.game, self.rules, self.tafl_rules)
+        self.try_game_rules()
+            .unwrap_or_else(|_| GameRules::default_for(self.game))
+    }
+
+    fn try_game_rules(&self) -> Result<GameRules, String> {
+        let default = GameName::default();
+        match (&self.game_rules_text, self.legacy.rules()) {
+            (Some(text), None) if self.game != default => GameRules::parse(self.game, text)
+                .map_err(|e| format!("`game_rules_text` `{text}`: {e}")),
+            (None, Some(rules)) if rules.name() == self.game => Ok(rules),
+            (None, None) if self.game == default => Ok(GameRules::from(self.rules)),
+            _ => Err(format!(
+                "`game_rules_text` (or, in older bundles, {}) must be present exactly in a bundle of a game other than {}, with that game's rules (game {})",
+                LegacyRuleFields::FIELDS,
+                default.title(),
+                self.game
+            )),
+        }
+    }
+
+    /// The `rules` and `game_rules_text` fields of a new `bundle.json` for
+    /// `rules`: the default game's rules in `rules`, another game's as text.
+    pub fn rule_fields(rules: &GameRules) -> (Rules, Option<String>) {
+        let other = rules.name() != GameName::default();
+        (
+            rules.draughts().unwrap_or_default(),
+            other.then(|| rules.text()),
+        )
     }
 }
 
@@ -473,7 +506,8 @@ mod tests {
             format: BUNDLE_FORMAT,
             kind: BundleKind::Network,
             game: GameName::Draughts,
-            tafl_rules: None,
+            game_rules_text: None,
+            legacy: LegacyRuleFields::default(),
             encoding_version: ENCODING_VERSION,
             input_planes: NUM_PLANES,
             policy_size: POLICY_SIZE,
@@ -561,6 +595,58 @@ mod tests {
         assert!(problems.contains("reads formats 1 to 4"), "{problems}");
         v["format"] = 0.into();
         assert!(BundleMeta::parse(&v.to_string()).is_err());
+    }
+
+    /// A bundle of every game records its rules (another game than the
+    /// default's as `game_rules_text`); an older bundle whose game kept
+    /// them in a legacy field still loads with them; a game this build
+    /// does not know is refused with the games it knows.
+    #[test]
+    fn every_game_records_its_rules_and_older_rule_fields_still_load() {
+        for &game in GameName::ALL {
+            let rules = GameRules::default_for(game);
+            let encoding = game.encoding();
+            let mut m = meta();
+            m.game = game;
+            m.encoding_version = encoding.version;
+            m.input_planes = encoding.shape.planes;
+            m.policy_size = encoding.shape.policy_size();
+            m.model = ModelConfig::quick().with_shape(encoding.shape);
+            (m.rules, m.game_rules_text) = BundleMeta::rule_fields(&rules);
+            let read = BundleMeta::parse(&serde_json::to_string(&m).unwrap()).unwrap();
+            assert_eq!(read.game_rules(), rules, "{game}");
+            if game != GameName::default() {
+                let mut none = m.clone();
+                none.game_rules_text = None;
+                let problems =
+                    BundleMeta::parse(&serde_json::to_string(&none).unwrap()).unwrap_err();
+                assert!(
+                    problems.join("; ").contains("game_rules_text"),
+                    "{problems:?}"
+                );
+                let mut bad = m.clone();
+                bad.game_rules_text = Some("colour=green".into());
+                let problems =
+                    BundleMeta::parse(&serde_json::to_string(&bad).unwrap()).unwrap_err();
+                assert!(problems.join("; ").contains("colour=green"), "{problems:?}");
+            }
+            if let Some(legacy) = dama_nn::LegacyRuleFields::holding(&rules) {
+                let mut old = m.clone();
+                old.game_rules_text = None;
+                old.legacy = legacy;
+                let text = serde_json::to_string(&old).unwrap();
+                assert_eq!(BundleMeta::parse(&text).unwrap().game_rules(), rules);
+                old.game_rules_text = m.game_rules_text.clone();
+                let text = serde_json::to_string(&old).unwrap();
+                assert!(BundleMeta::parse(&text).is_err(), "both forms: {text}");
+            }
+        }
+        let mut v = serde_json::to_value(meta()).unwrap();
+        v["game"] = "chess".into();
+        let problems = BundleMeta::parse(&v.to_string()).unwrap_err().join("; ");
+        for g in GameName::ALL {
+            assert!(problems.contains(g.as_str()), "{problems}");
+        }
     }
 
     /// Issue 19: a bundle's file names must stay inside the bundle, its

@@ -315,7 +315,11 @@ mod tests {
         bad.limit = AlphaBetaLimit::TimeMs(0);
         bad.evaluator_file = "../best.nnue".into();
         bad.evaluator_fnv1a64 = "xyz".into();
-        bad.game = GameName::Tafl;
+        bad.game = GameName::ALL
+            .iter()
+            .copied()
+            .find(|&g| g != GameName::Draughts)
+            .unwrap();
         let all = EvaluatorBundleMeta::parse(&serde_json::to_string(&bad).unwrap())
             .unwrap_err()
             .join("; ");

@@ -14,7 +14,6 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use dama_engine::{Game, StepResult};
 use dama_mcts::{Algorithm, SearchConfig};
 use dama_nn::device::Device;
 use dama_nn::{
@@ -127,16 +126,7 @@ pub fn export(opts: &ExportOptions) -> Result<ExportReport, Error> {
 
     // The traced module, run by libtorch from the file just written, against
     // the Rust network, on fixed positions in batches of several sizes.
-    let inputs = match game_rules {
-        GameRules::Draughts(rules) => encode_all(
-            &check_positions(rules)
-                .into_iter()
-                .map(dama_draughts::DamaState::new)
-                .collect::<Vec<_>>(),
-        ),
-        GameRules::Tafl(rules) => encode_all(&tafl_check_positions(rules)),
-        other => other.name().with(CheckStates(other)),
-    };
+    let inputs = game.with(CheckStates(game_rules));
     let reference = NnEvaluator::new(&net, Device::Cpu, Precision::F32)?;
     let script = TorchScriptEvaluator::load_for(&model_path, Device::Cpu, encoding.shape)?;
     let (mut lp, mut lw) = (0.0f64, 0.0f64);
@@ -169,15 +159,18 @@ pub fn export(opts: &ExportOptions) -> Result<ExportReport, Error> {
             )],
         });
     }
-    // Every bundle carries dama_py (it knows both games); the example
-    // script evaluates draughts positions, so only draughts bundles get it.
+    // A bundle of a game dama_py knows (`GAMES` in games.py) carries it;
+    // the example script evaluates the default game's positions, so only
+    // that game's bundles get it.
+    let python = python_games().contains(&game.as_str());
     for (name, text) in PYTHON_FILES {
-        if game == GameName::Draughts || name.starts_with("dama_py/") {
+        if python && (has_example(game) || name.starts_with("dama_py/")) {
             write_atomic(&out.join(name), text.as_bytes())?;
         }
     }
 
     let generation = generation_of(&opts.checkpoint);
+    let (rules, game_rules_text) = BundleMeta::rule_fields(&game_rules);
     let meta = BundleMeta {
         format: BUNDLE_FORMAT,
         kind: BundleKind::Network,
@@ -185,8 +178,9 @@ pub fn export(opts: &ExportOptions) -> Result<ExportReport, Error> {
         encoding_version: encoding.version,
         input_planes: encoding.shape.planes,
         policy_size: encoding.shape.policy_size(),
-        rules: ckpt.rules,
-        tafl_rules: game_rules.tafl(),
+        rules,
+        game_rules_text,
+        legacy: dama_nn::LegacyRuleFields::default(),
         model: ckpt.model.clone(),
         search: default_search(opts.sims),
         step: ckpt.step,
@@ -204,11 +198,7 @@ pub fn export(opts: &ExportOptions) -> Result<ExportReport, Error> {
         &out.join("bundle.json"),
         format!("{}\n", serde_json::to_string_pretty(&meta)?).as_bytes(),
     )?;
-    let text = match game {
-        GameName::Draughts => readme(&meta),
-        GameName::Tafl => tafl_readme(&meta),
-        other => generic_readme(&meta, other),
-    };
+    let text = game.with(Readme(&meta));
     write_atomic(&out.join("README.md"), text.as_bytes())?;
     // Read back through the loader, so a bundle that would not load is
     // never reported as written.
@@ -227,11 +217,13 @@ fn check_batch_sizes(n: usize) -> Vec<usize> {
     sizes
 }
 
-/// The input planes of `games`, `[n, C, 8, 8]`.
-/// The export check's positions for a game without its own: the start and
-/// states along seeded random games, decision by decision (captures and
-/// chains in progress included), encoded.
+/// Positions the export compares on, for any game: the start and states
+/// along seeded random games, decision by decision (so captures and chains
+/// in progress are among them), spread over the games, encoded.
 struct CheckStates(GameRules);
+
+/// How many positions the export compares on.
+const CHECK_POSITIONS: usize = 24;
 
 impl dama_nn::WithGame for CheckStates {
     type Output = BatchBuilder;
@@ -240,12 +232,12 @@ impl dama_nn::WithGame for CheckStates {
         use dama_mcts::Game as _;
         let rules = self.0.get::<G>().unwrap_or_default();
         let start = G::search_state(&G::start(&rules));
-        let mut out = vec![start.clone()];
+        let mut seen = Vec::new();
         let mut rng = ChaCha8Rng::seed_from_u64(2024);
         let mut actions = Vec::new();
         for _ in 0..4 {
             let mut state = start.clone();
-            for i in 0..80 {
+            for i in 0..300 {
                 if state.outcome().is_some() {
                     break;
                 }
@@ -255,21 +247,143 @@ impl dama_nn::WithGame for CheckStates {
                     break;
                 };
                 state.apply(a);
-                if i % 7 == 6 {
-                    out.push(state.clone());
+                if i % 5 == 4 {
+                    seen.push(state.clone());
                 }
             }
         }
-        out.truncate(24);
+        // The start, then positions spread evenly over the games.
+        let mut out = vec![start];
+        let want = CHECK_POSITIONS - 1;
+        if seen.len() <= want {
+            out.extend(seen);
+        } else {
+            out.extend((0..want).map(|k| seen[k * seen.len() / want].clone()));
+        }
         encode_all(&out)
     }
 }
 
-/// The README of a bundle of a game without a README of its own.
-fn generic_readme(meta: &BundleMeta, game: GameName) -> String {
-    let shape = meta.model.shape();
-    format!(
-        r#"# dama bot bundle ({title})
+/// Whether a bundle of `game` carries `bundle_example.py` (which evaluates
+/// the default game's positions).
+fn has_example(game: GameName) -> bool {
+    game == GameName::default()
+}
+
+/// The games the bundle's Python package knows (`GAMES` in
+/// `dama_py/games.py`).
+fn python_games() -> Vec<&'static str> {
+    let games_py = include_str!("../../../scripts/dama_py/games.py");
+    games_py
+        .lines()
+        .find_map(|l| l.strip_prefix("GAMES = ("))
+        .map(|rest| {
+            rest.trim_end_matches(')')
+                .split(',')
+                .map(|n| n.trim().trim_matches('"'))
+                .filter(|n| !n.is_empty())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// A bundle's README, one template for every game: the game's names, the
+/// encoding's shapes and the game's own notes on its layout
+/// ([`GameDef::encoding_notes`](dama_game::GameDef::encoding_notes)), the
+/// Python side where `dama_py` knows the game, the export check, Elo and
+/// the rules.
+struct Readme<'a>(&'a BundleMeta);
+
+impl dama_nn::WithGame for Readme<'_> {
+    type Output = String;
+
+    fn run<G: dama_game::GameDef>(self) -> String {
+        let meta = self.0;
+        let game = meta.game;
+        let shape = meta.model.shape();
+        let rules = meta.game_rules();
+        let input = format!("[B, {}, {}, {}]", shape.planes, shape.height, shape.width);
+        let policy = meta.policy_size;
+        let width = policy + 3;
+        let dir = "BUNDLE_DIR";
+        let python = python_games().contains(&game.as_str());
+        let example = has_example(game);
+        let later = {
+            let mut g = G::start(&G::Rules::default());
+            for _ in 0..2 {
+                let Some(first) = G::legal_moves(&g).into_iter().next() else {
+                    break;
+                };
+                if G::play(&mut g, &first).is_err() {
+                    break;
+                }
+            }
+            G::position_text(&g)
+        };
+        let mut files = String::new();
+        let mut usage = String::new();
+        if python {
+            files.push_str(&format!(
+                "- `dama_py/`: the network's Python side, needing only PyTorch and numpy: for each game it knows ({games}), positions, rules text, legal steps jump by jump, the input encoding and policy indices, behind one interface (`games.py`: `dama_py.game(\"{name}\", rules)`), and loading this bundle or the weights (`model.py`).\n",
+                games = python_games().join(", "),
+                name = game.as_str(),
+            ));
+            if example {
+                files.push_str(
+                    "- `bundle_example.py`: runs the bundle on a few positions from Python.\n",
+                );
+                usage.push_str(&format!(
+                    r#"With the bundle's own Python package (PyTorch and numpy, nothing from the dama repository):
+
+```python
+import sys
+sys.path.insert(0, "{dir}")
+from dama_py.model import evaluate, load_bundle
+
+net = load_bundle("{dir}")             # checks the game and the encoding version
+ev = evaluate(net, ["startpos", "{later}"])[0]
+print(ev.value, ev.wdl, ev.steps[:3])       # value for the side to move, W/D/L, best steps with priors
+```
+
+`python {dir}/bundle_example.py` does that for a few positions and prints the evaluations.
+
+Step by step, through the interface every game of `dama_py` shares:
+"#
+                ));
+            } else {
+                usage.push_str("With the bundle's own Python package (PyTorch and numpy, nothing from the dama repository):\n");
+            }
+            usage.push_str(&format!(
+                r#"
+```python
+import sys, torch
+sys.path.insert(0, "{dir}")
+import dama_py
+from dama_py.model import forward, load_bundle
+
+net = load_bundle("{dir}")                   # checks the game and the encoding version
+g = dama_py.game("{name}", "{rules_text}")
+state = g.start()                                 # or g.parse("{later}")
+planes = torch.from_numpy(g.encode_planes(state))[None]   # float32 {input}
+policy_logits, wdl_logits = forward(net.module, planes)
+steps = g.legal_steps(state)                      # the decisions of the turn, one at a time
+priors = torch.softmax(policy_logits[0, [g.policy_index(state, s) for s in steps]], 0)
+state = g.apply(state, steps[int(priors.argmax())])
+```
+
+"#,
+                name = game.as_str(),
+                rules_text = rules.text(),
+            ));
+        }
+        let notes = G::encoding_notes();
+        let notes = if notes.is_empty() {
+            String::new()
+        } else {
+            format!("{notes}\n")
+        };
+        format!(
+            r#"# dama bot bundle ({title})
 
 A {title} policy/value network exported by `dama export` (dama {version}) from `{source}` (step {step}).
 
@@ -277,33 +391,56 @@ A {title} policy/value network exported by `dama export` (dama {version}) from `
 
 - `model.ts`: the network as TorchScript (traced from the Rust network).
 - `weights.safetensors` + `weights.json`: the same network as a dama checkpoint.
-- `bundle.json`: metadata: the game (`{name}`), encoding version {enc}, model shape, search defaults, training step, Elo.
-
+- `bundle.json`: metadata: the game (`{name}`), encoding version {enc}, rules, model shape, search defaults, training step, Elo.
+{files}
 ## Playing it
 
 ```
-dama play --bot bundle:<this directory>
-dama bot --bot bundle:<this directory>      # line protocol (docs/protocol.md)
+dama play --bot bundle:{dir}            # in the terminal
+dama bot --bot bundle:{dir}             # line protocol (docs/protocol.md)
+dama analyse --bundle {dir} --position startpos
 ```
 
-## The network
+The bundle's search defaults: {sims} simulations per move, PUCT, no noise.
+Loading checks the game and the encoding version: a network of another game or another encoding is refused by name.
 
-- Input: float32 `[B, {planes}, {h}, {w}]` (encoding version {enc}, the `encode` module of the game's crate).
-- Output: `[B, {policy} + 3]`: policy logits over the game's policy indices, then win/draw/loss logits for the side to move.
+## Using the network from Python or C++
+
+{usage}The module itself needs only PyTorch:
+
+```python
+import torch
+model = torch.jit.load("model.ts")
+out = model(planes)          # planes: float32 {input} -> float32 [B, {width}]
+policy_logits, wdl_logits = out[:, :{policy}], out[:, {policy}:]
+```
+
+From C++: `torch::jit::load("model.ts")`, then `forward({{planes}})` returns the same `[B, {width}]` tensor.
+
+- Input: float32 `{input}`, any batch size `B` (encoding version {enc}).
+- Output: one tensor `[B, {width}]`: columns `0..{policy}` are the policy logits (softmax over the legal steps only), columns `{policy}..{width}` the WDL logits for the side to move (softmax gives win, draw, loss; the value is win − loss).
+{notes}
 {check}
+## Strength
+
+{elo}
+
+## Rules
+
+`{rules_text}` (`--rules` text of {title}; `bundle.json` records them).
 "#,
-        title = game.title(),
-        name = game.as_str(),
-        version = meta.dama_version,
-        source = meta.source,
-        step = meta.step,
-        enc = meta.encoding_version,
-        planes = shape.planes,
-        h = shape.height,
-        w = shape.width,
-        policy = meta.policy_size,
-        check = check_text(meta),
-    )
+            title = G::TITLE,
+            name = G::NAME,
+            version = meta.dama_version,
+            source = meta.source,
+            step = meta.step,
+            enc = meta.encoding_version,
+            sims = meta.search.simulations,
+            check = check_text(meta),
+            elo = elo_text_of(meta),
+            rules_text = rules.text(),
+        )
+    }
 }
 
 fn encode_all<S: NnInput>(states: &[S]) -> BatchBuilder {
@@ -312,34 +449,6 @@ fn encode_all<S: NnInput>(states: &[S]) -> BatchBuilder {
         inputs.push_state(s);
     }
     inputs
-}
-
-/// Turkish Tafl positions for the export check: the initial one and
-/// positions along random games, some in the middle of a chain.
-fn tafl_check_positions(rules: dama_tafl::TaflRules) -> Vec<dama_tafl::Game> {
-    let mut out = vec![dama_tafl::Game::new(rules)];
-    let mut rng = ChaCha8Rng::seed_from_u64(2024);
-    for _ in 0..4 {
-        let mut g = dama_tafl::Game::new(rules);
-        for i in 0..80 {
-            if g.outcome().is_some() {
-                break;
-            }
-            let steps = g.legal_steps();
-            if steps.is_empty() {
-                break;
-            }
-            let s = steps[rng.gen_range(0..steps.len())];
-            if g.play_step(s).is_err() {
-                break;
-            }
-            if g.chain_at().is_some() || i % 20 == 19 {
-                out.push(g.clone());
-            }
-        }
-    }
-    out.truncate(24);
-    out
 }
 
 /// The search a bundle recommends: PUCT without noise, most-visited move.
@@ -352,41 +461,6 @@ pub(crate) fn default_search(sims: u32) -> SearchConfig {
         reuse_tree: false,
         ..SearchConfig::default()
     }
-}
-
-/// Positions the export compares on: the start, a few hand-picked ones
-/// (Black to move, kings, a capture), and states of seeded random games of
-/// the network's game (`rules`), including captures in progress.
-fn check_positions(rules: dama_engine::Rules) -> Vec<Game> {
-    let mut out = vec![Game::with_rules(rules)];
-    for text in [
-        "B:Wa2,b2,c3,d3,Kd4:Ba7,b6,c6,Kh8",
-        "W:Wb3,Kh1:Bc3,d4,e6,Ka8",
-        "B:Wc4,Kf5:Bc5,d7,Kb8",
-    ] {
-        if let Ok(pos) = text.parse() {
-            out.push(Game::from_position(pos));
-        }
-    }
-    let mut rng = ChaCha8Rng::seed_from_u64(2024);
-    for _ in 0..4 {
-        let mut g = Game::with_rules(rules);
-        for i in 0..80 {
-            if g.is_game_over() && g.pending_capture().is_none() {
-                break;
-            }
-            let steps = g.legal_steps();
-            if steps.is_empty() {
-                break;
-            }
-            let s = steps[rng.gen_range(0..steps.len())];
-            if matches!(g.play_step(s), Ok(StepResult::InProgress)) || i % 20 == 19 {
-                out.push(g.clone());
-            }
-        }
-    }
-    out.truncate(24);
-    out
 }
 
 fn max_diffs(a: &RawOutput, b: &RawOutput) -> (f64, f64) {
@@ -450,91 +524,6 @@ pub(crate) fn elo_entries_of_run(run: &Path, gen: u32) -> Vec<EloEntry> {
         .collect()
 }
 
-/// The README of a Turkish Tafl bundle.
-fn tafl_readme(meta: &BundleMeta) -> String {
-    let elo = elo_text_of(meta);
-    let check = check_text(meta);
-    let shape = meta.model.shape();
-    format!(
-        r#"# dama bot bundle (Turkish Tafl)
-
-A Turkish Tafl policy/value network exported by `dama export` (dama {version}) from `{source}` (step {step}).
-
-## Files
-
-- `model.ts`: the network as TorchScript (traced from the Rust network).
-- `weights.safetensors` + `weights.json`: the same network as a dama checkpoint.
-- `bundle.json`: metadata: the game (`tafl`), encoding version {enc}, the Tafl rules, model shape, search defaults, training step, Elo.
-- `dama_py/`: the network's Python side, needing only PyTorch and numpy: Turkish Tafl positions, rules text, legal steps jump by jump, the input encoding and policy indices (`tafl.py`, the Python port of `crates/tafl` and `crates/nn/src/tafl.rs`), one interface for either game (`games.py`: `dama_py.game("tafl", rules)`), loading this bundle (`model.py`).
-
-## Playing it
-
-```
-dama play --bot bundle:{dir_hint}            # in the terminal
-dama bot --bot bundle:{dir_hint}             # line protocol (docs/protocol.md, "Turkish Tafl")
-```
-
-The bundle's search defaults: {sims} simulations per move, PUCT, no noise.
-Loading checks the game and the encoding version: a draughts build or another encoding is refused by name.
-
-## Using the network from Python or C++
-
-With the bundle's own Python package (PyTorch and numpy, nothing from the dama repository):
-
-```python
-import sys, torch
-sys.path.insert(0, "{dir_hint}")
-import dama_py
-from dama_py.model import forward, load_bundle
-
-net = load_bundle("{dir_hint}")                   # checks the game and the encoding version
-g = dama_py.game("tafl", "{rules}")
-state = g.start()                                 # or g.parse("W:Wb5,c5,Kd1:Ba1,Kb3")
-planes = torch.from_numpy(g.encode_planes(state))[None]   # float32 [B, {planes}, {h}, {w}]
-policy_logits, wdl_logits = forward(net.module, planes)
-steps = g.legal_steps(state)                      # slides, single jumps, stops of a friendly chain
-priors = torch.softmax(policy_logits[0, [g.policy_index(state, s) for s in steps]], 0)
-state = g.apply(state, steps[int(priors.argmax())])
-```
-
-The module itself needs only PyTorch:
-
-```python
-import torch
-model = torch.jit.load("model.ts")
-out = model(planes)          # planes: float32 [B, {planes}, {h}, {w}] -> float32 [B, {width}]
-policy_logits, wdl_logits = out[:, :{policy}], out[:, {policy}:]
-```
-
-- Input: float32 `[B, {planes}, {h}, {w}]` (encoding version {enc}, `crates/nn/src/tafl.rs`; `dama_py/tafl.py`, its Python port): the board is never turned; plane row = column 1..8, plane column = row A..D.
-  Planes: 0 King-side men, 1 the King, 2 Defender men, 3 Defender Kings, 4 ones if the King side is to move, 5 the piece continuing a chain, 6 ones during a friendly chain, 7 squares a friendly chain has landed on, 8 pieces captured so far in the chain, 9 repetition, 10 plies / limit, 11 ones.
-- Output: columns `0..{policy}` are the policy logits, index `plane · 32 + square` (square = 4 · column + row; planes 0–3 slide Up, Down, Right, Left, 4–7 jump in those directions, 8 stop a friendly chain); softmax over the legal steps only.
-  Columns `{policy}..{width}` are the WDL logits for the side to move; the value is win − loss.
-
-{check}
-## Strength
-
-{elo}
-
-## Rules
-
-`{rules}`
-"#,
-        version = meta.dama_version,
-        source = meta.source,
-        step = meta.step,
-        enc = meta.encoding_version,
-        sims = meta.search.simulations,
-        planes = meta.input_planes,
-        h = shape.height,
-        w = shape.width,
-        policy = meta.policy_size,
-        width = meta.policy_size + 3,
-        dir_hint = "BUNDLE_DIR",
-        rules = meta.tafl_rules.unwrap_or_default(),
-    )
-}
-
 fn elo_text_of(meta: &BundleMeta) -> String {
     if meta.elo.is_empty() {
         "No evaluation results were found for this checkpoint.".to_owned()
@@ -569,90 +558,4 @@ fn check_text(meta: &BundleMeta) -> String {
             c.torch
         )
     })
-}
-
-fn readme(meta: &BundleMeta) -> String {
-    let elo = elo_text_of(meta);
-    let check = check_text(meta);
-    format!(
-        r#"# dama bot bundle
-
-A Turkish draughts policy/value network exported by `dama export` (dama {version}) from `{source}` (step {step}).
-
-## Files
-
-- `model.ts`: the network as TorchScript (traced from the Rust network).
-- `weights.safetensors` + `weights.json`: the same network as a dama checkpoint.
-- `bundle.json`: metadata: encoding version {enc}, rules, model shape, search defaults, training step, Elo.
-- `dama_py/`: the network's Python side, needing only PyTorch and numpy: rules text (`rules.py`), positions and legal steps of Turkish draughts and its variants, whole moves or jump by jump (`position.py`, `movegen.py`), the input encoding and policy indices (`encode.py`), one interface for every game (`games.py`: `dama_py.game("draughts", rules)`; Turkish Tafl in `tafl.py`), loading this bundle or the weights (`model.py`, with `Net`, the network in PyTorch).
-- `bundle_example.py`: runs the bundle on a few positions from Python.
-
-## Playing it
-
-```
-dama play --bot bundle:{dir_hint}            # in the terminal
-dama bot --bot bundle:{dir_hint}             # line protocol (docs/protocol.md)
-dama analyse --bundle {dir_hint} --position startpos
-```
-
-The bundle's search defaults: {sims} simulations per move, PUCT, no noise.
-Loading checks the encoding version and refuses a bundle made for another one.
-
-## Using the network from Python or C++
-
-With the bundle's own Python package (PyTorch and numpy, nothing from the dama repository):
-
-```python
-import sys
-sys.path.insert(0, "{dir_hint}")
-from dama_py.model import evaluate, load_bundle
-
-net = load_bundle("{dir_hint}")             # checks the encoding version
-ev = evaluate(net, ["startpos", "B:Wa2,b2,c3,d3,Kd4:Ba7,b6,c6,Kh8"])[0]
-print(ev.value, ev.wdl, ev.steps[:3])       # value for the side to move, W/D/L, best steps with priors
-```
-
-`python {dir_hint}/bundle_example.py` does that for a few positions and prints the evaluations.
-
-The module itself:
-
-```python
-import torch
-from dama_py import Position, encode_planes
-model = torch.jit.load("model.ts")
-planes = torch.from_numpy(encode_planes(Position.parse("startpos")))[None]   # float32 [B, {planes}, 8, 8]
-out = model(planes)                                                          # float32 [B, {width}]
-policy_logits, wdl_logits = out[:, :{policy}], out[:, {policy}:]
-```
-
-From C++: `torch::jit::load("model.ts")`, then `forward({{planes}})` returns the same `[B, {width}]` tensor.
-
-- Input: float32 `[B, {planes}, 8, 8]`, any batch size `B`, encoded from the side to move (encoding version {enc}; `dama_py/encode.py`, the Python port of `crates/nn/src/encode.rs`).
-  For Black to move the board is flipped vertically (rank r → 7 − r).
-  Planes: 0 own men, 1 own kings, 2 opponent men, 3 opponent kings, 4 the piece continuing a capture, 5–8 the forbidden jump direction (N, E, S, W), 9 repetition, 10 plies since the last capture / limit, 11 ones.
-- Output: one tensor `[B, {width}]`: columns `0..{policy}` are the policy logits, index `(direction · 7 + distance − 1) · 64 + from` (directions N, E, S, W from the mover's side; `dama_py.encode.policy_index`); softmax over the legal steps only.
-  Columns `{policy}..{width}` are the WDL logits: softmax gives win, draw, loss for the side to move; the value is win − loss.
-
-{check}
-## Strength
-
-{elo}
-
-## Rules
-
-```json
-{rules}
-```
-"#,
-        version = meta.dama_version,
-        source = meta.source,
-        step = meta.step,
-        enc = meta.encoding_version,
-        sims = meta.search.simulations,
-        planes = meta.input_planes,
-        policy = meta.policy_size,
-        width = meta.policy_size + 3,
-        dir_hint = "BUNDLE_DIR",
-        rules = serde_json::to_string_pretty(&meta.rules).unwrap_or_default(),
-    )
 }

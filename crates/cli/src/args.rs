@@ -72,6 +72,31 @@ pub fn opening_plies(s: &str) -> Result<u32, String> {
     Ok(n)
 }
 
+/// `--rules` text read as the rules of `game`, by that game: a text that
+/// is another game's rules is named as such.
+pub fn game_rules(game: dama_nn::GameName, text: &str) -> anyhow::Result<dama_nn::GameRules> {
+    dama_nn::GameRules::parse(game, text).map_err(|e| match dama_nn::GameName::whose_rules(text) {
+        Some(other) if other != game => anyhow::anyhow!(
+            "--rules `{text}` are {} rules, not rules of {} (--game {other} plays it): {e}",
+            other.title(),
+            game.title()
+        ),
+        _ => anyhow::anyhow!("--rules `{text}`: bad {} rules: {e}", game.title()),
+    })
+}
+
+/// The part of a run's name that `--rules` text adds: the value of its
+/// first option (`variant=croda` → `croda`), in letters, digits, `_`, `-`.
+pub fn rules_stem(text: &str) -> Option<String> {
+    let first = text.split([',', ' ', '\t']).find(|p| !p.is_empty())?;
+    let value = first.split_once('=').map_or(first, |(_, v)| v);
+    let stem: String = value
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric() || *c == '_' || *c == '-')
+        .collect();
+    (!stem.is_empty()).then_some(stem)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -94,5 +119,25 @@ mod tests {
         assert_eq!(match_games("2").unwrap(), 2);
         assert_eq!(opening_plies("0").unwrap(), 0);
         assert!(opening_plies("10001").unwrap_err().contains("0..=10000"));
+    }
+
+    #[test]
+    fn rules_text_is_read_by_the_game_and_named_in_run_names() {
+        for &g in dama_nn::GameName::ALL {
+            let rules = dama_nn::GameRules::default_for(g);
+            assert_eq!(game_rules(g, &rules.text()).unwrap(), rules);
+            let err = game_rules(g, "colour=green").unwrap_err().to_string();
+            assert!(
+                err.contains("colour=green") && err.contains(g.title()),
+                "{err}"
+            );
+        }
+        assert_eq!(
+            rules_stem("variant=croda,no_capture_limit=off").as_deref(),
+            Some("croda")
+        );
+        assert_eq!(rules_stem(" ply_limit=90").as_deref(), Some("90"));
+        assert_eq!(rules_stem(""), None);
+        assert_eq!(rules_stem("x=../"), None);
     }
 }

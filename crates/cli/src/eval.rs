@@ -54,21 +54,18 @@ pub struct EvalArgs {
     /// them in its search and plays their move at a table root).
     #[arg(long)]
     tablebase: Option<PathBuf>,
-    /// The game and its rule options, e.g. `variant=dameo` or
-    /// `no_capture_limit=off` (default: the rules the checkpoint players
-    /// were trained under, else Turkish draughts). Checkpoints trained under
-    /// other rules are refused.
+    /// The game's rule options as its rules text, read by the game
+    /// (`--game`), e.g. `variant=dameo` or `no_capture_limit=off` for
+    /// draughts (default: the rules the checkpoint players were trained
+    /// under, else the game's defaults). Checkpoints trained under other
+    /// rules are refused.
     #[arg(long)]
-    rules: Option<dama_engine::Rules>,
+    rules: Option<String>,
     /// The game: `draughts` or `tafl` (default: the checkpoint players'
     /// game, else draughts). A Turkish Tafl match plays each opening once
     /// from each side and reports A's results as Defenders and as King side.
     #[arg(long)]
     game: Option<dama_nn::GameName>,
-    /// Turkish Tafl's rule options as text, e.g. `ply_limit=300,surround=edge_counts`
-    /// (default: the checkpoint players' rules, else the defaults).
-    #[arg(long)]
-    tafl_rules: Option<dama_tafl::TaflRules>,
     /// Random whole moves from the start before the players take over, so
     /// that games differ (each opening is played from both sides); 0 to
     /// 10000 (default 4; not with --openings).
@@ -199,32 +196,13 @@ pub fn run_eval(args: &EvalArgs) -> Result<()> {
     }
     let trained = dama_eval::checkpoint_game(&ckpts)?;
     let game = args.game.or(trained.map(|r| r.name())).unwrap_or_default();
-    if game == dama_nn::GameName::Tafl {
-        if args.rules.is_some() {
-            anyhow::bail!(
-                "--rules sets Turkish draughts' options; Turkish Tafl's are --tafl-rules"
-            );
-        }
-        let rules = args
-            .tafl_rules
-            .or(trained.and_then(|r| r.tafl()))
-            .unwrap_or_default();
-        return game.with(Eval {
-            args,
-            rules: dama_nn::GameRules::Tafl(rules),
-        });
-    }
-    if args.tafl_rules.is_some() {
-        anyhow::bail!("--tafl-rules is for Turkish Tafl matches (--game tafl)");
-    }
-    let rules = match args.rules {
-        Some(r) => r,
-        None => trained.and_then(|r| r.draughts()).unwrap_or_default(),
+    let rules = match &args.rules {
+        Some(text) => crate::args::game_rules(game, text)?,
+        None => trained
+            .filter(|r| r.name() == game)
+            .unwrap_or_else(|| dama_nn::GameRules::default_for(game)),
     };
-    game.with(Eval {
-        args,
-        rules: dama_nn::GameRules::of(game, rules, None),
-    })
+    game.with(Eval { args, rules })
 }
 
 /// `dama eval` in the match's game.

@@ -26,8 +26,8 @@ pub struct NnueTrainArgs {
     pub generations: Option<u32>,
     /// `--seed`.
     pub seed: Option<u64>,
-    /// `--rules`.
-    pub rules: Option<dama_engine::Rules>,
+    /// `--rules`: draughts rules text (learned evaluators are draughts').
+    pub rules: Option<String>,
     /// `--quiet`.
     pub quiet: bool,
 }
@@ -43,7 +43,10 @@ pub fn train(args: &NnueTrainArgs) -> Result<()> {
             .map(|s| s.to_string_lossy().into_owned())
             .unwrap_or_else(|| "nnue".into())
     };
-    if let Some(r) = args.rules {
+    if let Some(text) = &args.rules {
+        let r: dama_engine::Rules = text
+            .parse()
+            .map_err(|e| anyhow::anyhow!("--rules `{text}`: {e}"))?;
         if r.variant != config.rules.variant && !args.from_run_dir {
             stem = format!("{stem}-{}", r.variant);
         }

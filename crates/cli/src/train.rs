@@ -37,16 +37,17 @@ pub struct TrainArgs {
     /// Override `run.seed` (new runs only).
     #[arg(long)]
     seed: Option<u64>,
-    /// Override `[rules]`: the game and its rule options as rules text, e.g.
-    /// `variant=croda` or `variant=dameo,no_capture_limit=off` (options not
-    /// named take the variant's defaults). A new run's name then carries the
-    /// variant (`quick-croda-…`); a resumed run must have the same rules.
+    /// Override `[rules]`: the game's rule options as its rules text, read
+    /// by the game (`--game`, else the config's), e.g. `variant=croda` or
+    /// `variant=dameo,no_capture_limit=off` for draughts (options not named
+    /// take their defaults). A new run's name then carries the first
+    /// option's value (`quick-croda-…`); a resumed run must have the same
+    /// rules.
     #[arg(long)]
-    rules: Option<dama_engine::Rules>,
-    /// Override `[game] name`: `draughts`, `tafl` (Turkish Tafl, whose
-    /// rule options are `[tafl]` in the config) or any other registered
-    /// game (`minidama`). A new run's name then carries the game
-    /// (`quick-tafl-…`).
+    rules: Option<String>,
+    /// Override `[game] name`: `draughts`, `tafl` (Turkish Tafl), or any
+    /// other registered game (`minidama`); `[rules]` holds its options. A
+    /// new run's name then carries the game (`quick-tafl-…`).
     #[arg(long)]
     game: Option<dama_nn::GameName>,
     /// No progress bars (one line per generation only).
@@ -91,7 +92,7 @@ pub fn run(args: &TrainArgs) -> Result<()> {
             checkpoints: args.checkpoints.clone(),
             generations: args.generations,
             seed: args.seed,
-            rules: args.rules,
+            rules: args.rules.clone(),
             quiet: args.quiet,
         });
     }
@@ -119,17 +120,27 @@ pub fn run(args: &TrainArgs) -> Result<()> {
             stem = format!("{stem}-{g}");
         }
         config.game.name = g;
+        if config.rules.name() != g {
+            let old = config.rules;
+            if old != dama_nn::GameRules::default_for(old.name()) && args.rules.is_none() {
+                bail!(
+                    "the config's [rules] hold rule options of {} ({}), and --game {g} plays {}: \
+                     give its rules with --rules, or leave [rules] out of the config",
+                    old.name().title(),
+                    old.text(),
+                    g.title()
+                );
+            }
+            config.rules = dama_nn::GameRules::default_for(g);
+        }
         config.fit_model_to_game();
     }
-    if let Some(r) = args.rules {
-        if config.game.name != dama_nn::GameName::Draughts {
-            bail!(
-                "--rules sets Turkish draughts' rule options; {}'s are `[tafl]` in the config",
-                config.game.name.title()
-            );
-        }
-        if r.variant != config.rules.variant && args.config.is_some() {
-            stem = format!("{stem}-{}", r.variant);
+    if let Some(text) = &args.rules {
+        let r = crate::args::game_rules(config.game.name, text)?;
+        if r != config.rules && args.config.is_some() {
+            if let Some(s) = crate::args::rules_stem(text) {
+                stem = format!("{stem}-{s}");
+            }
         }
         config.rules = r;
     }

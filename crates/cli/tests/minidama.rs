@@ -14,12 +14,16 @@ use dama_game::GameDef;
 use dama_minidama::MiniDama;
 
 /// configs/smoke.toml (the smallest network and run) for Mini Turkish
-/// draughts.
+/// draughts, under rules of its own (`[rules]`, the game's options).
 fn config(dir: &std::path::Path) -> std::path::PathBuf {
     let smoke = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../configs/smoke.toml");
     let text = std::fs::read_to_string(smoke).unwrap();
     let path = dir.join("mini.toml");
-    std::fs::write(&path, format!("[game]\nname = \"minidama\"\n\n{text}")).unwrap();
+    std::fs::write(
+        &path,
+        format!("[game]\nname = \"minidama\"\n\n[rules]\nno_capture_limit = 30\n\n{text}"),
+    )
+    .unwrap();
     path
 }
 
@@ -45,6 +49,46 @@ fn mini_turkish_draughts_trains_and_plays_through_every_command() {
     let meta = dama_nn::read_meta(&ckpt).unwrap();
     assert_eq!(meta.game.as_str(), MiniDama::NAME);
     assert_eq!(meta.model.shape(), MiniDama::shape());
+    let rules = meta.game_rules().get::<MiniDama>().unwrap();
+    assert_eq!(rules.no_capture_limit, Some(30));
+    assert_eq!(
+        meta.game_rules_text.as_deref(),
+        Some(rules.to_string().as_str())
+    );
+    // `--rules` is read by the game played; a network trained under other
+    // rules is refused, and another game's rules are named as such.
+    let a4 = format!("ckpt:{},sims=4", ckpt.display());
+    let e = err(dama(&[
+        "eval",
+        "--a",
+        &a4,
+        "--b",
+        "random",
+        "--games",
+        "2",
+        "--rules",
+        "no_capture_limit=31",
+        "--device",
+        "cpu",
+    ]));
+    assert!(e.contains("no_capture_limit"), "{e}");
+    let e = err(dama(&[
+        "eval",
+        "--a",
+        "random",
+        "--b",
+        "random",
+        "--games",
+        "2",
+        "--game",
+        "minidama",
+        "--rules",
+        "variant=croda",
+    ]));
+    assert!(
+        e.contains("variant=croda") && e.contains(MiniDama::TITLE),
+        "{e}"
+    );
 
     // The arena: its network against random, results per side.
     let a = format!("ckpt:{},sims=4", ckpt.display());
@@ -111,6 +155,17 @@ fn mini_turkish_draughts_trains_and_plays_through_every_command() {
     assert!(out.contains(MiniDama::TITLE), "{out}");
     let json = std::fs::read_to_string(bundle.join("bundle.json")).unwrap();
     assert!(json.contains("\"minidama\""), "{json}");
+    let meta: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(
+        meta["game_rules_text"],
+        rules.to_string().as_str(),
+        "{json}"
+    );
+    let readme = std::fs::read_to_string(bundle.join("README.md")).unwrap();
+    assert!(
+        readme.contains(MiniDama::TITLE) && readme.contains(&rules.to_string()),
+        "{readme}"
+    );
 
     // perft: the counts its reference generator gives (crates/minidama/tests).
     let out = ok(dama(&["perft", "--game", "minidama", "--depth", "4"]));

@@ -132,7 +132,8 @@ fn a_tafl_bundle_names_its_game_and_is_refused_by_draughts_loaders() {
     assert_eq!(meta["game"], "tafl");
     assert_eq!(meta["input_planes"], 12);
     assert_eq!(meta["policy_size"], 288);
-    assert!(meta["tafl_rules"].is_object(), "{meta}");
+    assert!(meta["game_rules_text"].is_string(), "{meta}");
+    assert!(meta.get("tafl_rules").is_none(), "{meta}");
     assert!(meta["check"]["libtorch_max_wdl_diff"].as_f64().unwrap() <= 1e-4);
     // The Python side (Tafl included) without the draughts example; the
     // README is the Tafl one.

@@ -142,33 +142,13 @@ pub const TARGETS: &[Target] = &[
             "legal",
             "newgame",
             "startpos",
+            "-off",
+            "x",
             "\n",
             "\u{ff}",
             "\r",
         ],
         run: bot_protocol,
-    },
-    Target {
-        name: "tafl_bot_protocol",
-        tokens: &[
-            "hello",
-            "rules ",
-            "position ",
-            "moves ",
-            "undo ",
-            "go ",
-            "sims ",
-            "eval",
-            "show",
-            "legal",
-            "newgame",
-            "startpos",
-            "-off",
-            "x",
-            "\n",
-            "\u{ff}",
-        ],
-        run: tafl_bot_protocol,
     },
     Target {
         name: "game_chunk",
@@ -448,12 +428,20 @@ fn config(data: &[u8]) -> bool {
     }
 }
 
+/// A `dama bot` session of every registered game (through its bot
+/// adapter), fed the input; accepted if some game answered it without an
+/// error.
 fn bot_protocol(data: &[u8]) -> bool {
-    session_protocol::<dama_draughts::Draughts>(data)
-}
-
-fn tafl_bot_protocol(data: &[u8]) -> bool {
-    session_protocol::<dama_tafl::Tafl>(data)
+    struct Check<'a>(&'a [u8]);
+    impl dama_bot::WithBotGame for Check<'_> {
+        type Output = bool;
+        fn run<G: dama_bot::BotGame>(self) -> bool {
+            session_protocol::<G>(self.0)
+        }
+    }
+    GameName::ALL.iter().fold(false, |accepted, &g| {
+        dama_bot::with_bot_game(g, Check(data)) | accepted
+    })
 }
 
 /// The one session of every game, with a random bot, fed `data`.
@@ -598,22 +586,21 @@ pub fn builtin_seeds(name: &str) -> Vec<Vec<u8>> {
         ],
         "config" => {
             let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../configs");
-            ["smoke.toml", "quick.toml"]
+            let mut seeds: Vec<String> = ["smoke.toml", "quick.toml"]
                 .iter()
                 .filter_map(|f| std::fs::read_to_string(dir.join(f)).ok())
-                .collect()
+                .collect();
+            // A config of every game, its options in [rules].
+            for &game in GameName::ALL {
+                let mut cfg = dama_selfplay::RunConfig::default();
+                cfg.game.name = game;
+                cfg.rules = dama_nn::GameRules::default_for(game);
+                cfg.fit_model_to_game();
+                seeds.extend(cfg.to_toml().ok());
+            }
+            seeds
         }
-        "bot_protocol" => vec![
-            "hello\nisready\nposition startpos moves d3-d4\ngo\nlegal\nshow\nquit\n".into(),
-            "rules no_capture_limit=off\nnewgame\nmoves c3-c4 f6-f5\nundo 1\ngo sims 1\neval\n"
-                .into(),
-            "position W:Wa2,b2,Kd4:Ba7,Kh8\ngo time 1\n".into(),
-        ],
-        "tafl_bot_protocol" => vec![
-            "hello\nisready\nposition startpos moves b5-b4\ngo\nlegal\nshow\nquit\n".into(),
-            "rules ply_limit=20\nnewgame\nundo 1\ngo sims 1\neval\n".into(),
-            "position W:Wb5,c5,Kd1:Ba1,Kb3\nlegal\n".into(),
-        ],
+        "bot_protocol" => every_game_seeds(BotProtocolSeeds),
         "game_chunk" => {
             let mut bytes = Vec::new();
             let dir = std::env::temp_dir().join(format!("dama-fuzz-seed-{}", std::process::id()));
@@ -625,62 +612,8 @@ pub fn builtin_seeds(name: &str) -> Vec<Vec<u8>> {
             let _ = std::fs::remove_dir_all(&dir);
             return vec![bytes];
         }
-        "sidecar" => {
-            let mut meta = dama_nn::CheckpointMeta {
-                format: dama_nn::checkpoint::CHECKPOINT_FORMAT,
-                game: dama_nn::GameName::Draughts,
-                tafl_rules: None,
-                game_rules_text: None,
-                encoding_version: dama_draughts::encode::ENCODING_VERSION,
-                model: dama_nn::ModelConfig::quick(),
-                rules: Rules::default(),
-                step: 3,
-                train: Some(dama_nn::TrainConfig::default()),
-                weights: dama_nn::checkpoint::FileEntry {
-                    file: "gen-0001.safetensors".into(),
-                    bytes: 1234,
-                    fnv1a64: "0123456789abcdef".into(),
-                },
-                optimizer: None,
-            };
-            let draughts = serde_json::to_string_pretty(&meta).unwrap_or_default();
-            // A Turkish Tafl sidecar: the game, its encoding and rules.
-            let tafl = dama_nn::GameName::Tafl.encoding();
-            meta.game = dama_nn::GameName::Tafl;
-            meta.encoding_version = tafl.version;
-            meta.model = meta.model.clone().with_shape(tafl.shape);
-            meta.game_rules_text = Some(dama_tafl::TaflRules::default().to_string());
-            let tafl = serde_json::to_string_pretty(&meta).unwrap_or_default();
-            // An older Turkish Tafl sidecar, with `tafl_rules`.
-            meta.game_rules_text = None;
-            meta.tafl_rules = Some(dama_tafl::TaflRules::default());
-            vec![
-                draughts,
-                tafl,
-                serde_json::to_string_pretty(&meta).unwrap_or_default(),
-            ]
-        }
+        "sidecar" => every_game_seeds(SidecarSeeds),
         "bundle" => {
-            let meta = dama_bot::BundleMeta {
-                format: dama_bot::BUNDLE_FORMAT,
-                kind: dama_bot::BundleKind::Network,
-                game: dama_nn::GameName::Draughts,
-                tafl_rules: None,
-                encoding_version: dama_draughts::encode::ENCODING_VERSION,
-                input_planes: dama_draughts::encode::NUM_PLANES,
-                policy_size: dama_draughts::encode::POLICY_SIZE,
-                rules: Rules::default(),
-                model: dama_nn::ModelConfig::quick(),
-                search: dama_mcts::SearchConfig::default(),
-                step: 1,
-                generation: Some(1),
-                elo: Vec::new(),
-                source: "checkpoints/a/models/gen-0001.safetensors".into(),
-                model_file: "model.ts".into(),
-                weights_file: "weights.safetensors".into(),
-                check: None,
-                dama_version: "0.1.0".into(),
-            };
             let evaluator = dama_bot::EvaluatorBundleMeta {
                 format: dama_bot::BUNDLE_FORMAT,
                 kind: dama_bot::BundleKind::Evaluator,
@@ -698,10 +631,9 @@ pub fn builtin_seeds(name: &str) -> Vec<Vec<u8>> {
                 source: "checkpoints/n/best.nnue".into(),
                 dama_version: "0.1.0".into(),
             };
-            vec![
-                serde_json::to_string_pretty(&meta).unwrap_or_default(),
-                serde_json::to_string_pretty(&evaluator).unwrap_or_default(),
-            ]
+            let mut seeds = every_game_seeds(BundleSeeds);
+            seeds.push(serde_json::to_string_pretty(&evaluator).unwrap_or_default());
+            seeds
         }
         "opening" => vec![
             "d3-d4 d6-d5".into(),
@@ -714,8 +646,10 @@ pub fn builtin_seeds(name: &str) -> Vec<Vec<u8>> {
             "W:Wa2,b2:Ba5,Kf6".into(),
             "B:Wd8:Bb2,b4,c3,d4,b1,Ka5".into(),
             "W:WKd3:Bd2,d4,c5,c3,b2,Kb4".into(),
-            dama_tafl::Position::startpos(dama_tafl::Side::KingSide).to_string(),
-        ],
+        ]
+        .into_iter()
+        .chain(every_game_seeds(PositionSeeds))
+        .collect(),
         "game_move" => vec![
             "d3-d4".into(),
             "b2-b3".into(),
@@ -730,8 +664,10 @@ pub fn builtin_seeds(name: &str) -> Vec<Vec<u8>> {
             "no_capture_limit=40 one_piece_each=draw".into(),
             "majority=on,defender_man_chain=on".into(),
             "goal=column8 ply_limit=off limit_result=draw".into(),
-            dama_tafl::TaflRules::default().to_string(),
-        ],
+        ]
+        .into_iter()
+        .chain(every_game_seeds(RulesSeeds))
+        .collect(),
         "run_state" => vec![
             "{\"version\":1,\"generation\":2,\"step\":6,\"best_generation\":2,\"elapsed_secs\":1.5}"
                 .into(),
@@ -739,4 +675,160 @@ pub fn builtin_seeds(name: &str) -> Vec<Vec<u8>> {
         _ => Vec::new(),
     };
     texts.into_iter().map(String::into_bytes).collect()
+}
+
+/// Seeds of every registered game, built from its seam (`G::start`,
+/// `position_text`, its legal moves, its default rules), so that a game
+/// added by one registry line has seeds too.
+fn every_game_seeds<W: WithGame<Output = Vec<String>> + Copy>(w: W) -> Vec<String> {
+    GameName::ALL.iter().flat_map(|g| g.with(w)).collect()
+}
+
+/// A game of `G` after its first legal move `plies` times.
+fn after_first_moves<G: GameDef>(plies: usize) -> G::Game {
+    let mut game = G::start(&G::Rules::default());
+    for _ in 0..plies {
+        let Some(first) = G::legal_moves(&game).into_iter().next() else {
+            break;
+        };
+        if G::play(&mut game, &first).is_err() {
+            break;
+        }
+    }
+    game
+}
+
+/// `bot_protocol`: a session of each game, its moves and positions.
+#[derive(Clone, Copy)]
+struct BotProtocolSeeds;
+
+impl WithGame for BotProtocolSeeds {
+    type Output = Vec<String>;
+    fn run<G: GameDef>(self) -> Vec<String> {
+        let start = G::start(&G::Rules::default());
+        let first = G::legal_moves(&start)
+            .first()
+            .map(|m| format!(" moves {m}"))
+            .unwrap_or_default();
+        let later = G::position_text(&after_first_moves::<G>(3));
+        vec![
+            format!("hello\nisready\nposition startpos{first}\ngo\nlegal\nshow\nquit\n"),
+            format!(
+                "rules {}\nnewgame\nundo 1\ngo sims 1\neval\n",
+                G::Rules::default()
+            ),
+            format!("position {later}\nlegal\ngo time 1\n"),
+        ]
+    }
+}
+
+/// `game_position`: each game's start and a later position.
+#[derive(Clone, Copy)]
+struct PositionSeeds;
+
+impl WithGame for PositionSeeds {
+    type Output = Vec<String>;
+    fn run<G: GameDef>(self) -> Vec<String> {
+        vec![
+            G::position_text(&G::start(&G::Rules::default())),
+            G::position_text(&after_first_moves::<G>(4)),
+        ]
+    }
+}
+
+/// `game_rules`: each game's default rules text.
+#[derive(Clone, Copy)]
+struct RulesSeeds;
+
+impl WithGame for RulesSeeds {
+    type Output = Vec<String>;
+    fn run<G: GameDef>(self) -> Vec<String> {
+        vec![G::Rules::default().to_string()]
+    }
+}
+
+/// `sidecar`: a checkpoint sidecar of each game (its encoding and rules),
+/// and the older form of a game whose rules had a field of their own.
+#[derive(Clone, Copy)]
+struct SidecarSeeds;
+
+impl WithGame for SidecarSeeds {
+    type Output = Vec<String>;
+    fn run<G: GameDef>(self) -> Vec<String> {
+        let Some(game) = GameName::of::<G>() else {
+            return Vec::new();
+        };
+        let encoding = game.encoding();
+        let rules = dama_nn::GameRules::default_for(game);
+        let other = game != GameName::default();
+        let mut meta = dama_nn::CheckpointMeta {
+            format: dama_nn::checkpoint::CHECKPOINT_FORMAT,
+            game,
+            game_rules_text: other.then(|| rules.text()),
+            legacy: dama_nn::LegacyRuleFields::default(),
+            encoding_version: encoding.version,
+            model: dama_nn::ModelConfig::quick().with_shape(encoding.shape),
+            rules: rules.draughts().unwrap_or_default(),
+            step: 3,
+            train: Some(dama_nn::TrainConfig::default()),
+            weights: dama_nn::checkpoint::FileEntry {
+                file: "gen-0001.safetensors".into(),
+                bytes: 1234,
+                fnv1a64: "0123456789abcdef".into(),
+            },
+            optimizer: None,
+        };
+        let mut seeds = vec![serde_json::to_string_pretty(&meta).unwrap_or_default()];
+        if let Some(legacy) = dama_nn::LegacyRuleFields::holding(&rules) {
+            meta.game_rules_text = None;
+            meta.legacy = legacy;
+            seeds.push(serde_json::to_string_pretty(&meta).unwrap_or_default());
+        }
+        seeds
+    }
+}
+
+/// `bundle`: a network bundle's `bundle.json` of each game, and the older
+/// form of a game whose rules had a field of their own.
+#[derive(Clone, Copy)]
+struct BundleSeeds;
+
+impl WithGame for BundleSeeds {
+    type Output = Vec<String>;
+    fn run<G: GameDef>(self) -> Vec<String> {
+        let Some(game) = GameName::of::<G>() else {
+            return Vec::new();
+        };
+        let encoding = game.encoding();
+        let rules = dama_nn::GameRules::default_for(game);
+        let (draughts, game_rules_text) = dama_bot::BundleMeta::rule_fields(&rules);
+        let mut meta = dama_bot::BundleMeta {
+            format: dama_bot::BUNDLE_FORMAT,
+            kind: dama_bot::BundleKind::Network,
+            game,
+            game_rules_text,
+            legacy: dama_nn::LegacyRuleFields::default(),
+            encoding_version: encoding.version,
+            input_planes: encoding.shape.planes,
+            policy_size: encoding.shape.policy_size(),
+            rules: draughts,
+            model: dama_nn::ModelConfig::quick().with_shape(encoding.shape),
+            search: dama_mcts::SearchConfig::default(),
+            step: 1,
+            generation: Some(1),
+            elo: Vec::new(),
+            source: "checkpoints/a/models/gen-0001.safetensors".into(),
+            model_file: "model.ts".into(),
+            weights_file: "weights.safetensors".into(),
+            check: None,
+            dama_version: "0.1.0".into(),
+        };
+        let mut seeds = vec![serde_json::to_string_pretty(&meta).unwrap_or_default()];
+        if let Some(legacy) = dama_nn::LegacyRuleFields::holding(&rules) {
+            meta.game_rules_text = None;
+            meta.legacy = legacy;
+            seeds.push(serde_json::to_string_pretty(&meta).unwrap_or_default());
+        }
+        seeds
+    }
 }

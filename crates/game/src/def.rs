@@ -267,6 +267,13 @@ pub trait GameDef: Copy + Default + Debug + Send + Sync + 'static {
         None
     }
 
+    /// How the network's input planes and policy indices are laid out, for
+    /// people (the README of a network bundle): Markdown list lines, each
+    /// starting `- `. The default: none (a README then gives the shapes).
+    fn encoding_notes() -> &'static str {
+        ""
+    }
+
     /// The name of the square drawn at `cell` (`c4`). Front ends number
     /// the board's cells row-major from the top-left corner as the first
     /// side sees the board: `cell = y · width + x`, `0..width · height`.

@@ -29,7 +29,7 @@ use crate::error::{Error, Result};
 use crate::files::{fnv1a64, tmp_path, write_atomic};
 use crate::model::Network;
 use crate::train::Trainer;
-use dama_registry::{GameName, GameRules};
+use dama_registry::{GameName, GameRules, LegacyRuleFields};
 
 /// Version of the checkpoint layout (this module).
 pub const CHECKPOINT_FORMAT: u32 = 1;
@@ -74,16 +74,15 @@ pub struct CheckpointMeta {
     /// Rules of the draughts games the network was trained on (the
     /// defaults for another game: see [`CheckpointMeta::game_rules`]).
     pub rules: Rules,
-    /// Rules of the Turkish Tafl games the network was trained on, in Tafl
-    /// checkpoints written before [`CheckpointMeta::game_rules_text`]
-    /// (read, no longer written).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tafl_rules: Option<dama_tafl::TaflRules>,
-    /// The rules of a game other than draughts, as their text
-    /// (`first=defender,…`): present exactly when the game is not draughts
-    /// (or, in older Tafl checkpoints, `tafl_rules` instead).
+    /// The rules of a game other than the default (draughts), as their
+    /// text (`first=defender,…`): present exactly when the game is not the
+    /// default (or, in older checkpoints of some games, a legacy field
+    /// instead: [`LegacyRuleFields`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub game_rules_text: Option<String>,
+    /// The per-game rule fields of older checkpoints (read, never written).
+    #[serde(flatten)]
+    pub legacy: LegacyRuleFields,
     /// Optimizer steps taken.
     pub step: u64,
     /// Training configuration (trainer checkpoints).
@@ -103,20 +102,16 @@ impl CheckpointMeta {
     }
 
     fn try_game_rules(&self) -> std::result::Result<GameRules, String> {
-        match (&self.game_rules_text, self.tafl_rules) {
-            (Some(text), None) if self.game != GameName::default() => {
-                GameRules::parse(self.game, text)
-                    .map_err(|e| format!("game_rules_text `{text}`: {e}"))
-            }
-            (None, Some(_)) if self.game == GameName::Tafl => {
-                Ok(GameRules::of(self.game, self.rules, self.tafl_rules))
-            }
-            (None, None) if self.game == GameName::default() => {
-                Ok(GameRules::of(self.game, self.rules, None))
-            }
+        let default = GameName::default();
+        match (&self.game_rules_text, self.legacy.rules()) {
+            (Some(text), None) if self.game != default => GameRules::parse(self.game, text)
+                .map_err(|e| format!("game_rules_text `{text}`: {e}")),
+            (None, Some(rules)) if rules.name() == self.game => Ok(rules),
+            (None, None) if self.game == default => Ok(GameRules::from(self.rules)),
             _ => Err(format!(
-                "game_rules_text (or, in older Turkish Tafl checkpoints, tafl_rules) must be present exactly in a checkpoint of a game other than {} (game {})",
-                GameName::default().title(),
+                "game_rules_text (or, in older checkpoints, {}) must be present exactly in a checkpoint of a game other than {}, with that game's rules (game {})",
+                LegacyRuleFields::FIELDS,
+                default.title(),
                 self.game
             )),
         }
@@ -187,8 +182,8 @@ pub fn save_network(
         encoding_version,
         model: net.config().clone(),
         rules,
-        tafl_rules: None,
         game_rules_text,
+        legacy: LegacyRuleFields::default(),
         step,
         train: None,
         weights,
@@ -218,8 +213,8 @@ pub fn save_trainer(
         encoding_version,
         model: trainer.network().config().clone(),
         rules,
-        tafl_rules: None,
         game_rules_text,
+        legacy: LegacyRuleFields::default(),
         step: trainer.step(),
         train: Some(trainer.config().clone()),
         weights,

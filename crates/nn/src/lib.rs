@@ -69,7 +69,9 @@ pub use checkpoint::{
 pub use config::{LrSchedule, ModelConfig, OptimizerConfig, TrainConfig};
 pub use cpu::{cpu_bf16_fast, CpuFeatures, PrecisionChoice};
 pub use dama_game::{NnInput, Shape};
-pub use dama_registry::{Encoding, GameName, GameRules, UnknownGame, WithGame};
+pub use dama_registry::{
+    Encoding, GameName, GameRules, LegacyRuleFields, LegacyRuleSections, UnknownGame, WithGame,
+};
 pub use device::DeviceSpec;
 pub use error::{Error, Result};
 pub use evaluator::{masked_softmax, NnEvaluator, Precision, RawOutput, MAX_LANES};

@@ -148,3 +148,52 @@ fn a_tafl_network_traces_to_torchscript_and_loads_for_its_shape() {
     // Loaded as a draughts module, its outputs do not fit.
     assert!(dama_nn::TorchScriptEvaluator::load(&path, Device::Cpu).is_err());
 }
+
+/// A Tafl checkpoint stores its rules as `game_rules_text`; one written
+/// before that field (its rules in `tafl_rules`) still loads with its
+/// rules, and a sidecar with both, or `tafl_rules` in a draughts
+/// checkpoint, is refused by name.
+#[test]
+fn tafl_checkpoints_store_rules_as_text_and_older_sidecars_still_load() {
+    let net = tafl_net(8);
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("gen-0001.safetensors");
+    let rules = dama_nn::GameRules::Tafl("first=defender".parse::<TaflRules>().unwrap());
+    dama_nn::save_network(&net, rules, 3, &path).unwrap();
+    let side = dama_nn::checkpoint::sidecar_path(&path);
+    let new: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&side).unwrap()).unwrap();
+    assert_eq!(new["game_rules_text"], rules.text().as_str());
+    assert!(new.get("tafl_rules").is_none(), "{new}");
+    let (_, meta) = dama_nn::load_network_for(&path, Device::Cpu, &rules).unwrap();
+    assert_eq!(meta.game_rules(), rules);
+
+    let mut old = new.clone();
+    old.as_object_mut().unwrap().remove("game_rules_text");
+    old["tafl_rules"] = serde_json::to_value(rules.tafl().unwrap()).unwrap();
+    std::fs::write(&side, old.to_string()).unwrap();
+    let (_, meta) = dama_nn::load_network_for(&path, Device::Cpu, &rules).unwrap();
+    assert_eq!(meta.game_rules(), rules);
+    assert_eq!(meta.game_rules_text, None);
+
+    let parse = |v: &serde_json::Value| {
+        dama_nn::checkpoint::parse_meta(&v.to_string(), &side)
+            .unwrap_err()
+            .to_string()
+    };
+    let mut both = old.clone();
+    both["game_rules_text"] = rules.text().into();
+    let e = parse(&both);
+    assert!(
+        e.contains("game_rules_text") && e.contains("tafl_rules"),
+        "{e}"
+    );
+    let mut draughts = old.clone();
+    draughts["game"] = "draughts".into();
+    let e = parse(&draughts);
+    assert!(e.contains("tafl_rules"), "{e}");
+    let mut unknown = old;
+    unknown["tafl_colour"] = 1.into();
+    let e = parse(&unknown);
+    assert!(e.contains("tafl_colour"), "{e}");
+}

@@ -303,18 +303,6 @@ impl Encoding {
 }
 
 impl GameRules {
-    /// The rules of `game` as checkpoints written before their generic
-    /// `game_rules_text` field stored them: draughts `rules` for draughts, `tafl`
-    /// for Turkish Tafl, the defaults for another game.
-    pub fn of(game: GameName, rules: Rules, tafl: Option<TaflRules>) -> GameRules {
-        match game {
-            GameName::Draughts => GameRules::Draughts(rules),
-            GameName::Tafl => GameRules::Tafl(tafl.unwrap_or_default()),
-            #[allow(unreachable_patterns)] // Until a third game is registered.
-            other => GameRules::default_for(other),
-        }
-    }
-
     /// The draughts rules, if these are draughts rules.
     pub fn draughts(&self) -> Option<Rules> {
         self.get::<dama_draughts::Draughts>()
@@ -323,6 +311,69 @@ impl GameRules {
     /// The Turkish Tafl rules, if these are.
     pub fn tafl(&self) -> Option<TaflRules> {
         self.get::<dama_tafl::Tafl>()
+    }
+}
+
+impl Default for GameRules {
+    /// The default game's default rules.
+    fn default() -> Self {
+        GameRules::default_for(GameName::default())
+    }
+}
+
+/// The rule fields that older checkpoints (`x.json`) and bundles
+/// (`bundle.json`) kept for one game each, before every game other than
+/// the default stored its rules as text (`game_rules_text`): read, never
+/// written. A file's metadata flattens it (`#[serde(flatten)]`), so code
+/// written once for every game reads older files without naming a game.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LegacyRuleFields {
+    /// Turkish Tafl's rules (`tafl_rules`), in Tafl checkpoints and bundles
+    /// written before `game_rules_text`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    tafl_rules: Option<TaflRules>,
+}
+
+impl LegacyRuleFields {
+    /// The fields, for messages: `` `tafl_rules` (Turkish Tafl) ``.
+    pub const FIELDS: &'static str = "`tafl_rules` (Turkish Tafl)";
+
+    /// The rules an older file stored in these fields, if any.
+    pub fn rules(&self) -> Option<GameRules> {
+        self.tafl_rules.map(GameRules::Tafl)
+    }
+
+    /// The fields an older file of `rules`' game held (for tests and
+    /// fuzzing of the legacy path); `None` for a game that never had such
+    /// a field.
+    pub fn holding(rules: &GameRules) -> Option<LegacyRuleFields> {
+        rules.tafl().map(|r| LegacyRuleFields {
+            tafl_rules: Some(r),
+        })
+    }
+}
+
+/// The per-game rule sections of older run configs (`config.toml`), before
+/// `[rules]` held the options of every game: `[tafl]` (Turkish Tafl's
+/// options). Read, never written; a run config flattens it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LegacyRuleSections {
+    /// Turkish Tafl's options, `[tafl]`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    tafl: Option<TaflRules>,
+}
+
+impl LegacyRuleSections {
+    /// The rules an older config gave in these sections, with the section's
+    /// name (`tafl`), if any.
+    pub fn rules(&self) -> Option<(&'static str, GameRules)> {
+        self.tafl.map(|r| ("tafl", GameRules::Tafl(r)))
+    }
+
+    /// The sections an older config of `rules`' game held (for tests);
+    /// `None` for a game that never had its own section.
+    pub fn holding(rules: &GameRules) -> Option<LegacyRuleSections> {
+        rules.tafl().map(|r| LegacyRuleSections { tafl: Some(r) })
     }
 }
 
@@ -471,6 +522,42 @@ mod tests {
         assert_eq!(GameName::whose_rules("colour=green"), None);
         let err = "chess".parse::<GameName>().unwrap_err();
         assert!(err.to_string().contains("chess"), "{err}");
+    }
+
+    /// A file's metadata as checkpoints and bundles flatten the legacy
+    /// fields into it.
+    #[derive(Debug, PartialEq, Serialize, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    struct Sidecar {
+        game: GameName,
+        #[serde(flatten)]
+        legacy: LegacyRuleFields,
+    }
+
+    #[test]
+    fn legacy_rule_fields_read_older_files_and_are_never_written() {
+        let tafl = GameRules::parse(GameName::Tafl, "first=defender").unwrap();
+        let old = r#"{"game":"tafl","tafl_rules":{"first":"defender"}}"#;
+        let read: Sidecar = serde_json::from_str(old).unwrap();
+        assert_eq!(read.legacy.rules(), Some(tafl));
+        assert_eq!(LegacyRuleFields::holding(&tafl), Some(read.legacy));
+        let new = Sidecar {
+            game: GameName::Tafl,
+            legacy: LegacyRuleFields::default(),
+        };
+        assert_eq!(
+            serde_json::to_string(&new).unwrap(),
+            r#"{"game":"tafl"}"#,
+            "nothing is written"
+        );
+        assert_eq!(LegacyRuleFields::default().rules(), None);
+        assert_eq!(LegacyRuleFields::holding(&GameRules::default()), None);
+        // Unknown keys are still refused by name next to the flattened ones.
+        let err = serde_json::from_str::<Sidecar>(r#"{"game":"tafl","colour":1}"#).unwrap_err();
+        assert!(err.to_string().contains("colour"), "{err}");
+        let sections = LegacyRuleSections::holding(&tafl).unwrap();
+        assert_eq!(sections.rules(), Some(("tafl", tafl)));
+        assert_eq!(LegacyRuleSections::default().rules(), None);
     }
 
     #[test]

@@ -6,7 +6,6 @@
 
 use std::path::Path;
 
-use dama_engine::Rules;
 use dama_mcts::SearchConfig;
 use dama_nn::{GameName, GameRules, ModelConfig, PrecisionChoice, TrainConfig};
 use serde::{Deserialize, Serialize};
@@ -16,7 +15,7 @@ use crate::Error;
 /// Everything a training run needs. Each section has defaults, so a config
 /// file only states what it changes.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, default)]
+#[serde(try_from = "RawRunConfig")]
 pub struct RunConfig {
     /// Run-wide settings: generations, seed, device, threads.
     pub run: RunSection,
@@ -25,12 +24,10 @@ pub struct RunConfig {
     /// always wrote.
     #[serde(skip_serializing_if = "GameSection::is_default")]
     pub game: GameSection,
-    /// The rules of the game (rule options of Turkish draughts).
-    pub rules: Rules,
-    /// Turkish Tafl's rule options (`[game] name = "tafl"` only; see the
-    /// `dama-tafl` crate's docs). Left out of `config.toml` while default.
-    #[serde(skip_serializing_if = "is_default_tafl")]
-    pub tafl: dama_tafl::TaflRules,
+    /// The rules of the game, `[rules]`: the rule options of the game named
+    /// in `[game]`, in that game's own form (its crate's docs), so that a
+    /// game's options need no section of their own.
+    pub rules: GameRules,
     /// The network's shape.
     pub model: ModelConfig,
     /// The search used by self-play.
@@ -55,12 +52,118 @@ pub struct RunConfig {
     pub distributed: DistributedConfig,
 }
 
+/// [`RunConfig`] as written, before `[rules]` is read as the rules of the
+/// game `[game]` names: unknown keys are refused with their name.
+#[derive(Default, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+struct RawRunConfig {
+    run: RunSection,
+    game: GameSection,
+    rules: Option<toml::Table>,
+    /// The per-game rule sections of older configs (`[tafl]`), still read.
+    #[serde(flatten)]
+    legacy: dama_nn::LegacyRuleSections,
+    model: ModelConfig,
+    search: SearchConfig,
+    selfplay: SelfplayConfig,
+    buffer: BufferConfig,
+    train: TrainConfig,
+    schedule: ScheduleConfig,
+    eval: EvalConfig,
+    teacher: TeacherConfig,
+    distributed: DistributedConfig,
+}
+
+impl TryFrom<RawRunConfig> for RunConfig {
+    type Error = String;
+
+    fn try_from(raw: RawRunConfig) -> Result<RunConfig, String> {
+        Ok(RunConfig {
+            rules: rules_of(raw.game.name, raw.rules, raw.legacy)?,
+            run: raw.run,
+            game: raw.game,
+            model: raw.model,
+            search: raw.search,
+            selfplay: raw.selfplay,
+            buffer: raw.buffer,
+            train: raw.train,
+            schedule: raw.schedule,
+            eval: raw.eval,
+            teacher: raw.teacher,
+            distributed: raw.distributed,
+        })
+    }
+}
+
+/// `table` read as the rules of `game`.
+fn game_rules_of(game: GameName, table: &toml::Table) -> Result<GameRules, toml::de::Error> {
+    GameRules::deserialize_for(game, toml::Value::Table(table.clone()))
+}
+
+/// Whether `table` holds the default game's default rules, as every config
+/// written before `[rules]` held the options of every game did, whatever
+/// its game.
+fn holds_older_defaults(table: &toml::Table) -> bool {
+    let default = GameName::default();
+    game_rules_of(default, table).is_ok_and(|r| r == GameRules::default_for(default))
+}
+
+/// The rules of `game` from `[rules]` and, in older configs, a game's own
+/// section (`[tafl]`).
+fn rules_of(
+    game: GameName,
+    rules: Option<toml::Table>,
+    legacy: dama_nn::LegacyRuleSections,
+) -> Result<GameRules, String> {
+    if let Some((section, old)) = legacy.rules() {
+        if old.name() != game {
+            return Err(format!(
+                "`{section}`: [{section}] holds {}'s rule options, and the run's game is {}                  (`[game] name = \"{}\"`); the rules of every game go in [rules]",
+                old.name().title(),
+                game.title(),
+                game
+            ));
+        }
+        return match rules {
+            Some(table) if !table.is_empty() && !holds_older_defaults(&table) => Err(format!(
+                "`{section}`: [{section}] (an older config's section for {}'s options) and                  [rules] both set rules; put them in [rules] alone",
+                game.title()
+            )),
+            _ => Ok(old),
+        };
+    }
+    let Some(table) = rules else {
+        return Ok(GameRules::default_for(game));
+    };
+    match game_rules_of(game, &table) {
+        Ok(r) => Ok(r),
+        Err(_) if game != GameName::default() && holds_older_defaults(&table) => {
+            Ok(GameRules::default_for(game))
+        }
+        Err(e) => {
+            let message = e.message().trim().to_owned();
+            let other = GameName::ALL
+                .iter()
+                .copied()
+                .find(|&g| g != game && game_rules_of(g, &table).is_ok());
+            Err(match other {
+                Some(other) => format!(
+                    "`rules`: [rules] holds the rule options of the run's game, {}                      (`[game] name = \"{game}\"`), and these are {}'s ({message})",
+                    game.title(),
+                    other.title()
+                ),
+                None => format!("`rules`: {}'s rules: {message}", game.title()),
+            })
+        }
+    }
+}
+
 /// `[game]`: which game the run trains.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct GameSection {
-    /// `draughts` (Turkish draughts and its variants, `[rules]`) or `tafl`
-    /// (Turkish Tafl, `[tafl]`).
+    /// The game (`draughts`, Turkish draughts and its variants; `tafl`,
+    /// Turkish Tafl; any registered game), whose options `[rules]` holds.
     pub name: GameName,
 }
 
@@ -68,10 +171,6 @@ impl GameSection {
     fn is_default(&self) -> bool {
         *self == GameSection::default()
     }
-}
-
-fn is_default_tafl(r: &dama_tafl::TaflRules) -> bool {
-    *r == dama_tafl::TaflRules::default()
 }
 
 /// The largest `distributed.games_per_chunk`.
@@ -432,7 +531,7 @@ impl RunConfig {
 
     /// The game and the rules its games are played under.
     pub fn game_rules(&self) -> GameRules {
-        GameRules::of(self.game.name, self.rules, Some(self.tafl))
+        self.rules
     }
 
     /// The config as TOML (what `config.toml` of a run holds).
@@ -571,29 +670,19 @@ impl RunConfig {
             ));
         }
         let game = self.game.name;
-        if game != GameName::Tafl && !is_default_tafl(&self.tafl) {
+        if self.rules.name() != game {
             return Err(invalid(
-                "tafl",
-                "Turkish Tafl's rule options need `[game] name = \"tafl\"`",
+                "rules",
+                format!(
+                    "{} rules for a run of {}",
+                    self.rules.name().title(),
+                    game.title()
+                ),
             ));
         }
-        // The draughts-only parts of a run: its rules section, the
-        // alpha-beta teacher and the endgame tables.
+        // The draughts-only parts of a run: the alpha-beta teacher and the
+        // endgame tables.
         if game != GameName::Draughts {
-            if self.rules != Rules::default() {
-                let there = if game == GameName::Tafl {
-                    "go in [tafl]"
-                } else {
-                    "take their defaults"
-                };
-                return Err(invalid(
-                    "rules",
-                    format!(
-                        "[rules] holds Turkish draughts' options; {}'s {there}",
-                        game.title()
-                    ),
-                ));
-            }
             if self.teacher.generations > 0 {
                 return Err(invalid(
                     "teacher.generations",

@@ -278,7 +278,9 @@ pub fn run_worker(
         .num_threads(device::or_cores(cfg.run.threads))
         .build()
         .map_err(|e| Error::Config(format!("cannot start the search threads: {e}")))?;
-    let tablebase = open_tablebase(&cfg.selfplay.tablebase, &cfg.rules, progress)?;
+    // Endgame tables and teacher games are draughts'; another game has none.
+    let draughts_rules = cfg.rules.draughts().unwrap_or_default();
+    let tablebase = open_tablebase(&cfg.selfplay.tablebase, &draughts_rules, progress)?;
     let mut selfplay_cfg = cfg.selfplay.clone();
     selfplay_cfg.games_per_generation = cfg.distributed.games_per_chunk;
 
@@ -354,7 +356,7 @@ pub fn run_worker(
             let job = crate::teacher::TeacherJob {
                 teacher: &teacher,
                 selfplay: &selfplay_cfg,
-                rules: cfg.rules,
+                rules: draughts_rules,
                 generation: g,
                 seed,
                 tablebase: tablebase.clone(),

@@ -461,27 +461,38 @@ mod tests {
 
     #[test]
     fn a_chunk_keeps_its_game_and_holds_one_game() {
-        let mut tafl = vec![sample_game(1), sample_game(2)];
-        for g in &mut tafl {
-            g.game = GameName::Tafl;
-            g.rules = dama_tafl::TaflRules::default().to_string();
+        /// A chunk of each game other than draughts keeps its game and
+        /// rules, and its records are refused as another game's by name.
+        struct Check;
+        impl dama_nn::WithGame for Check {
+            type Output = ();
+            fn run<G: dama_game::GameDef>(self) {
+                let Some(name) = GameName::of::<G>().filter(|&g| g != GameName::Draughts) else {
+                    return;
+                };
+                let mut games = vec![sample_game(1), sample_game(2)];
+                for g in &mut games {
+                    g.game = name;
+                    g.rules = G::Rules::default().to_string();
+                }
+                let back = decode_chunk(&encode_chunk(&games).unwrap()).unwrap();
+                assert_eq!(back, games);
+                assert_eq!(back[0].rules::<G>().unwrap(), G::Rules::default());
+                let err = back[0]
+                    .rules::<dama_draughts::Draughts>()
+                    .unwrap_err()
+                    .to_string();
+                assert!(err.contains(&format!("{} game", G::TITLE)), "{err}");
+                let err = sample_game(3).rules::<G>().unwrap_err().to_string();
+                assert!(err.contains(&format!("not a {} game", G::TITLE)), "{err}");
+                games.push(sample_game(4));
+                let err = encode_chunk(&games).unwrap_err();
+                assert!(err.contains("one game"), "{err}");
+            }
         }
-        let back = decode_chunk(&encode_chunk(&tafl).unwrap()).unwrap();
-        assert_eq!(back, tafl);
-        assert_eq!(
-            back[0].rules::<dama_tafl::Tafl>().unwrap(),
-            dama_tafl::TaflRules::default()
-        );
-        let err = back[0]
-            .rules::<dama_draughts::Draughts>()
-            .unwrap_err()
-            .to_string();
-        assert!(err.contains("Turkish Tafl game"), "{err}");
-        let err = sample_game(3)
-            .rules::<dama_tafl::Tafl>()
-            .unwrap_err()
-            .to_string();
-        assert!(err.contains("not a Turkish Tafl game"), "{err}");
+        for &g in GameName::ALL {
+            g.with(Check);
+        }
         // Draughts records hold rules text; older ones TOML: both read.
         let mut old = sample_game(3);
         let rules = dama_engine::Rules::for_variant(dama_engine::Variant::Croda);
@@ -495,9 +506,6 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(err.contains("variant=chess"), "{err}");
-        tafl.push(sample_game(4));
-        let err = encode_chunk(&tafl).unwrap_err();
-        assert!(err.contains("one game"), "{err}");
     }
 
     #[test]

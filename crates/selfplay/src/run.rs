@@ -378,7 +378,9 @@ impl TrainingRun {
                     cfg.run.threads
                 ))
             })?;
-        let rules: Rules = cfg.rules;
+        // The draughts rules of the draughts-only parts (endgame tables,
+        // teacher games): the defaults for another game, which has none.
+        let rules: Rules = cfg.rules.draughts().unwrap_or_default();
         let game_rules: GameRules = cfg.game_rules();
 
         if dir.root().as_os_str().is_empty() {
@@ -587,7 +589,7 @@ impl TrainingRun {
             let job = crate::teacher::TeacherJob {
                 teacher: &cfg.teacher,
                 selfplay: &cfg.selfplay,
-                rules: cfg.rules,
+                rules: cfg.rules.draughts().unwrap_or_default(),
                 generation: gen,
                 seed: cfg.run.seed,
                 tablebase: self.tablebase.clone(),

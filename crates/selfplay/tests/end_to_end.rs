@@ -272,7 +272,7 @@ fn every_variant_trains_and_its_records_and_checkpoints_carry_its_rules() {
         let text = format!("{TINY}\n[rules]\nvariant = \"{variant}\"\n");
         let mut config = RunConfig::parse(&text).unwrap();
         config.run.generations = 1;
-        let rules = config.rules;
+        let rules = config.rules.draughts().unwrap();
         assert_eq!(rules.variant, variant);
         let options = TrainOptions {
             config,

@@ -24,11 +24,11 @@ fn tafl_config(extra: &str) -> RunConfig {
 #[test]
 fn a_tafl_run_trains_evaluates_per_side_and_resumes() {
     let tmp = tempfile::tempdir().unwrap();
-    let mut config = tafl_config("[tafl]\nply_limit = 120\n");
+    let mut config = tafl_config("[rules]\nply_limit = 120\n");
     assert_eq!(config.model.shape(), dama_tafl::encode::TAFL_SHAPE);
-    assert_eq!(config.tafl.ply_limit, Some(120));
+    let rules = config.rules.tafl().unwrap();
+    assert_eq!(rules.ply_limit, Some(120));
     config.run.generations = 1;
-    let rules = config.tafl;
     let run = tmp.path().join("t");
     let stop = AtomicBool::new(false);
     let opts = TrainOptions {
@@ -186,15 +186,71 @@ fn tafl_configs_refuse_draughts_only_settings_by_name() {
         let err = RunConfig::parse(&text).unwrap_err().to_string();
         assert!(err.contains(key), "{key}: {err}");
     }
-    // Tafl options without the game are refused too.
+    // Tafl options without the game are refused too, by name.
     let err = RunConfig::parse(&format!("{TINY}\n[tafl]\nmajority = true\n"))
         .unwrap_err()
         .to_string();
     assert!(err.contains("tafl"), "{err}");
+    let err = RunConfig::parse(&format!("{TINY}\n[rules]\nmajority = true\n"))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("majority") && err.contains("Turkish Tafl"),
+        "{err}"
+    );
+    // An unknown key of [rules] is named.
+    let err = RunConfig::parse(&format!("{base}[rules]\ncolour = \"green\"\n"))
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("colour"), "{err}");
     let err = RunConfig::parse(&format!("{TINY}\n[game]\nname = \"chess\"\n"))
         .unwrap_err()
         .to_string();
     assert!(err.contains("chess"), "{err}");
+}
+
+/// `[rules]` holds Tafl's options; older configs (and run directories'
+/// `config.toml`, which `--resume` reads) gave them in `[tafl]` with the
+/// draughts defaults in `[rules]`: they still read the same, and write the
+/// new way.
+#[test]
+fn older_tafl_sections_still_read() {
+    let base = format!("{TINY}\n[game]\nname = \"tafl\"\n");
+    let new =
+        RunConfig::parse(&format!("{base}[rules]\nmajority = true\nply_limit = 90\n")).unwrap();
+    let rules = new.rules.tafl().unwrap();
+    assert!(rules.majority);
+    assert_eq!(rules.ply_limit, Some(90));
+    let draughts_defaults = RunConfig::parse(TINY).unwrap().to_toml().unwrap();
+    let draughts_defaults = draughts_defaults
+        .split("\n[")
+        .find(|s| s.starts_with("rules]"))
+        .map(|s| format!("[{s}\n"))
+        .unwrap();
+    assert!(
+        draughts_defaults.contains("one_piece_each"),
+        "{draughts_defaults}"
+    );
+    for older in [
+        format!("{base}[tafl]\nmajority = true\nply_limit = 90\n"),
+        format!("{base}{draughts_defaults}[tafl]\nmajority = true\nply_limit = 90\n"),
+    ] {
+        let old = RunConfig::parse(&older).unwrap();
+        assert_eq!(old, new, "{older}");
+        let written = old.to_toml().unwrap();
+        assert!(!written.contains("[tafl]"), "{written}");
+        assert_eq!(RunConfig::parse(&written).unwrap(), new);
+    }
+    // An older default Tafl config: draughts defaults in [rules], no [tafl].
+    let old = RunConfig::parse(&format!("{base}{draughts_defaults}")).unwrap();
+    assert_eq!(old.rules, GameRules::Tafl(dama_tafl::TaflRules::default()));
+    // [tafl] and Tafl options in [rules] at once are refused.
+    let err = RunConfig::parse(&format!(
+        "{base}[rules]\nmajority = true\n[tafl]\nmajority = true\n"
+    ))
+    .unwrap_err()
+    .to_string();
+    assert!(err.contains("[rules]") && err.contains("[tafl]"), "{err}");
 }
 
 #[test]
