@@ -85,8 +85,8 @@ impl BotSpec {
 impl BotSpec {
     /// The game of the bot's network, read from the checkpoint's sidecar or
     /// the bundle's `bundle.json` without loading the network; `None` for
-    /// bots without a network (baselines exist for both games, though not
-    /// every one: see [`dama_eval::games::tafl_baseline`]).
+    /// bots without a network (each game says which of the own players it
+    /// has: [`dama_game::GameDef::check_own`]).
     ///
     /// # Errors
     ///

@@ -8,14 +8,21 @@
 use std::sync::Arc;
 
 use dama_engine::Rules;
+use dama_game::own::MAX_SEARCH_DEPTH;
 use dama_game::player::Player;
-use dama_game::{AlphaBetaSpec, OwnError, OwnFactory, OwnSpec};
+use dama_game::{AlphaBetaLimit, AlphaBetaSpec, OwnError, OwnFactory, OwnSpec};
 use dama_tablebase::Tablebase;
 
 use crate::alphabeta::{AlphaBetaPlayer, MAX_THREADS};
 use crate::evaluator::Evaluation;
 use crate::players::GreedyPlayer;
 use crate::Draughts;
+
+/// The longest time per move a spec may ask for: one hour.
+const MAX_MOVE_TIME_MS: u64 = 3_600_000;
+
+/// The largest transposition table a spec may ask for, in MiB.
+const MAX_TT_MB: usize = 16_384;
 
 /// Checks an own-player spec (no file read).
 pub(crate) fn check(spec: &OwnSpec) -> Result<(), OwnError> {
@@ -27,6 +34,21 @@ pub(crate) fn check(spec: &OwnSpec) -> Result<(), OwnError> {
                 a.threads
             )))
         }
+        OwnSpec::AlphaBeta(AlphaBetaSpec {
+            limit: AlphaBetaLimit::Depth(d),
+            ..
+        }) if !(1..=MAX_SEARCH_DEPTH).contains(d) => Err(OwnError::Settings(format!(
+            "depth={d} is out of range (1..={MAX_SEARCH_DEPTH} plies)"
+        ))),
+        OwnSpec::AlphaBeta(AlphaBetaSpec {
+            limit: AlphaBetaLimit::TimeMs(ms),
+            ..
+        }) if !(1..=MAX_MOVE_TIME_MS).contains(ms) => Err(OwnError::Settings(format!(
+            "time={ms} is out of range (1..={MAX_MOVE_TIME_MS} ms)"
+        ))),
+        OwnSpec::AlphaBeta(a) if !(1..=MAX_TT_MB).contains(&a.tt_mb) => Err(OwnError::Settings(
+            format!("tt={} is out of range (1..={MAX_TT_MB} MiB)", a.tt_mb),
+        )),
         OwnSpec::AlphaBeta(_) => Ok(()),
     }
 }

@@ -24,7 +24,7 @@ use dama_mcts::{Algorithm, MAX_SIMULATIONS};
 use serde::{Deserialize, Serialize};
 
 use crate::Error;
-use dama_game::own::MAX_SEARCH_THREADS as MAX_THREADS;
+use dama_game::own::{MAX_SEARCH_DEPTH, MAX_SEARCH_THREADS as MAX_THREADS};
 pub use dama_game::AlphaBetaLimit;
 
 /// How much a checkpoint player searches.
@@ -324,9 +324,9 @@ impl FromStr for PlayerSpec {
                     match k.as_str() {
                         "depth" => {
                             let d: u32 = number(kind, &k, &v)?;
-                            if d == 0 || d > 64 {
+                            if d == 0 || d > MAX_SEARCH_DEPTH {
                                 return Err(Error::Spec(format!(
-                                    "`alphabeta`: depth must be in 1..=64, got {d}"
+                                    "`alphabeta`: depth must be in 1..={MAX_SEARCH_DEPTH}, got {d}"
                                 )));
                             }
                             limit = Some(AlphaBetaLimit::Depth(d));

@@ -433,15 +433,15 @@ fn config(data: &[u8]) -> bool {
 /// error.
 fn bot_protocol(data: &[u8]) -> bool {
     struct Check<'a>(&'a [u8]);
-    impl dama_bot::WithBotGame for Check<'_> {
+    impl dama_nn::WithGame for Check<'_> {
         type Output = bool;
-        fn run<G: dama_bot::BotGame>(self) -> bool {
+        fn run<G: dama_game::GameDef>(self) -> bool {
             session_protocol::<G>(self.0)
         }
     }
-    GameName::ALL.iter().fold(false, |accepted, &g| {
-        dama_bot::with_bot_game(g, Check(data)) | accepted
-    })
+    GameName::ALL
+        .iter()
+        .fold(false, |accepted, &g| g.with(Check(data)) | accepted)
 }
 
 /// The one session of every game, with a random bot, fed `data`.

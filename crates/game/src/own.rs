@@ -17,6 +17,10 @@ use crate::player::Player;
 /// The most search threads a spec may ask for (`threads=N`).
 pub const MAX_SEARCH_THREADS: usize = 64;
 
+/// The deepest alpha-beta search a spec may ask for (`depth=N`, plies); a
+/// game may take less.
+pub const MAX_SEARCH_DEPTH: u32 = 64;
+
 /// How far an alpha-beta search looks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]

@@ -474,6 +474,93 @@ mod tests {
         }
     }
 
+    /// What a game says it has ([`GameDef::check_own`]) it builds
+    /// ([`GameDef::own_players`]), and its players move legally, within a
+    /// time when told one; what it refuses it refuses in both. Its text
+    /// for people follows the game to its end.
+    #[test]
+    fn every_game_s_own_players_and_text_keep_their_word() {
+        use dama_game::{AlphaBetaLimit, AlphaBetaSpec, OwnError, OwnSpec};
+        use rand::SeedableRng;
+        use std::time::Duration;
+
+        struct Own;
+        impl WithGame for Own {
+            type Output = ();
+            fn run<G: GameDef>(self) {
+                let ab = |limit, threads| {
+                    OwnSpec::AlphaBeta(AlphaBetaSpec {
+                        limit,
+                        tt_mb: 1,
+                        eval: None,
+                        threads,
+                    })
+                };
+                let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(3);
+                let start = G::start(&G::Rules::default());
+                let tables = G::Tables::default();
+                for spec in [
+                    OwnSpec::Greedy,
+                    ab(AlphaBetaLimit::Depth(2), 1),
+                    ab(AlphaBetaLimit::TimeMs(20), 1),
+                    ab(AlphaBetaLimit::Depth(2), 2),
+                    ab(AlphaBetaLimit::Depth(200), 1),
+                ] {
+                    let said = G::check_own(&spec);
+                    let built = G::own_players(&spec, &tables);
+                    match (said, built) {
+                        (Ok(()), Ok(factory)) => {
+                            let mut p = factory.build("p");
+                            assert_eq!(p.name(), "p");
+                            let legal = G::legal_moves(&start);
+                            let m = p.choose(&start, &mut rng).unwrap();
+                            assert!(legal.contains(&m), "{} {spec:?}", G::NAME);
+                            let c = p
+                                .think(&start, Some(Duration::from_millis(20)), &mut rng)
+                                .unwrap();
+                            assert!(legal.contains(&c.best), "{} {spec:?}", G::NAME);
+                            assert!(c.pv.is_empty() || c.pv[0] == c.best);
+                        }
+                        (Err(OwnError::NotAvailable), Err(OwnError::NotAvailable)) => {}
+                        (Err(OwnError::Settings(a)), Err(OwnError::Settings(b))) => {
+                            assert_eq!(a, b);
+                            assert!(!a.is_empty());
+                        }
+                        (said, built) => panic!(
+                            "{} {spec:?}: check_own {said:?}, own_players {:?}",
+                            G::NAME,
+                            built.err()
+                        ),
+                    }
+                }
+                // Text for people, from the start to the end.
+                assert_eq!(G::end_text(&start), None, "{}", G::NAME);
+                assert_eq!(G::status_text(&start), None, "{}", G::NAME);
+                assert!(!G::board_text(&start, dama_mcts::Player::First).is_empty());
+                assert!(!G::side_title(dama_mcts::Player::Second).is_empty());
+                let mut game = start;
+                let mut random = dama_game::player::RandomPlayer::default();
+                let mut first = None;
+                while G::outcome(&game).is_none() && G::plies(&game) < 2000 {
+                    let m = dama_game::player::Player::<G>::choose(&mut random, &game, &mut rng)
+                        .unwrap();
+                    first.get_or_insert_with(|| m.to_string());
+                    G::play(&mut game, &m).unwrap();
+                }
+                assert!(G::outcome(&game).is_some(), "{} never ended", G::NAME);
+                assert!(G::end_text(&game).is_some(), "{}", G::NAME);
+                let status = G::status_text(&game).unwrap();
+                assert!(status.split(' ').count() >= 2, "{}: {status}", G::NAME);
+                let record = G::record_text(&game, ["one", "two"], None);
+                assert!(record.contains(&first.unwrap()), "{}: {record}", G::NAME);
+                assert!(record.contains("one") && record.contains("two"));
+            }
+        }
+        for &g in GameName::ALL {
+            g.with(Own);
+        }
+    }
+
     #[test]
     fn every_game_is_registered_under_its_own_name() {
         for &g in GameName::ALL {

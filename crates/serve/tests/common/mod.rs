@@ -83,7 +83,7 @@ pub fn train_rules(
 ) -> PathBuf {
     let mut config = dama_selfplay::RunConfig::parse(TINY).expect("tiny config parses");
     config.run.generations = generations;
-    config.rules = rules;
+    config.rules = rules.into();
     let options = dama_selfplay::TrainOptions {
         config,
         run_dir: runs.join(name),
