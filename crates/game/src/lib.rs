@@ -26,3 +26,30 @@ pub use input::NnInput;
 pub use own::{AlphaBetaLimit, AlphaBetaSpec, OwnError, OwnFactory, OwnSpec};
 pub use player::Choice;
 pub use shape::{Shape, ShapeError, MAX_PLANES, MAX_SIDE};
+
+/// Serde for a rule's optional limit (`no_capture_limit`, `ply_limit`):
+/// a number, `0` meaning off, so that a limit turned off survives a TOML
+/// round trip (a `None` would be left out and read back as the default).
+/// Use with `#[serde(with = "dama_game::limit_serde")]`.
+pub mod limit_serde {
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    /// Writes the limit, `0` for off.
+    ///
+    /// # Errors
+    ///
+    /// The serializer's.
+    #[allow(clippy::ref_option, clippy::trivially_copy_pass_by_ref)]
+    pub fn serialize<S: Serializer>(v: &Option<u16>, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_u16(v.unwrap_or(0))
+    }
+
+    /// Reads a number (`0` for off).
+    ///
+    /// # Errors
+    ///
+    /// Anything but a number in `0..=65535`.
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u16>, D::Error> {
+        Ok(Some(u16::deserialize(d)?).filter(|&n| n != 0))
+    }
+}

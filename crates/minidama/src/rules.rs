@@ -16,7 +16,9 @@ use crate::MiniError;
 #[serde(default, deny_unknown_fields)]
 pub struct MiniRules {
     /// Plies without a capture after which the game is drawn (`None`: no
-    /// such rule; threefold repetition still ends every game). Default 40.
+    /// such rule; threefold repetition still ends every game; `0` in
+    /// TOML). Default 40.
+    #[serde(with = "dama_game::limit_serde")]
     pub no_capture_limit: Option<u16>,
     /// Whether one piece each (men or kings) is a draw. Default `true`.
     pub one_piece_each: bool,

@@ -561,6 +561,38 @@ mod tests {
         }
     }
 
+    /// Every game's rules survive a TOML round trip (a run's stored config,
+    /// read on `--resume`), limits turned off included, and their text.
+    #[test]
+    fn every_game_s_rules_round_trip_through_toml() {
+        struct Trip;
+        impl WithGame for Trip {
+            type Output = ();
+            fn run<G: GameDef>(self) {
+                let default = G::Rules::default().to_string();
+                let mut texts = vec![default.clone()];
+                for option in default.split([' ', ',']) {
+                    if let Some((key, _)) = option.split_once('=') {
+                        texts.push(format!("{key}=off"));
+                    }
+                }
+                for text in texts {
+                    // Options a game has no "off" for are refused by its parser.
+                    let Ok(rules) = G::parse_rules(&text) else {
+                        continue;
+                    };
+                    let toml = toml::to_string(&rules).unwrap();
+                    let back: G::Rules = toml::from_str(&toml).unwrap();
+                    assert_eq!(back, rules, "{}: `{text}` as {toml}", G::NAME);
+                    assert_eq!(G::parse_rules(&rules.to_string()).unwrap(), rules);
+                }
+            }
+        }
+        for &g in GameName::ALL {
+            g.with(Trip);
+        }
+    }
+
     #[test]
     fn every_game_is_registered_under_its_own_name() {
         for &g in GameName::ALL {

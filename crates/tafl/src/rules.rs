@@ -94,7 +94,8 @@ pub struct TaflRules {
     /// The locked-board test.
     pub lockup: Lockup,
     /// Plies after which the game ends ([`TaflRules::limit_result`]);
-    /// `None`: no limit. Default 200.
+    /// `None`: no limit (`0` in TOML). Default 200.
+    #[serde(with = "dama_game::limit_serde")]
     pub ply_limit: Option<u16>,
     /// The result at the ply limit and at a threefold repetition.
     pub limit_result: LimitResult,
