@@ -517,7 +517,7 @@ async fn the_front_end_plays_analyses_and_shows_a_run_in_chromium() {
     wait_for(
         &c,
         "the Tafl sides and bots",
-        "return document.querySelector('#play-side option[value=defender]') !== null && document.querySelector('#play-bot option[value=random]') !== null && document.querySelector('#play-bot option[value=mcts]') === null;",
+        "return document.querySelector('#play-side option[value=defender]') !== null && document.querySelector('#play-bot option[value=random]') !== null && document.querySelector('#play-bot option[value=mcts]') !== null;",
     )
     .await;
     c.find(Locator::Css("#play-side"))
