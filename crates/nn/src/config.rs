@@ -3,7 +3,6 @@
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
-use dama_draughts::encode::NUM_PLANES;
 use dama_game::Shape;
 
 /// Shape of the residual policy/value network.
@@ -20,8 +19,10 @@ use dama_game::Shape;
 #[serde(default, deny_unknown_fields)]
 pub struct ModelConfig {
     /// Input planes per position, `C` in `[B, C, H, W]`: set from the game by
-    /// the trainer (default [`encode::NUM_PLANES`](dama_draughts::encode::NUM_PLANES),
-    /// the draughts encoding's).
+    /// the trainer (default: the default game's, [`GameName::default`]'s
+    /// encoding).
+    ///
+    /// [`GameName::default`]: dama_registry::GameName
     pub input_planes: usize,
     /// Residual blocks in the tower (default 6). The whole network is at
     /// most [`MAX_PARAMETERS`] parameters ([`ModelConfig::parameter_count`]).
@@ -43,7 +44,7 @@ pub struct ModelConfig {
     /// Board width `W` (default 8).
     pub board_width: usize,
     /// Policy planes `P` of the output `[P, H, W]`: set from the game
-    /// (default [`encode::POLICY_PLANES`](dama_draughts::encode::POLICY_PLANES)).
+    /// (default: the default game's encoding, as `input_planes`).
     pub policy_planes: usize,
 }
 
@@ -56,17 +57,18 @@ impl Default for ModelConfig {
     /// 6 blocks × 64 channels with squeeze-excitation: about 0.5 M
     /// parameters, sized for self-play on a few CPU cores.
     fn default() -> Self {
+        let shape = dama_registry::GameName::default().encoding().shape;
         ModelConfig {
-            input_planes: NUM_PLANES,
+            input_planes: shape.planes,
             blocks: 6,
             channels: 64,
             se_channels: 16,
             policy_channels: 32,
             value_channels: 8,
             value_hidden: 128,
-            board_height: dama_draughts::encode::SHAPE.height,
-            board_width: dama_draughts::encode::SHAPE.width,
-            policy_planes: dama_draughts::encode::SHAPE.policy_planes,
+            board_height: shape.height,
+            board_width: shape.width,
+            policy_planes: shape.policy_planes,
         }
     }
 }
