@@ -25,7 +25,9 @@ use std::path::{Path, PathBuf};
 
 use dama_engine::Rules;
 use dama_mcts::SearchConfig;
-use dama_nn::{GameName, GameRules, LegacyRuleFields, ModelConfig, TorchScriptEvaluator};
+use dama_nn::{
+    GameName, GameRules, LegacyRuleFields, ModelConfig, RuleFieldsError, TorchScriptEvaluator,
+};
 use serde::{Deserialize, Serialize};
 
 use crate::evaluator_bundle::EvaluatorBundleMeta;
@@ -470,29 +472,29 @@ impl BundleMeta {
     }
 
     fn try_game_rules(&self) -> Result<GameRules, String> {
-        let default = GameName::default();
-        match (&self.game_rules_text, self.legacy.rules()) {
-            (Some(text), None) if self.game != default => GameRules::parse(self.game, text)
-                .map_err(|e| format!("`game_rules_text` `{text}`: {e}")),
-            (None, Some(rules)) if rules.name() == self.game => Ok(rules),
-            (None, None) if self.game == default => Ok(GameRules::from(self.rules)),
-            _ => Err(format!(
+        GameRules::from_file_fields(
+            self.game,
+            self.rules,
+            self.game_rules_text.as_deref(),
+            &self.legacy,
+        )
+        .map_err(|e| match e {
+            RuleFieldsError::Text { text, error } => {
+                format!("`game_rules_text` `{text}`: {error}")
+            }
+            RuleFieldsError::Misplaced => format!(
                 "`game_rules_text` (or, in older bundles, {}) must be present exactly in a bundle of a game other than {}, with that game's rules (game {})",
                 LegacyRuleFields::FIELDS,
-                default.title(),
+                GameName::default().title(),
                 self.game
-            )),
-        }
+            ),
+        })
     }
 
     /// The `rules` and `game_rules_text` fields of a new `bundle.json` for
     /// `rules`: the default game's rules in `rules`, another game's as text.
     pub fn rule_fields(rules: &GameRules) -> (Rules, Option<String>) {
-        let other = rules.name() != GameName::default();
-        (
-            rules.draughts().unwrap_or_default(),
-            other.then(|| rules.text()),
-        )
+        rules.file_fields()
     }
 }
 

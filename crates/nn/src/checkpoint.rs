@@ -29,7 +29,7 @@ use crate::error::{Error, Result};
 use crate::files::{fnv1a64, tmp_path, write_atomic};
 use crate::model::Network;
 use crate::train::Trainer;
-use dama_registry::{GameName, GameRules, LegacyRuleFields};
+use dama_registry::{GameName, GameRules, LegacyRuleFields, RuleFieldsError};
 
 /// Version of the checkpoint layout (this module).
 pub const CHECKPOINT_FORMAT: u32 = 1;
@@ -102,19 +102,21 @@ impl CheckpointMeta {
     }
 
     fn try_game_rules(&self) -> std::result::Result<GameRules, String> {
-        let default = GameName::default();
-        match (&self.game_rules_text, self.legacy.rules()) {
-            (Some(text), None) if self.game != default => GameRules::parse(self.game, text)
-                .map_err(|e| format!("game_rules_text `{text}`: {e}")),
-            (None, Some(rules)) if rules.name() == self.game => Ok(rules),
-            (None, None) if self.game == default => Ok(GameRules::from(self.rules)),
-            _ => Err(format!(
+        GameRules::from_file_fields(
+            self.game,
+            self.rules,
+            self.game_rules_text.as_deref(),
+            &self.legacy,
+        )
+        .map_err(|e| match e {
+            RuleFieldsError::Text { text, error } => format!("game_rules_text `{text}`: {error}"),
+            RuleFieldsError::Misplaced => format!(
                 "game_rules_text (or, in older checkpoints, {}) must be present exactly in a checkpoint of a game other than {}, with that game's rules (game {})",
                 LegacyRuleFields::FIELDS,
-                default.title(),
+                GameName::default().title(),
                 self.game
-            )),
-        }
+            ),
+        })
     }
 
     /// Checks that the network plays `game`.
@@ -143,12 +145,8 @@ impl CheckpointMeta {
 /// `rules`, another game's as text in `game_rules_text`.
 fn game_fields(rules: &GameRules) -> (GameName, u32, Rules, Option<String>) {
     let game = rules.name();
-    (
-        game,
-        game.encoding().version,
-        rules.draughts().unwrap_or_default(),
-        (game != GameName::default()).then(|| rules.text()),
-    )
+    let (draughts, text) = rules.file_fields();
+    (game, game.encoding().version, draughts, text)
 }
 
 /// The sidecar path for a weights path: `x.safetensors` → `x.json`.

@@ -70,7 +70,8 @@ pub use config::{LrSchedule, ModelConfig, OptimizerConfig, TrainConfig};
 pub use cpu::{cpu_bf16_fast, CpuFeatures, PrecisionChoice};
 pub use dama_game::{NnInput, Shape};
 pub use dama_registry::{
-    Encoding, GameName, GameRules, LegacyRuleFields, LegacyRuleSections, UnknownGame, WithGame,
+    Encoding, GameName, GameRules, LegacyRuleFields, LegacyRuleSections, RuleFieldsError,
+    UnknownGame, WithGame,
 };
 pub use device::DeviceSpec;
 pub use error::{Error, Result};

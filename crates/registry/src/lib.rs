@@ -334,6 +334,64 @@ pub struct LegacyRuleFields {
     tafl_rules: Option<TaflRules>,
 }
 
+/// Why a file's rule fields ([`GameRules::from_file_fields`]) hold no
+/// rules of its game.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RuleFieldsError {
+    /// `game_rules_text` does not parse as the game's rules.
+    Text {
+        /// The text.
+        text: String,
+        /// The game's refusal, in words.
+        error: String,
+    },
+    /// The fields present do not fit the game: `game_rules_text` (or a
+    /// legacy field) belongs exactly in a file of a game other than the
+    /// default, with that game's rules.
+    Misplaced,
+}
+
+impl GameRules {
+    /// The `rules` and `game_rules_text` fields a new checkpoint sidecar or
+    /// `bundle.json` writes for these rules: the default game's rules in
+    /// `rules`, another game's as text (and the default game's defaults in
+    /// `rules`).
+    pub fn file_fields(&self) -> (Rules, Option<String>) {
+        (
+            self.draughts().unwrap_or_default(),
+            (self.name() != GameName::default()).then(|| self.text()),
+        )
+    }
+
+    /// The rules a checkpoint sidecar's or `bundle.json`'s fields hold
+    /// (what [`GameRules::file_fields`] wrote, or an older file's legacy
+    /// field) for a file of `game`.
+    ///
+    /// # Errors
+    ///
+    /// [`RuleFieldsError`]: text that does not parse, or fields that do not
+    /// fit the game.
+    pub fn from_file_fields(
+        game: GameName,
+        rules: Rules,
+        text: Option<&str>,
+        legacy: &LegacyRuleFields,
+    ) -> Result<GameRules, RuleFieldsError> {
+        let default = GameName::default();
+        match (text, legacy.rules()) {
+            (Some(text), None) if game != default => {
+                GameRules::parse(game, text).map_err(|e| RuleFieldsError::Text {
+                    text: text.to_owned(),
+                    error: e.to_string(),
+                })
+            }
+            (None, Some(r)) if r.name() == game => Ok(r),
+            (None, None) if game == default => Ok(GameRules::from(rules)),
+            _ => Err(RuleFieldsError::Misplaced),
+        }
+    }
+}
+
 impl LegacyRuleFields {
     /// The fields, for messages: `` `tafl_rules` (Turkish Tafl) ``.
     pub const FIELDS: &'static str = "`tafl_rules` (Turkish Tafl)";
