@@ -8,7 +8,7 @@
 use std::sync::Arc;
 
 use dama_engine::Rules;
-use dama_game::own::MAX_SEARCH_DEPTH;
+use dama_game::own::{MAX_MOVE_TIME_MS, MAX_SEARCH_DEPTH, MAX_SEARCH_TT_MB as MAX_TT_MB};
 use dama_game::player::Player;
 use dama_game::{AlphaBetaLimit, AlphaBetaSpec, OwnError, OwnFactory, OwnSpec};
 use dama_tablebase::Tablebase;
@@ -17,12 +17,6 @@ use crate::alphabeta::{AlphaBetaPlayer, MAX_THREADS};
 use crate::evaluator::Evaluation;
 use crate::players::GreedyPlayer;
 use crate::Draughts;
-
-/// The longest time per move a spec may ask for: one hour.
-const MAX_MOVE_TIME_MS: u64 = 3_600_000;
-
-/// The largest transposition table a spec may ask for, in MiB.
-const MAX_TT_MB: usize = 16_384;
 
 /// Checks an own-player spec (no file read).
 pub(crate) fn check(spec: &OwnSpec) -> Result<(), OwnError> {

@@ -24,7 +24,7 @@ use dama_mcts::{Algorithm, MAX_SIMULATIONS};
 use serde::{Deserialize, Serialize};
 
 use crate::Error;
-use dama_game::own::{MAX_SEARCH_DEPTH, MAX_SEARCH_THREADS as MAX_THREADS};
+use dama_game::own::{MAX_SEARCH_DEPTH, MAX_SEARCH_THREADS as MAX_THREADS, MAX_SEARCH_TT_MB};
 pub use dama_game::AlphaBetaLimit;
 
 /// How much a checkpoint player searches.
@@ -62,7 +62,7 @@ impl fmt::Display for SearchBudget {
 }
 
 /// The longest time per move a spec may ask for (`time=3600000`, an hour).
-pub const MAX_MOVE_TIME: Duration = Duration::from_secs(3600);
+pub const MAX_MOVE_TIME: Duration = Duration::from_millis(MAX_MOVE_TIME_MS);
 
 /// A parsed player spec. [`fmt::Display`] writes it back in canonical form,
 /// which is also the player's name in results.
@@ -264,7 +264,7 @@ fn default_threads() -> usize {
 
 /// The longest thinking time per move a player accepts, in milliseconds
 /// (one hour).
-pub const MAX_MOVE_TIME_MS: u64 = MAX_MOVE_TIME.as_millis() as u64;
+pub use dama_game::own::MAX_MOVE_TIME_MS;
 
 /// Default simulations of a checkpoint player (`ckpt:PATH`, a bare
 /// checkpoint given to `dama bot`/`play`/`analyse`, a bundle without settings).
@@ -342,9 +342,9 @@ impl FromStr for PlayerSpec {
                         }
                         "tt" => {
                             tt_mb = number(kind, &k, &v)?;
-                            if tt_mb == 0 || tt_mb > 16 * 1024 {
+                            if tt_mb == 0 || tt_mb > MAX_SEARCH_TT_MB {
                                 return Err(Error::Spec(format!(
-                                    "`alphabeta`: tt must be in 1..=16384 MiB, got {tt_mb}"
+                                    "`alphabeta`: tt must be in 1..={MAX_SEARCH_TT_MB} MiB, got {tt_mb}"
                                 )));
                             }
                         }

@@ -17,6 +17,12 @@ use crate::player::Player;
 /// The most search threads a spec may ask for (`threads=N`).
 pub const MAX_SEARCH_THREADS: usize = 64;
 
+/// The largest transposition table a spec may ask for (`tt=MB`), in MiB.
+pub const MAX_SEARCH_TT_MB: usize = 16 * 1024;
+
+/// The longest time per move a spec may ask for (`time=MS`): one hour.
+pub const MAX_MOVE_TIME_MS: u64 = 3_600_000;
+
 /// The deepest alpha-beta search a spec may ask for (`depth=N`, plies); a
 /// game may take less.
 pub const MAX_SEARCH_DEPTH: u32 = 64;
