@@ -4,6 +4,8 @@
 //! ```text
 //! <run>/
 //! ├── games/w-<worker>-g<MMMM>-<SSSSSS>.games  a worker's chunk: model generation M, sequence S
+//! ├── games/w-<worker>-g<MMMM>-<SSSSSS>-n<NNNN>.samples
+//! │                                            the same in a learned-evaluator run: N games' samples
 //! ├── models/latest.json                       ModelPointer: the network workers play with
 //! ├── workers/<worker>.json                    WorkerStatus: a worker's progress
 //! ├── learner/gen-NNNN.json                    Ledger: the chunks generation N consumed
@@ -36,6 +38,12 @@ pub const DESIRED_WORKERS_KEY: &str = "desired-workers";
 /// `models/gen-NNNN.safetensors`: the key of a generation's weights.
 pub fn model_key(generation: u32) -> String {
     format!("models/gen-{generation:04}.safetensors")
+}
+
+/// `models/gen-NNNN.nnue`: the key of a learned-evaluator run's network of
+/// a generation (generation 0, the handcrafted evaluation, has none).
+pub fn evaluator_key(generation: u32) -> String {
+    format!("models/gen-{generation:04}.nnue")
 }
 
 /// `models/gen-NNNN.json`: the key of a generation's sidecar.
@@ -107,9 +115,28 @@ impl std::fmt::Display for WorkerId {
     }
 }
 
-/// The name of a worker's chunk: `w-<worker>-g<MMMM>-<SSSSSS>.games`, the
-/// worker, the generation of the network that played its games, and the
-/// worker's sequence number (from 0, one per chunk).
+/// What a chunk holds, which its name's extension tells.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum ChunkKind {
+    /// `.games`: game records of a network run (`dama_selfplay::record`),
+    /// which count their games themselves.
+    Games,
+    /// `.samples`: a learned-evaluator run's training positions (a
+    /// `dama_nnue` sample file) of `games` games; the sample file does not
+    /// record its games, so the name does (`-n<games>`).
+    Samples {
+        /// Games played for the chunk.
+        games: u32,
+    },
+}
+
+/// The largest game count a samples chunk's name may carry.
+pub const MAX_CHUNK_GAMES: u32 = 999_999;
+
+/// The name of a worker's chunk: `w-<worker>-g<MMMM>-<SSSSSS>.games` (or
+/// `w-<worker>-g<MMMM>-<SSSSSS>-n<NNNN>.samples`, [`ChunkKind`]), the
+/// worker, the generation of the network (or learned evaluator) that played
+/// its games, and the worker's sequence number (from 0, one per chunk).
 ///
 /// Names sort by worker, then sequence.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -120,15 +147,26 @@ pub struct ChunkName {
     pub generation: u32,
     /// The worker's sequence number.
     pub sequence: u64,
+    /// What it holds.
+    pub kind: ChunkKind,
+}
+
+/// `s` is `min..=max` ASCII digits.
+fn digits(s: &str, min: usize, max: usize) -> bool {
+    (min..=max).contains(&s.len()) && s.bytes().all(|b| b.is_ascii_digit())
 }
 
 impl ChunkName {
     /// The file name.
     pub fn file_name(&self) -> String {
-        format!(
-            "w-{}-g{:04}-{:06}.games",
+        let stem = format!(
+            "w-{}-g{:04}-{:06}",
             self.worker, self.generation, self.sequence
-        )
+        );
+        match self.kind {
+            ChunkKind::Games => format!("{stem}.games"),
+            ChunkKind::Samples { games } => format!("{stem}-n{games:04}.samples"),
+        }
     }
 
     /// The key (`games/<file name>`).
@@ -140,19 +178,31 @@ impl ChunkName {
     /// for anything else, such as a `dama train` chunk or a temporary file.
     pub fn parse(name: &str) -> Option<ChunkName> {
         let name = name.rsplit('/').next()?;
-        let rest = name.strip_prefix("w-")?.strip_suffix(".games")?;
+        let (rest, kind) = if let Some(rest) = name.strip_suffix(".games") {
+            (rest, ChunkKind::Games)
+        } else {
+            let (rest, games) = name.strip_suffix(".samples")?.rsplit_once("-n")?;
+            if !digits(games, 4, 6) {
+                return None;
+            }
+            (
+                rest,
+                ChunkKind::Samples {
+                    games: games.parse().ok()?,
+                },
+            )
+        };
+        let rest = rest.strip_prefix("w-")?;
         let (rest, seq) = rest.rsplit_once('-')?;
         let (worker, generation) = rest.rsplit_once("-g")?;
-        if seq.len() != 6 || !seq.bytes().all(|b| b.is_ascii_digit()) {
-            return None;
-        }
-        if generation.len() < 4 || !generation.bytes().all(|b| b.is_ascii_digit()) {
+        if !digits(seq, 6, 6) || !digits(generation, 4, 9) {
             return None;
         }
         Some(ChunkName {
             worker: worker.parse().ok()?,
             generation: generation.parse().ok()?,
             sequence: seq.parse().ok()?,
+            kind,
         })
     }
 }
@@ -172,7 +222,9 @@ pub struct ModelPointer {
     /// Format version, [`ModelPointer::VERSION`].
     pub version: u32,
     /// The generation whose network plays self-play (the learner's
-    /// `best_generation`).
+    /// `best_generation`). In a learned-evaluator run, generation 0 is the
+    /// handcrafted evaluation, which has no file; a later one's file is
+    /// [`evaluator_key`].
     pub generation: u32,
     /// The learner's last finished generation.
     pub learner_generation: u32,
@@ -274,10 +326,23 @@ mod tests {
             worker: "host-a.b_c-123-9f3e".parse().unwrap(),
             generation: 12,
             sequence: 7,
+            kind: ChunkKind::Games,
         };
         assert_eq!(name.file_name(), "w-host-a.b_c-123-9f3e-g0012-000007.games");
         assert_eq!(ChunkName::parse(&name.key()), Some(name.clone()));
         assert_eq!(ChunkName::parse(&name.file_name()), Some(name));
+        // A worker id may hold `-n` and `-g`: the name is read from the right.
+        let samples = ChunkName {
+            worker: "h-n1-g2-x".parse().unwrap(),
+            generation: 3,
+            sequence: 41,
+            kind: ChunkKind::Samples { games: 16 },
+        };
+        assert_eq!(
+            samples.file_name(),
+            "w-h-n1-g2-x-g0003-000041-n0016.samples"
+        );
+        assert_eq!(ChunkName::parse(&samples.key()), Some(samples));
         for other in [
             "gen-0001-000.games",
             "w-x-g0001-000001.games.tmp",
@@ -285,6 +350,10 @@ mod tests {
             "w-x-g01-000001.games",
             "w-x-g0001-1.games",
             "w-x y-g0001-000001.games",
+            "w-x-g0001-000001.samples",
+            "w-x-g0001-000001-n16.samples",
+            "w-x-g0001-000001-n0016.samples.tmp",
+            "w-x-g0001-000001-n1234567.samples",
         ] {
             assert_eq!(ChunkName::parse(other), None, "{other}");
         }
