@@ -39,16 +39,22 @@ use dama_nnue::{read_network, read_samples, write_network, write_samples, FloatN
 use dama_run::metrics::{
     EvalEvent, GenerationEvent, MetricsEvent, MetricsWriter, SelfplayEvent, TrainEvent,
 };
+use dama_run::{LearnerEvent, WorkerEvent};
 use dama_run::{RunDir, RunLock, RunState};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
+use crate::config::DistributedConfig;
 use crate::Error;
 
 /// The most samples one generation's file may hold when read back.
-const MAX_SAMPLES_PER_FILE: usize = 50_000_000;
+pub(crate) const MAX_SAMPLES_PER_FILE: usize = 50_000_000;
+
+/// The largest evaluator file read whole (a network of this architecture
+/// is about 300 KB).
+pub(crate) const MAX_EVALUATOR_FILE: u64 = 64 << 20;
 
 /// A learned-evaluator run's config (`configs/nnue-quick.toml`).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -66,6 +72,11 @@ pub struct NnueConfig {
     pub gate: NnueGate,
     /// `[eval]`.
     pub eval: NnueEval,
+    /// `[distributed]`: chunks, staleness and polling of a distributed run
+    /// (`dama learner`, `dama worker`; the same keys as a network run's).
+    /// Session settings: they may change on `--resume`.
+    #[serde(skip_serializing_if = "DistributedConfig::is_default")]
+    pub distributed: DistributedConfig,
 }
 
 /// `[run]` of a learned-evaluator run.
@@ -333,6 +344,7 @@ impl NnueConfig {
         )?;
         range("eval.depth", self.eval.depth, 1, 64)?;
         range("eval.every", self.eval.every, 1, 10_000)?;
+        self.distributed.validate()?;
         Ok(())
     }
 
@@ -377,6 +389,18 @@ pub enum NnueProgress {
     },
     /// A generation finished: its one-line summary.
     Generation(String),
+    /// A note for the user (a distributed run's learner waits for chunks).
+    Note(String),
+    /// Something the user should know (a chunk skipped, and why).
+    Warning(String),
+    /// A distributed run's learner finished a generation: its `"learner"`
+    /// line and one `"worker"` line per worker that sent chunks.
+    Learner {
+        /// The learner's figures.
+        learner: LearnerEvent,
+        /// Each worker's.
+        workers: Vec<WorkerEvent>,
+    },
 }
 
 /// What a finished (or stopped) run did.
@@ -447,42 +471,37 @@ fn play_game(
     (samples, winner, plies)
 }
 
-/// Plays a generation's games; returns the samples in game order and the
-/// self-play event.
-fn selfplay(
+/// Plays `openings` with `evaluation`, in parallel on `pool`, one game per
+/// opening; returns the samples in game order and the self-play figures
+/// (`generation` is recorded in them). `stopped` is asked before each game:
+/// once it is true, the games not yet started are not played (the caller
+/// drops the result). `on_game` is called after each game with the games
+/// and positions done so far.
+pub(crate) fn play_openings(
     config: &NnueConfig,
     generation: u32,
+    openings: &[Opening<Draughts>],
     evaluation: &Evaluation,
     pool: &rayon::ThreadPool,
-    progress: &(dyn Fn(NnueProgress) + Sync),
+    stopped: &(dyn Fn() -> bool + Sync),
+    on_game: &(dyn Fn(u64, u64) + Sync),
 ) -> (Vec<Sample>, SelfplayEvent) {
     let sp = &config.selfplay;
     let start = Instant::now();
-    let openings = random_openings::<Draughts>(
-        &config.rules,
-        sp.games_per_generation as usize,
-        sp.random_opening_plies,
-        generation_seed(config.run.seed, generation, 1),
-    );
-    progress(NnueProgress::Stage {
-        generation,
-        stage: "selfplay",
-        total: openings.len() as u64,
-    });
     let done = AtomicU64::new(0);
     let positions = AtomicU64::new(0);
     let games: Vec<(Vec<Sample>, Option<dama_engine::Color>, u32)> = pool.install(|| {
         openings
             .par_iter()
-            .map(|o| {
+            .filter_map(|o| {
+                if stopped() {
+                    return None;
+                }
                 let g = play_game(config.rules, evaluation, sp, o);
                 let d = done.fetch_add(1, Ordering::Relaxed) + 1;
                 let p = positions.fetch_add(g.0.len() as u64, Ordering::Relaxed) + g.0.len() as u64;
-                progress(NnueProgress::Tick {
-                    done: d,
-                    message: format!("{p} positions"),
-                });
-                g
+                on_game(d, p);
+                Some(g)
             })
             .collect()
     });
@@ -607,119 +626,301 @@ pub struct NnueRunOptions {
     pub resume: bool,
 }
 
-/// Runs (or resumes) a learned-evaluator run in `dir`, until its last
-/// generation or until `stop` is set (checked between stages; the last
-/// finished generation is kept).
-///
-/// # Errors
-///
-/// A config that differs from the run's on resume, another trainer holding
-/// the run, unreadable run files, training or match failures.
-pub fn run_nnue(
-    config: &NnueConfig,
-    dir: &RunDir,
-    options: NnueRunOptions,
-    stop: &AtomicBool,
-    progress: &(dyn Fn(NnueProgress) + Sync),
-) -> Result<NnueSummary, Error> {
-    config.validate()?;
-    for d in [dir.root().to_path_buf(), dir.models(), dir.games()] {
-        std::fs::create_dir_all(&d).map_err(|e| Error::io(&d, e))?;
-    }
-    let _lock = RunLock::acquire(dir)?;
-    let toml_text = config.to_toml()?;
-    let mut state = if options.resume {
-        let saved =
-            dama_run::files::read_bounded_string(&dir.config(), dama_run::files::MAX_TEXT_FILE)
+/// A generation's trained network (the training stage's result).
+#[derive(Clone, Debug)]
+pub struct Trained {
+    /// The network, written as `models/gen-NNNN.nnue`.
+    pub net: FloatNet,
+    /// Positions it was trained on (the window).
+    pub window: usize,
+    /// The training loss (the last steps' mean).
+    pub loss: f64,
+    /// Optimizer steps taken.
+    pub steps: usize,
+    /// Seconds the stage took.
+    pub seconds: f64,
+}
+
+/// The evaluation stage's result: the best network against the
+/// handcrafted evaluation.
+#[derive(Clone, Debug)]
+pub struct Evaluated {
+    /// The handcrafted opponent's spec.
+    pub opponent: String,
+    /// The best network's score.
+    pub score: f64,
+    /// `, vs handcrafted (…) +W =D -L …`: the generation line's part.
+    pub line: String,
+}
+
+/// A learned-evaluator run open in its directory (config frozen, lock
+/// held, state read), whose methods are the stages of a generation:
+/// [`NnueRun::self_play`], [`NnueRun::add_samples`], [`NnueRun::train`],
+/// [`NnueRun::gate`], [`NnueRun::evaluate`] and [`NnueRun::commit`].
+/// [`run_nnue`] runs them in turn; a distributed run's learner
+/// ([`crate::distributed::nnue::learn_nnue`]) puts an ingest stage in place
+/// of self-play.
+pub struct NnueRun {
+    config: NnueConfig,
+    dir: RunDir,
+    state: RunState,
+    metrics: MetricsWriter,
+    pool: rayon::ThreadPool,
+    /// Games of an evaluation match played at once.
+    threads: usize,
+    /// Running totals of the finished generations (the curve's axes).
+    run_positions: u64,
+    run_games: u64,
+    session_start: Instant,
+    elapsed_before: f64,
+    last_eval: Option<(String, f64)>,
+    _lock: RunLock,
+}
+
+impl NnueRun {
+    /// Opens the run in `dir`: a new run (its config frozen in
+    /// `config.toml`) or, with `options.resume`, the run there, whose
+    /// config must be `config` but for `run.generations` and
+    /// `[distributed]`. Holds the run's lock until dropped.
+    ///
+    /// # Errors
+    ///
+    /// An invalid config, a config that differs from the run's on resume,
+    /// a new run in a directory that holds one, another trainer holding the
+    /// run, unreadable run files.
+    pub fn open(
+        config: &NnueConfig,
+        dir: &RunDir,
+        options: NnueRunOptions,
+    ) -> Result<NnueRun, Error> {
+        config.validate()?;
+        for d in [dir.root().to_path_buf(), dir.models(), dir.games()] {
+            std::fs::create_dir_all(&d).map_err(|e| Error::io(&d, e))?;
+        }
+        let lock = RunLock::acquire(dir)?;
+        let toml_text = config.to_toml()?;
+        let state = if options.resume {
+            let saved =
+                dama_run::files::read_bounded_string(&dir.config(), dama_run::files::MAX_TEXT_FILE)
+                    .map_err(|e| Error::io(&dir.config(), e))?;
+            let saved: NnueConfig = toml::from_str(&saved)
+                .map_err(|e| Error::Config(format!("{}: {e}", dir.config().display())))?;
+            let mut want = config.clone();
+            want.run.generations = saved.run.generations;
+            want.distributed = saved.distributed.clone();
+            if saved != want {
+                return Err(Error::Config(format!(
+                    "{} differs from the config given: a resumed run keeps its config (only run.generations and [distributed] may change)",
+                    dir.config().display()
+                )));
+            }
+            dama_run::files::write_atomic(&dir.config(), toml_text.as_bytes())
                 .map_err(|e| Error::io(&dir.config(), e))?;
-        let saved: NnueConfig = toml::from_str(&saved)
-            .map_err(|e| Error::Config(format!("{}: {e}", dir.config().display())))?;
-        let mut want = config.clone();
-        want.run.generations = saved.run.generations;
-        if saved != want {
-            return Err(Error::Config(format!(
-                "{} differs from the config given: a resumed run keeps its config (only run.generations may change)",
-                dir.config().display()
-            )));
-        }
-        dama_run::files::write_atomic(&dir.config(), toml_text.as_bytes())
-            .map_err(|e| Error::io(&dir.config(), e))?;
-        if dir.state().exists() {
-            RunState::load(&dir.state())?
+            let state = if dir.state().exists() {
+                RunState::load(&dir.state())?
+            } else {
+                RunState::new_run()
+            };
+            // `best.nnue` as the state names it: a session stopped between
+            // writing it and `state.json` may have left a network the
+            // resumed generation does not accept.
+            if state.best_generation == 0 {
+                match std::fs::remove_file(dir.best_evaluator()) {
+                    Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                        return Err(Error::io(&dir.best_evaluator(), e))
+                    }
+                    _ => {}
+                }
+            } else {
+                let best = dir.evaluator(state.best_generation);
+                let bytes = dama_run::files::read_bounded(&best, MAX_EVALUATOR_FILE)
+                    .map_err(|e| Error::io(&best, e))?;
+                dama_run::files::write_atomic(&dir.best_evaluator(), &bytes)
+                    .map_err(|e| Error::io(&dir.best_evaluator(), e))?;
+            }
+            state
         } else {
+            if dir.state().exists() {
+                return Err(Error::Config(format!(
+                    "{} already holds a run: resume it with --resume or pick another --run",
+                    dir.root().display()
+                )));
+            }
+            dama_run::files::write_atomic(&dir.config(), toml_text.as_bytes())
+                .map_err(|e| Error::io(&dir.config(), e))?;
             RunState::new_run()
-        }
-    } else {
-        if dir.state().exists() {
-            return Err(Error::Config(format!(
-                "{} already holds a run: resume it with --resume or pick another --run",
-                dir.root().display()
-            )));
-        }
-        dama_run::files::write_atomic(&dir.config(), toml_text.as_bytes())
-            .map_err(|e| Error::io(&dir.config(), e))?;
-        RunState::new_run()
-    };
-    dama_run::metrics::truncate_after_generation(&dir.metrics(), state.generation)?;
-    let metrics = MetricsWriter::new(dir.metrics());
-    // Running totals of the finished generations (the curve's axes).
-    let (mut run_positions, mut run_games) = (0u64, 0u64);
-    if dir.metrics().exists() {
-        for e in dama_run::metrics::read_metrics(&dir.metrics())? {
-            if let MetricsEvent::Selfplay(sp) = e {
-                run_positions += sp.samples;
-                run_games += sp.games;
+        };
+        dama_run::metrics::truncate_after_generation(&dir.metrics(), state.generation)?;
+        let metrics = MetricsWriter::new(dir.metrics());
+        let (mut run_positions, mut run_games) = (0u64, 0u64);
+        if dir.metrics().exists() {
+            for e in dama_run::metrics::read_metrics(&dir.metrics())? {
+                if let MetricsEvent::Selfplay(sp) = e {
+                    run_positions += sp.samples;
+                    run_games += sp.games;
+                }
             }
         }
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let threads = if config.run.threads == 0 {
+            cores
+        } else {
+            config.run.threads
+        };
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .map_err(|e| Error::Config(format!("cannot start {threads} threads: {e}")))?;
+        let torch_threads = if config.run.torch_threads == 0 {
+            cores
+        } else {
+            config.run.torch_threads
+        };
+        dama_nn::device::set_torch_threads(torch_threads);
+        Ok(NnueRun {
+            config: config.clone(),
+            dir: dir.clone(),
+            elapsed_before: state.elapsed_secs,
+            state,
+            metrics,
+            pool,
+            threads,
+            run_positions,
+            run_games,
+            session_start: Instant::now(),
+            last_eval: None,
+            _lock: lock,
+        })
     }
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let threads = if config.run.threads == 0 {
-        cores
-    } else {
-        config.run.threads
-    };
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .build()
-        .map_err(|e| Error::Config(format!("cannot start {threads} threads: {e}")))?;
-    let torch_threads = if config.run.torch_threads == 0 {
-        cores
-    } else {
-        config.run.torch_threads
-    };
-    dama_nn::device::set_torch_threads(torch_threads);
 
-    let mut summary = NnueSummary {
-        generation: state.generation,
-        best_generation: state.best_generation,
-        ..NnueSummary::default()
-    };
-    let run_start = Instant::now();
-    let elapsed_before = state.elapsed_secs;
-    for generation in state.generation + 1..=config.run.generations {
-        if stop.load(Ordering::Relaxed) {
-            summary.stopped = true;
-            break;
+    /// The run's config.
+    pub fn config(&self) -> &NnueConfig {
+        &self.config
+    }
+
+    /// The run directory.
+    pub fn dir(&self) -> &RunDir {
+        &self.dir
+    }
+
+    /// Where the run stands: the last finished generation and the best.
+    pub fn state(&self) -> &RunState {
+        &self.state
+    }
+
+    /// What the run did so far; `stopped` as the caller saw it.
+    pub fn summary(&self, stopped: bool) -> NnueSummary {
+        NnueSummary {
+            generation: self.state.generation,
+            best_generation: self.state.best_generation,
+            last_eval: self.last_eval.clone(),
+            stopped,
         }
-        let gen_start = Instant::now();
-        // 1. Self-play with the best evaluation so far.
-        let best = if state.best_generation == 0 {
+    }
+
+    /// Appends a line to `metrics.jsonl`.
+    ///
+    /// # Errors
+    ///
+    /// The file cannot be written.
+    pub fn write_metrics(&self, event: &MetricsEvent) -> Result<(), Error> {
+        Ok(self.metrics.write(event)?)
+    }
+
+    /// The best evaluation so far: the handcrafted one until a network
+    /// passes the gate.
+    ///
+    /// # Errors
+    ///
+    /// The best network's file cannot be read.
+    pub fn best_evaluation(&self) -> Result<Evaluation, Error> {
+        Ok(if self.state.best_generation == 0 {
             Evaluation::Handcrafted
         } else {
-            Evaluation::load(&dir.evaluator(state.best_generation), Some(&config.rules))?
-        };
-        let (samples, sp_event) = selfplay(config, generation, &best, &pool, progress);
-        write_samples(&dir.samples(generation), &config.rules, &samples)
-            .map_err(dama_draughts::EngineError::from)?;
-        metrics.write(&MetricsEvent::Selfplay(sp_event.clone()))?;
-        run_positions += sp_event.samples;
-        run_games += sp_event.games;
-        if stop.load(Ordering::Relaxed) {
-            summary.stopped = true;
-            break;
-        }
+            Evaluation::load(
+                &self.dir.evaluator(self.state.best_generation),
+                Some(&self.config.rules),
+            )?
+        })
+    }
 
-        // 2. Training on the window.
+    /// Stage 1: plays generation `generation`'s games with the best
+    /// evaluation so far, from distinct random openings seeded by the run
+    /// and the generation.
+    ///
+    /// # Errors
+    ///
+    /// The best network's file cannot be read.
+    pub fn self_play(
+        &self,
+        generation: u32,
+        progress: &(dyn Fn(NnueProgress) + Sync),
+    ) -> Result<(Vec<Sample>, SelfplayEvent), Error> {
+        let best = self.best_evaluation()?;
+        let sp = &self.config.selfplay;
+        let openings = random_openings::<Draughts>(
+            &self.config.rules,
+            sp.games_per_generation as usize,
+            sp.random_opening_plies,
+            generation_seed(self.config.run.seed, generation, 1),
+        );
+        progress(NnueProgress::Stage {
+            generation,
+            stage: "selfplay",
+            total: openings.len() as u64,
+        });
+        Ok(play_openings(
+            &self.config,
+            generation,
+            &openings,
+            &best,
+            &self.pool,
+            &|| false,
+            &|done, positions| {
+                progress(NnueProgress::Tick {
+                    done,
+                    message: format!("{positions} positions"),
+                })
+            },
+        ))
+    }
+
+    /// Records generation `generation`'s samples (however they were
+    /// played): writes `games/gen-NNNN.samples` and the `selfplay` line.
+    ///
+    /// # Errors
+    ///
+    /// The files cannot be written.
+    pub fn add_samples(
+        &mut self,
+        generation: u32,
+        samples: &[Sample],
+        event: &SelfplayEvent,
+    ) -> Result<(), Error> {
+        write_samples(&self.dir.samples(generation), &self.config.rules, samples)
+            .map_err(dama_draughts::EngineError::from)?;
+        self.metrics.write(&MetricsEvent::Selfplay(event.clone()))?;
+        self.run_positions += event.samples;
+        self.run_games += event.games;
+        Ok(())
+    }
+
+    /// Stage 2: trains generation `generation`'s network on the window (the
+    /// earlier generations' sample files and `samples`, this generation's)
+    /// and writes it as `models/gen-NNNN.nnue`.
+    ///
+    /// # Errors
+    ///
+    /// Unreadable sample files, training failures, the file cannot be
+    /// written.
+    pub fn train(
+        &mut self,
+        generation: u32,
+        samples: &[Sample],
+        progress: &(dyn Fn(NnueProgress) + Sync),
+    ) -> Result<Trained, Error> {
+        let config = &self.config;
+        let dir = &self.dir;
         let train_start = Instant::now();
         let first = generation.saturating_sub(config.train.window - 1).max(1);
         // Earlier generations from their files, this one from memory (the
@@ -730,7 +931,7 @@ pub fn run_nnue(
                 .map_err(dama_draughts::EngineError::from)?;
             window.extend(s);
         }
-        window.extend_from_slice(&samples);
+        window.extend_from_slice(samples);
         let init = if generation > 1 && config.train.init == TrainInit::Previous {
             read_network(&dir.evaluator(generation - 1), Some(&config.rules))
                 .map_err(dama_draughts::EngineError::from)?
@@ -756,10 +957,11 @@ pub fn run_nnue(
             stage: "train",
             total: steps as u64,
         });
-        let step0 = state.step;
+        let step0 = self.state.step;
         let mut recent = 0.0;
         let mut metrics_error = None;
         let lrs: Vec<f64> = (0..steps).map(|i| trainer.lr_at(i, steps)).collect();
+        let metrics = &self.metrics;
         let stats = trainer.train(&window, steps, &mut rng, |step, loss| {
             recent = if step == 1 {
                 loss
@@ -792,28 +994,44 @@ pub fn run_nnue(
         if let Some(e) = metrics_error {
             return Err(e.into());
         }
-        state.step += steps as u64;
+        self.state.step += steps as u64;
         let net = trainer.to_float()?;
         write_network(
             &dir.evaluator(generation),
             &net,
             &[
                 ("generation", generation.to_string()),
-                ("step", state.step.to_string()),
+                ("step", self.state.step.to_string()),
                 ("samples", window.len().to_string()),
             ],
         )
         .map_err(dama_draughts::EngineError::from)?;
-        let train_seconds = train_start.elapsed().as_secs_f64();
-        if stop.load(Ordering::Relaxed) {
-            // The network is written; the generation is not finished.
-            summary.stopped = true;
-            break;
-        }
+        Ok(Trained {
+            net,
+            window: window.len(),
+            loss: stats.loss,
+            steps,
+            seconds: train_start.elapsed().as_secs_f64(),
+        })
+    }
 
-        // 3. Gate against the best so far.
-        let new_path = dir.evaluator(generation);
-        let best_path = (state.best_generation > 0).then(|| dir.evaluator(state.best_generation));
+    /// Stage 3: generation `generation`'s network against the best so far
+    /// at the gate's depth; accepted, it becomes the best (`best.nnue`).
+    /// Returns whether it was accepted.
+    ///
+    /// # Errors
+    ///
+    /// The match or the file write failed.
+    pub fn gate(
+        &mut self,
+        generation: u32,
+        trained: &Trained,
+        progress: &(dyn Fn(NnueProgress) + Sync),
+    ) -> Result<bool, Error> {
+        let config = &self.config;
+        let new_path = self.dir.evaluator(generation);
+        let best_path = (self.state.best_generation > 0)
+            .then(|| self.dir.evaluator(self.state.best_generation));
         let gate_limit = AlphaBetaLimit::Depth(config.gate.depth);
         let accepted = if config.gate.games == 0 {
             true
@@ -827,103 +1045,192 @@ pub fn run_nnue(
                 &a,
                 &b,
                 config.gate.games,
-                threads,
+                self.threads,
                 progress,
             )?;
-            let name = if state.best_generation == 0 {
+            let name = if self.state.best_generation == 0 {
                 "gate: handcrafted".to_owned()
             } else {
-                format!("gate: gen-{}", state.best_generation)
+                format!("gate: gen-{}", self.state.best_generation)
             };
-            metrics.write(&MetricsEvent::Eval(eval_event(
-                generation, state.step, &name, &b, &r,
+            self.metrics.write(&MetricsEvent::Eval(eval_event(
+                generation,
+                self.state.step,
+                &name,
+                &b,
+                &r,
             )))?;
             r.wdl.score() >= config.gate.min_score
         };
         if accepted {
-            state.best_generation = generation;
+            self.state.best_generation = generation;
             write_network(
-                &dir.best_evaluator(),
-                &net,
+                &self.dir.best_evaluator(),
+                &trained.net,
                 &[("generation", generation.to_string())],
             )
             .map_err(dama_draughts::EngineError::from)?;
         }
-
-        // 4. The best network against the handcrafted evaluation.
-        let last = generation == config.run.generations;
-        let mut eval_line = String::new();
-        if config.eval.games > 0
-            && state.best_generation > 0
-            && (generation % config.eval.every == 0 || last)
-        {
-            let limit = if config.eval.time_ms > 0 {
-                AlphaBetaLimit::TimeMs(config.eval.time_ms)
-            } else {
-                AlphaBetaLimit::Depth(config.eval.depth)
-            };
-            let a = alphabeta(limit, Some(&dir.evaluator(state.best_generation)));
-            let b = alphabeta(limit, None);
-            let r = play(
-                config,
-                generation,
-                "eval",
-                &a,
-                &b,
-                config.eval.games,
-                threads,
-                progress,
-            )?;
-            metrics.write(&MetricsEvent::Eval(eval_event(
-                generation,
-                state.step,
-                "handcrafted",
-                &b,
-                &r,
-            )))?;
-            eval_line = format!(
-                ", vs handcrafted ({b}) +{} ={} -{} {:.1}% Elo {:+.0} [{:+.0}, {:+.0}]",
-                r.wdl.wins,
-                r.wdl.draws,
-                r.wdl.losses,
-                100.0 * r.wdl.score(),
-                r.elo.elo,
-                r.elo.lo,
-                r.elo.hi
-            );
-            summary.last_eval = Some((b.to_string(), r.wdl.score()));
-        }
-
-        let seconds = gen_start.elapsed().as_secs_f64();
-        state.generation = generation;
-        state.elapsed_secs = elapsed_before + run_start.elapsed().as_secs_f64();
-        metrics.write(&MetricsEvent::Generation(GenerationEvent {
-            generation,
-            step: state.step,
-            best_generation: state.best_generation,
-            accepted,
-            seconds,
-            train_seconds,
-            selfplay_seconds: sp_event.seconds,
-            buffer_positions: window.len() as u64,
-            loss: stats.loss,
-            run_seconds: Some(state.elapsed_secs),
-            run_positions: Some(run_positions),
-            run_games: Some(run_games),
-        }))?;
-        state.save(&dir.state())?;
-        summary.generation = generation;
-        summary.best_generation = state.best_generation;
-        progress(NnueProgress::Generation(format!(
-            "gen {generation}: {} games, {} positions ({:.0}/s), window {}, loss {:.5}, {}{eval_line}, {:.0} s",
-            sp_event.games,
-            sp_event.samples,
-            sp_event.positions_per_sec,
-            window.len(),
-            stats.loss,
-            if accepted { "accepted" } else { "rejected" },
-            seconds
-        )));
+        Ok(accepted)
     }
-    Ok(summary)
+
+    /// Stage 4: the best network against the handcrafted evaluation, when
+    /// `[eval]` asks for it in generation `generation` (every `every`
+    /// generations and the last, once a network passed the gate).
+    ///
+    /// # Errors
+    ///
+    /// The match failed.
+    pub fn evaluate(
+        &mut self,
+        generation: u32,
+        progress: &(dyn Fn(NnueProgress) + Sync),
+    ) -> Result<Option<Evaluated>, Error> {
+        let config = &self.config;
+        let last = generation == config.run.generations;
+        if config.eval.games == 0
+            || self.state.best_generation == 0
+            || (!generation.is_multiple_of(config.eval.every) && !last)
+        {
+            return Ok(None);
+        }
+        let limit = if config.eval.time_ms > 0 {
+            AlphaBetaLimit::TimeMs(config.eval.time_ms)
+        } else {
+            AlphaBetaLimit::Depth(config.eval.depth)
+        };
+        let a = alphabeta(limit, Some(&self.dir.evaluator(self.state.best_generation)));
+        let b = alphabeta(limit, None);
+        let r = play(
+            config,
+            generation,
+            "eval",
+            &a,
+            &b,
+            config.eval.games,
+            self.threads,
+            progress,
+        )?;
+        self.metrics.write(&MetricsEvent::Eval(eval_event(
+            generation,
+            self.state.step,
+            "handcrafted",
+            &b,
+            &r,
+        )))?;
+        let line = format!(
+            ", vs handcrafted ({b}) +{} ={} -{} {:.1}% Elo {:+.0} [{:+.0}, {:+.0}]",
+            r.wdl.wins,
+            r.wdl.draws,
+            r.wdl.losses,
+            100.0 * r.wdl.score(),
+            r.elo.elo,
+            r.elo.lo,
+            r.elo.hi
+        );
+        self.last_eval = Some((b.to_string(), r.wdl.score()));
+        Ok(Some(Evaluated {
+            opponent: b.to_string(),
+            score: r.wdl.score(),
+            line,
+        }))
+    }
+
+    /// Finishes generation `generation`: its `generation` line, then
+    /// `state.json` (the generation is done). `seconds` is its wall time.
+    /// Returns its one-line summary.
+    ///
+    /// # Errors
+    ///
+    /// The files cannot be written.
+    pub fn commit(
+        &mut self,
+        generation: u32,
+        selfplay: &SelfplayEvent,
+        trained: &Trained,
+        accepted: bool,
+        evaluated: Option<&Evaluated>,
+        seconds: f64,
+    ) -> Result<String, Error> {
+        self.state.generation = generation;
+        self.state.elapsed_secs = self.elapsed_before + self.session_start.elapsed().as_secs_f64();
+        self.metrics
+            .write(&MetricsEvent::Generation(GenerationEvent {
+                generation,
+                step: self.state.step,
+                best_generation: self.state.best_generation,
+                accepted,
+                seconds,
+                train_seconds: trained.seconds,
+                selfplay_seconds: selfplay.seconds,
+                buffer_positions: trained.window as u64,
+                loss: trained.loss,
+                run_seconds: Some(self.state.elapsed_secs),
+                run_positions: Some(self.run_positions),
+                run_games: Some(self.run_games),
+            }))?;
+        self.state.save(&self.dir.state())?;
+        Ok(format!(
+            "gen {generation}: {} games, {} positions ({:.0}/s), window {}, loss {:.5}, {}{}, {:.0} s",
+            selfplay.games,
+            selfplay.samples,
+            selfplay.positions_per_sec,
+            trained.window,
+            trained.loss,
+            if accepted { "accepted" } else { "rejected" },
+            evaluated.map_or("", |e| e.line.as_str()),
+            seconds
+        ))
+    }
+}
+
+/// Runs (or resumes) a learned-evaluator run in `dir`, until its last
+/// generation or until `stop` is set (checked between stages; the last
+/// finished generation is kept).
+///
+/// # Errors
+///
+/// A config that differs from the run's on resume, another trainer holding
+/// the run, unreadable run files, training or match failures.
+pub fn run_nnue(
+    config: &NnueConfig,
+    dir: &RunDir,
+    options: NnueRunOptions,
+    stop: &AtomicBool,
+    progress: &(dyn Fn(NnueProgress) + Sync),
+) -> Result<NnueSummary, Error> {
+    let mut run = NnueRun::open(config, dir, options)?;
+    let stopped = || stop.load(Ordering::Relaxed);
+    for generation in run.state.generation + 1..=config.run.generations {
+        if stopped() {
+            return Ok(run.summary(true));
+        }
+        let gen_start = Instant::now();
+        // 1. Self-play with the best evaluation so far.
+        let (samples, sp_event) = run.self_play(generation, progress)?;
+        run.add_samples(generation, &samples, &sp_event)?;
+        if stopped() {
+            return Ok(run.summary(true));
+        }
+        // 2. Training on the window.
+        let trained = run.train(generation, &samples, progress)?;
+        if stopped() {
+            // The network is written; the generation is not finished.
+            return Ok(run.summary(true));
+        }
+        // 3. Gate against the best so far; 4. the best against the
+        // handcrafted evaluation.
+        let accepted = run.gate(generation, &trained, progress)?;
+        let evaluated = run.evaluate(generation, progress)?;
+        let line = run.commit(
+            generation,
+            &sp_event,
+            &trained,
+            accepted,
+            evaluated.as_ref(),
+            gen_start.elapsed().as_secs_f64(),
+        )?;
+        progress(NnueProgress::Generation(line));
+    }
+    Ok(run.summary(false))
 }
