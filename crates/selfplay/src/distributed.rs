@@ -28,7 +28,7 @@ use std::time::{Duration, Instant};
 use dama_nn::device;
 use dama_nn::{CpuFeatures, Network, NnEvaluator};
 use dama_run::dist::{
-    self, ChunkName, ChunkUse, Ledger, LedgerEntry, ModelPointer, WorkerId, WorkerStatus,
+    self, ChunkKind, ChunkName, ChunkUse, Ledger, LedgerEntry, ModelPointer, WorkerId, WorkerStatus,
 };
 use dama_run::files::{fnv1a64, write_atomic, MAX_TEXT_FILE};
 use dama_run::store::{get_json, put_json};
@@ -36,12 +36,14 @@ use dama_run::{
     DeviceSpec, LearnerEvent, LocalStore, MetricsEvent, RunDir, Store, StoreError, WorkerEvent,
 };
 
-use crate::config::{RunConfig, TeacherConfig};
+use crate::config::{DistributedConfig, RunConfig, TeacherConfig};
 use crate::progress::{GenerationReport, Progress, ProgressEvent, Stage};
 use crate::record::{self, GameRecord};
 use crate::run::{open_tablebase, RunSummary, TrainOptions, TrainingRun, WindowSource};
 use crate::selfplay::{self, EvalCache};
 use crate::Error;
+
+pub mod nnue;
 
 /// The largest network file a worker downloads (1 GiB: a network of
 /// 100 M parameters in fp32 is 400 MB).
@@ -168,11 +170,14 @@ fn read_pointer(
     Ok(Some(pointer))
 }
 
-/// The weights file of generation `g` on this machine: in place for a
-/// directory store, downloaded (weights, then sidecar) into `cache` for an
-/// object store.
-fn fetch_model(store: &dyn Store, g: u32, cache: &Path) -> Result<PathBuf, Error> {
-    let key = dist::model_key(g);
+/// The first of generation `g`'s model `files` (key, largest size, where
+/// to keep it) on this machine: in place for a directory store; for an
+/// object store each is downloaded, in order, to its place.
+fn fetch_files(
+    store: &dyn Store,
+    g: u32,
+    files: &[(String, u64, PathBuf)],
+) -> Result<PathBuf, Error> {
     let missing = |e: StoreError| {
         match e {
         StoreError::NotFound { store, key } => Error::Config(format!(
@@ -182,24 +187,45 @@ fn fetch_model(store: &dyn Store, g: u32, cache: &Path) -> Result<PathBuf, Error
         e => store_err(e),
     }
     };
-    if let Some(path) = store.local_path(&key) {
+    let Some((first, _, _)) = files.first() else {
+        return Err(Error::Config(format!("generation {g} has no model file")));
+    };
+    if let Some(path) = store.local_path(first) {
         if !path.exists() {
             return Err(missing(StoreError::NotFound {
                 store: store.url().to_owned(),
-                key,
+                key: first.clone(),
             }));
         }
         return Ok(path);
     }
-    let weights = store.get(&key, MAX_MODEL_FILE).map_err(missing)?;
-    let sidecar = store
-        .get(&dist::sidecar_key(g), MAX_TEXT_FILE)
-        .map_err(missing)?;
+    let mut downloaded = Vec::new();
+    for (key, max, _) in files {
+        downloaded.push(store.get(key, *max).map_err(missing)?);
+    }
+    for ((_, _, path), bytes) in files.iter().zip(&downloaded) {
+        write_atomic(path, bytes).map_err(|e| Error::io(path, e))?;
+    }
+    Ok(files[0].2.clone())
+}
+
+/// The weights file of generation `g` on this machine: in place for a
+/// directory store, downloaded (weights, then sidecar) into `cache` for an
+/// object store.
+fn fetch_model(store: &dyn Store, g: u32, cache: &Path) -> Result<PathBuf, Error> {
     let path = RunDir::new(cache).model(g);
-    write_atomic(&path, &weights).map_err(|e| Error::io(&path, e))?;
-    let side = dama_run::sidecar_of(&path);
-    write_atomic(&side, &sidecar).map_err(|e| Error::io(&side, e))?;
-    Ok(path)
+    fetch_files(
+        store,
+        g,
+        &[
+            (dist::model_key(g), MAX_MODEL_FILE, path.clone()),
+            (
+                dist::sidecar_key(g),
+                MAX_TEXT_FILE,
+                dama_run::sidecar_of(&path),
+            ),
+        ],
+    )
 }
 
 /// The next sequence number of `worker`: after its chunks already in the
@@ -222,123 +248,148 @@ fn unix_now() -> f64 {
         .map_or(0.0, |d| d.as_secs_f64())
 }
 
-/// Runs a self-play worker until the learner is done, `max_chunks` chunks
-/// are uploaded, or `stop` is set (the unfinished chunk is then lost: at
-/// most `games_per_chunk` games).
-///
-/// # Errors
-/// A bad store URL or an unreachable store, a config or pointer that does
-/// not parse, a pointer to a missing network, the network, the search.
-pub fn run_worker(
-    opts: &WorkerOptions,
-    stop: &AtomicBool,
-    progress: &dyn Progress,
-) -> Result<WorkerSummary, Error> {
-    let store = dama_run::open_store(&opts.store).map_err(store_err)?;
-    let store = store.as_ref();
-    // An unreachable store is an error now, not a wait for ever.
-    store.list(dist::GAMES_PREFIX).map_err(store_err)?;
-    let mut poll = opts.poll_secs.unwrap_or(1.0);
-    let Some(text) = wait_for(store, dist::CONFIG_KEY, MAX_TEXT_FILE, poll, stop, progress)? else {
-        return Ok(WorkerSummary {
-            status: WorkerStatus::default(),
-            learner_done: false,
-        });
-    };
-    let text = String::from_utf8(text).map_err(|_| Error::BadFile {
-        path: PathBuf::from(format!("{}/{}", store.url(), dist::CONFIG_KEY)),
-        reason: "not UTF-8 text".into(),
-    })?;
-    let mut cfg = RunConfig::parse(&text).map_err(|e| Error::BadFile {
-        path: PathBuf::from(format!("{}/{}", store.url(), dist::CONFIG_KEY)),
-        reason: e.to_string(),
-    })?;
-    if let Some(n) = opts.games_per_chunk {
-        cfg.distributed.games_per_chunk = n;
-    }
-    if let Some(p) = opts.poll_secs {
-        cfg.distributed.poll_secs = p;
-    }
-    if let Some(d) = opts.device {
-        cfg.run.device = d;
-    }
-    if let Some(t) = opts.torch_threads {
-        cfg.run.torch_threads = t;
-        cfg.run.inference_threads = 1;
-    }
-    cfg.validate()?;
-    poll = cfg.distributed.poll_secs;
-    let device = device::resolve(cfg.run.device).map_err(Error::Network)?;
-    let precision = cfg
-        .selfplay
-        .precision
-        .resolve(device, CpuFeatures::detect());
-    device::set_torch_threads(device::or_cores(cfg.run.torch_threads));
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(device::or_cores(cfg.run.threads))
-        .build()
-        .map_err(|e| Error::Config(format!("cannot start the search threads: {e}")))?;
-    // Endgame tables and teacher games are draughts'; another game has none.
-    let draughts_rules = cfg.rules.draughts().unwrap_or_default();
-    let tablebase = open_tablebase(&cfg.selfplay.tablebase, &draughts_rules, progress)?;
-    let mut selfplay_cfg = cfg.selfplay.clone();
-    selfplay_cfg.games_per_generation = cfg.distributed.games_per_chunk;
+/// One chunk a worker is to play: the pointer it plays for, its sequence
+/// number and its seed.
+pub(crate) struct ChunkPlan<'a> {
+    /// The worker.
+    pub(crate) worker: &'a WorkerId,
+    /// The pointer read before the chunk.
+    pub(crate) pointer: &'a ModelPointer,
+    /// The worker's sequence number of the chunk.
+    pub(crate) sequence: u64,
+    /// The seed of its games (the run's seed, the worker and the sequence).
+    pub(crate) seed: u64,
+}
 
-    let started = Instant::now();
-    let mut status = WorkerStatus {
-        version: 1,
-        worker: opts.worker.to_string(),
-        host: opts.host.clone(),
-        pid: std::process::id(),
-        ..WorkerStatus::default()
-    };
-    let mut sequence = next_sequence(store, &opts.worker)?;
-    let mut net: Option<(u32, Network)> = None;
-    let mut cache = EvalCache::new(cfg.selfplay.eval_cache_entries);
-    let mut learner_done = false;
-    loop {
-        if stop.load(Ordering::SeqCst) || opts.max_chunks.is_some_and(|m| status.chunks >= m) {
-            break;
+impl ChunkPlan<'_> {
+    /// The chunk's name, for a chunk of `kind`.
+    pub(crate) fn name(&self, kind: ChunkKind) -> ChunkName {
+        ChunkName {
+            worker: self.worker.clone(),
+            generation: self.pointer.generation,
+            sequence: self.sequence,
+            kind,
         }
-        let Some(pointer) = read_pointer(store, poll, stop, progress)? else {
-            break;
-        };
-        if pointer.done {
-            learner_done = true;
-            break;
-        }
-        let g = pointer.generation;
-        if net.as_ref().is_none_or(|(have, _)| *have != g) {
-            let path = fetch_model(store, g, &opts.cache_dir)?;
-            let (network, _) = dama_nn::load_network_for(&path, device, &cfg.game_rules())
-                .map_err(Error::Network)?;
-            net = Some((g, network));
-            cache.clear();
-            progress.event(ProgressEvent::Note(&format!(
-                "worker {}: playing with generation {g}",
-                opts.worker
-            )));
-        }
-        let Some((_, network)) = net.as_ref() else {
-            continue;
-        };
-        if sequence > dist::MAX_SEQUENCE {
-            return Err(Error::Config(format!(
-                "worker {} has written {} chunks, the most one id may write: start it with a new id",
-                opts.worker,
-                dist::MAX_SEQUENCE + 1
-            )));
-        }
-        let mut evaluator = NnEvaluator::with_lanes(
-            network,
+    }
+}
+
+/// A chunk a worker played and uploaded.
+pub(crate) struct Uploaded {
+    /// Its name.
+    pub(crate) name: ChunkName,
+    /// Games in it.
+    pub(crate) games: u64,
+    /// Training samples in them.
+    pub(crate) samples: u64,
+    /// Seconds spent playing its games.
+    pub(crate) play_seconds: f64,
+}
+
+/// The game-playing half of a worker: what differs between a network run
+/// ([`NetworkPlayer`]) and a learned-evaluator run
+/// ([`nnue::EvaluatorPlayer`]). [`run_worker`]'s loop around it reads the
+/// pointer, numbers and seeds the chunks and keeps the status file.
+pub(crate) trait ChunkPlayer {
+    /// Makes generation `g`'s model (the one the pointer names) the one to
+    /// play with.
+    fn load(&mut self, store: &dyn Store, g: u32, progress: &dyn Progress) -> Result<(), Error>;
+
+    /// Plays the chunk `plan` with the loaded model and uploads it
+    /// atomically; `None` when `stop` was set first (nothing is uploaded).
+    fn play(
+        &mut self,
+        store: &dyn Store,
+        plan: &ChunkPlan<'_>,
+        stop: &AtomicBool,
+        progress: &dyn Progress,
+    ) -> Result<Option<Uploaded>, Error>;
+}
+
+/// The player of a network run's worker: the pointer's network plays
+/// self-play (or the alpha-beta engine teacher games, while the learner's
+/// next generation is a teacher generation).
+struct NetworkPlayer {
+    cfg: RunConfig,
+    device: dama_nn::device::Device,
+    precision: dama_nn::Precision,
+    pool: rayon::ThreadPool,
+    tablebase: Option<std::sync::Arc<dama_tablebase::Tablebase>>,
+    draughts_rules: dama_engine::Rules,
+    selfplay_cfg: crate::config::SelfplayConfig,
+    cache_dir: PathBuf,
+    net: Option<Network>,
+    cache: EvalCache,
+}
+
+impl NetworkPlayer {
+    /// The player of `cfg` (a worker's overrides applied).
+    fn new(
+        cfg: RunConfig,
+        cache_dir: PathBuf,
+        progress: &dyn Progress,
+    ) -> Result<NetworkPlayer, Error> {
+        let device = device::resolve(cfg.run.device).map_err(Error::Network)?;
+        let precision = cfg
+            .selfplay
+            .precision
+            .resolve(device, CpuFeatures::detect());
+        device::set_torch_threads(device::or_cores(cfg.run.torch_threads));
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(device::or_cores(cfg.run.threads))
+            .build()
+            .map_err(|e| Error::Config(format!("cannot start the search threads: {e}")))?;
+        // Endgame tables and teacher games are draughts'; another game has none.
+        let draughts_rules = cfg.rules.draughts().unwrap_or_default();
+        let tablebase = open_tablebase(&cfg.selfplay.tablebase, &draughts_rules, progress)?;
+        let mut selfplay_cfg = cfg.selfplay.clone();
+        selfplay_cfg.games_per_generation = cfg.distributed.games_per_chunk;
+        Ok(NetworkPlayer {
+            cache: EvalCache::new(cfg.selfplay.eval_cache_entries),
+            cfg,
             device,
             precision,
+            pool,
+            tablebase,
+            draughts_rules,
+            selfplay_cfg,
+            cache_dir,
+            net: None,
+        })
+    }
+}
+
+impl ChunkPlayer for NetworkPlayer {
+    fn load(&mut self, store: &dyn Store, g: u32, _: &dyn Progress) -> Result<(), Error> {
+        let path = fetch_model(store, g, &self.cache_dir)?;
+        let (network, _) = dama_nn::load_network_for(&path, self.device, &self.cfg.game_rules())
+            .map_err(Error::Network)?;
+        self.net = Some(network);
+        self.cache.clear();
+        Ok(())
+    }
+
+    fn play(
+        &mut self,
+        store: &dyn Store,
+        plan: &ChunkPlan<'_>,
+        stop: &AtomicBool,
+        progress: &dyn Progress,
+    ) -> Result<Option<Uploaded>, Error> {
+        let Some(network) = self.net.as_ref() else {
+            return Err(Error::Config(
+                "invariant: a network is loaded before play".into(),
+            ));
+        };
+        let cfg = &self.cfg;
+        let selfplay_cfg = &self.selfplay_cfg;
+        let g = plan.pointer.generation;
+        let mut evaluator = NnEvaluator::with_lanes(
+            network,
+            self.device,
+            self.precision,
             device::or_cores(cfg.run.inference_threads),
         )
         .map_err(Error::Network)?;
-        let seed = cfg.run.seed
-            ^ fnv1a64(opts.worker.as_str().as_bytes())
-            ^ sequence.wrapping_mul(0x94D0_49BB_1331_11EB);
         progress.event(ProgressEvent::StageStarted {
             generation: g,
             stage: Stage::Selfplay,
@@ -348,20 +399,20 @@ pub fn run_worker(
         let play_start = Instant::now();
         // While the learner's next generation is a teacher generation, the
         // alpha-beta engine plays the chunk (as `dama train` does).
-        let result = if pointer.learner_generation < cfg.teacher.generations {
+        let result = if plan.pointer.learner_generation < cfg.teacher.generations {
             let teacher = TeacherConfig {
                 games: selfplay_cfg.games_per_generation,
                 ..cfg.teacher.clone()
             };
             let job = crate::teacher::TeacherJob {
                 teacher: &teacher,
-                selfplay: &selfplay_cfg,
-                rules: draughts_rules,
+                selfplay: selfplay_cfg,
+                rules: self.draughts_rules,
                 generation: g,
-                seed,
-                tablebase: tablebase.clone(),
+                seed: plan.seed,
+                tablebase: self.tablebase.clone(),
             };
-            pool.install(|| {
+            self.pool.install(|| {
                 crate::teacher::play_games(
                     &job,
                     |_, s| {
@@ -378,32 +429,28 @@ pub fn run_worker(
             };
             let stopped = || stop.load(Ordering::SeqCst);
             let run = selfplay::RunGames {
-                selfplay: &selfplay_cfg,
+                selfplay: selfplay_cfg,
                 search: &cfg.search,
                 rules: cfg.game_rules(),
-                tablebase: tablebase.clone(),
+                tablebase: self.tablebase.clone(),
                 generation: g,
-                seed,
+                seed: plan.seed,
                 net: &mut evaluator,
-                cache: &mut cache,
+                cache: &mut self.cache,
                 on_game,
                 stop: stopped,
             };
-            pool.install(|| selfplay::play_run_games(run))
+            self.pool.install(|| selfplay::play_run_games(run))
         };
         progress.event(ProgressEvent::StageFinished {
             stage: Stage::Selfplay,
         });
         let (mut games, sp) = result?;
         if stop.load(Ordering::SeqCst) {
-            break;
+            return Ok(None);
         }
-        status.play_seconds += play_start.elapsed().as_secs_f64();
-        let name = ChunkName {
-            worker: opts.worker.clone(),
-            generation: g,
-            sequence,
-        };
+        let play_seconds = play_start.elapsed().as_secs_f64();
+        let name = plan.name(ChunkKind::Games);
         // Ids unique in the run: the chunk's name and the game's index.
         for (i, game) in games.iter_mut().enumerate() {
             game.game_id = fnv1a64(format!("{}/{i}", name.file_name()).as_bytes());
@@ -413,17 +460,148 @@ pub fn run_worker(
             reason,
         })?;
         store.put_atomic(&name.key(), &bytes).map_err(store_err)?;
+        Ok(Some(Uploaded {
+            name,
+            games: games.len() as u64,
+            samples: sp.samples as u64,
+            play_seconds,
+        }))
+    }
+}
+
+/// Runs a self-play worker until the learner is done, `max_chunks` chunks
+/// are uploaded, or `stop` is set (the unfinished chunk is then lost: at
+/// most `games_per_chunk` games). The run's config in the store says what
+/// it plays: a network run's games, or a learned-evaluator run's
+/// (`[run] kind = "nnue"`) alpha-beta games and their samples.
+///
+/// # Errors
+/// A bad store URL or an unreachable store, a config or pointer that does
+/// not parse, a pointer to a missing network, the network, the search.
+pub fn run_worker(
+    opts: &WorkerOptions,
+    stop: &AtomicBool,
+    progress: &dyn Progress,
+) -> Result<WorkerSummary, Error> {
+    let store = dama_run::open_store(&opts.store).map_err(store_err)?;
+    let store = store.as_ref();
+    // An unreachable store is an error now, not a wait for ever.
+    store.list(dist::GAMES_PREFIX).map_err(store_err)?;
+    let poll = opts.poll_secs.unwrap_or(1.0);
+    let Some(text) = wait_for(store, dist::CONFIG_KEY, MAX_TEXT_FILE, poll, stop, progress)? else {
+        return Ok(WorkerSummary {
+            status: WorkerStatus::default(),
+            learner_done: false,
+        });
+    };
+    let config_path = || PathBuf::from(format!("{}/{}", store.url(), dist::CONFIG_KEY));
+    let text = String::from_utf8(text).map_err(|_| Error::BadFile {
+        path: config_path(),
+        reason: "not UTF-8 text".into(),
+    })?;
+    if crate::nnue::is_nnue_config(&text) {
+        let (mut player, distributed, seed) =
+            nnue::EvaluatorPlayer::new(&text, &config_path(), opts, progress)?;
+        return worker_loop(store, opts, &distributed, seed, &mut player, stop, progress);
+    }
+    let mut cfg = RunConfig::parse(&text).map_err(|e| Error::BadFile {
+        path: config_path(),
+        reason: e.to_string(),
+    })?;
+    if let Some(n) = opts.games_per_chunk {
+        cfg.distributed.games_per_chunk = n;
+    }
+    if let Some(p) = opts.poll_secs {
+        cfg.distributed.poll_secs = p;
+    }
+    if let Some(d) = opts.device {
+        cfg.run.device = d;
+    }
+    if let Some(t) = opts.torch_threads {
+        cfg.run.torch_threads = t;
+        cfg.run.inference_threads = 1;
+    }
+    cfg.validate()?;
+    let distributed = cfg.distributed.clone();
+    let seed = cfg.run.seed;
+    let mut player = NetworkPlayer::new(cfg, opts.cache_dir.clone(), progress)?;
+    worker_loop(store, opts, &distributed, seed, &mut player, stop, progress)
+}
+
+/// The loop of [`run_worker`] around a [`ChunkPlayer`]: read the pointer,
+/// load its model when it changed, play and upload a chunk, update the
+/// status file, until the learner is done, `max_chunks` or `stop`.
+fn worker_loop(
+    store: &dyn Store,
+    opts: &WorkerOptions,
+    distributed: &DistributedConfig,
+    run_seed: u64,
+    player: &mut dyn ChunkPlayer,
+    stop: &AtomicBool,
+    progress: &dyn Progress,
+) -> Result<WorkerSummary, Error> {
+    let poll = distributed.poll_secs;
+    let started = Instant::now();
+    let mut status = WorkerStatus {
+        version: 1,
+        worker: opts.worker.to_string(),
+        host: opts.host.clone(),
+        pid: std::process::id(),
+        ..WorkerStatus::default()
+    };
+    let mut sequence = next_sequence(store, &opts.worker)?;
+    let mut loaded: Option<u32> = None;
+    let mut learner_done = false;
+    loop {
+        if stop.load(Ordering::SeqCst) || opts.max_chunks.is_some_and(|m| status.chunks >= m) {
+            break;
+        }
+        let Some(pointer) = read_pointer(store, poll, stop, progress)? else {
+            break;
+        };
+        if pointer.done {
+            learner_done = true;
+            break;
+        }
+        let g = pointer.generation;
+        if loaded != Some(g) {
+            player.load(store, g, progress)?;
+            loaded = Some(g);
+            progress.event(ProgressEvent::Note(&format!(
+                "worker {}: playing with generation {g}",
+                opts.worker
+            )));
+        }
+        if sequence > dist::MAX_SEQUENCE {
+            return Err(Error::Config(format!(
+                "worker {} has written {} chunks, the most one id may write: start it with a new id",
+                opts.worker,
+                dist::MAX_SEQUENCE + 1
+            )));
+        }
+        let plan = ChunkPlan {
+            worker: &opts.worker,
+            pointer: &pointer,
+            sequence,
+            seed: run_seed
+                ^ fnv1a64(opts.worker.as_str().as_bytes())
+                ^ sequence.wrapping_mul(0x94D0_49BB_1331_11EB),
+        };
+        let Some(chunk) = player.play(store, &plan, stop, progress)? else {
+            break;
+        };
+        status.play_seconds += chunk.play_seconds;
         sequence += 1;
         status.model_generation = g;
         status.chunks += 1;
-        status.games += games.len() as u64;
-        status.samples += sp.samples as u64;
+        status.games += chunk.games;
+        status.samples += chunk.samples;
         status.seconds = started.elapsed().as_secs_f64();
         status.games_per_hour = status.games as f64 * 3600.0 / status.seconds.max(1e-9);
         status.updated_unix = unix_now();
         put_json(store, &dist::status_key(&opts.worker), &status).map_err(store_err)?;
         progress.event(ProgressEvent::ChunkUploaded {
-            chunk: &name.file_name(),
+            chunk: &chunk.name.file_name(),
             status: &status,
         });
     }
@@ -442,9 +620,23 @@ pub struct LearnerOptions {
     pub store: Option<String>,
 }
 
-/// What one generation's ingest stage consumed.
-struct Ingest {
-    games: Vec<GameRecord>,
+/// What a learner reads from one chunk: its items (game records or
+/// samples), with its games and training samples counted.
+struct ChunkData<T> {
+    items: Vec<T>,
+    games: u64,
+    samples: u64,
+}
+
+/// What reading a chunk gives: its data, or why it is unusable (the chunk
+/// is then skipped, with a warning naming it); an error of the store stops
+/// the learner.
+type ChunkRead<T> = Result<Result<ChunkData<T>, String>, Error>;
+
+/// What one generation's ingest stage consumed: the items of the chunks it
+/// used, in the order they entered the window.
+struct Ingest<T> {
+    items: Vec<T>,
     ledger: Vec<LedgerEntry>,
     learner: LearnerEvent,
     workers: Vec<WorkerEvent>,
@@ -528,18 +720,70 @@ fn ledger_games(store: &dyn Store, dir: &RunDir, g: u32) -> Result<Vec<GameRecor
     Ok(games)
 }
 
-impl Learner<'_> {
-    /// Publishes generation `state.best_generation`'s network: its files
-    /// (to a remote store), then the pointer.
-    fn publish(&self, best: u32, learner_generation: u32, done: bool) -> Result<(), Error> {
+impl<'a> Learner<'a> {
+    /// The learner of the run in `dir` on `store`, whose last finished
+    /// generation is `finished`: every chunk the finished generations'
+    /// ledgers name is consumed; the ledgers of an unfinished attempt are
+    /// removed (its chunks are consumed again). A store elsewhere than the
+    /// run directory gets the run's config.
+    ///
+    /// # Errors
+    /// Unreadable ledgers or config, the store.
+    fn open(store: &'a dyn Store, dir: &RunDir, finished: u32) -> Result<Learner<'a>, Error> {
+        // Whether the store is another place than the run directory: then
+        // the network files are uploaded before the pointer names them.
+        let remote = match store.local_path(dist::POINTER_KEY) {
+            None => true,
+            Some(p) => {
+                let there = p.parent().and_then(|m| std::fs::canonicalize(m).ok());
+                there.is_none() || there != std::fs::canonicalize(dir.models()).ok()
+            }
+        };
+        let mut learner = Learner {
+            store,
+            remote,
+            dir: dir.clone(),
+            seen: HashSet::new(),
+            queue: VecDeque::new(),
+            last_ingest: None,
+        };
+        for g in 1..=finished {
+            for entry in read_ledger(dir, g)?.chunks {
+                learner.seen.insert(entry.chunk);
+            }
+        }
+        for g in finished + 1.. {
+            let path = ledger_path(dir, g);
+            if !path.exists() {
+                break;
+            }
+            std::fs::remove_file(&path).map_err(|e| Error::io(&path, e))?;
+        }
+        if remote {
+            let config = dir.config();
+            let bytes = dama_run::files::read_bounded(&config, MAX_TEXT_FILE)
+                .map_err(|e| Error::io(&config, e))?;
+            store
+                .put_atomic(dist::CONFIG_KEY, &bytes)
+                .map_err(store_err)?;
+        }
+        Ok(learner)
+    }
+
+    /// Publishes generation `best`'s model: its `files` (local path, key;
+    /// uploaded to a remote store), then the pointer.
+    fn publish(
+        &self,
+        files: &[(PathBuf, String)],
+        best: u32,
+        learner_generation: u32,
+        done: bool,
+    ) -> Result<(), Error> {
         if self.remote {
-            for (path, key) in [
-                (self.dir.model(best), dist::model_key(best)),
-                (self.dir.model_sidecar(best), dist::sidecar_key(best)),
-            ] {
-                let bytes = dama_run::files::read_bounded(&path, MAX_MODEL_FILE)
-                    .map_err(|e| Error::io(&path, e))?;
-                self.store.put_atomic(&key, &bytes).map_err(store_err)?;
+            for (path, key) in files {
+                let bytes = dama_run::files::read_bounded(path, MAX_MODEL_FILE)
+                    .map_err(|e| Error::io(path, e))?;
+                self.store.put_atomic(key, &bytes).map_err(store_err)?;
             }
         }
         let pointer = ModelPointer {
@@ -551,11 +795,25 @@ impl Learner<'_> {
         put_json(self.store, dist::POINTER_KEY, &pointer).map_err(store_err)
     }
 
+    /// Writes generation `gen`'s ledger (before its `state.json`).
+    fn write_ledger(&self, gen: u32, chunks: Vec<LedgerEntry>) -> Result<(), Error> {
+        let ledger = Ledger {
+            version: Ledger::VERSION,
+            generation: gen,
+            chunks,
+        };
+        let path = ledger_path(&self.dir, gen);
+        let text = serde_json::to_vec_pretty(&ledger)
+            .map_err(|e| Error::Corrupt(format!("cannot encode the ledger: {e}")))?;
+        write_atomic(&path, &text).map_err(|e| Error::io(&path, e))
+    }
+
     /// Consumes new chunks until `target` games entered the window (or
     /// `stop`): the ingest stage of generation `gen`, whose published
-    /// network is `published`.
+    /// network is `published`. `read` reads a chunk: its items, or why it
+    /// is unusable (the chunk is then skipped with a warning naming it).
     #[allow(clippy::too_many_arguments)]
-    fn ingest(
+    fn ingest<T>(
         &mut self,
         gen: u32,
         target: u64,
@@ -564,9 +822,10 @@ impl Learner<'_> {
         poll: f64,
         stop: &AtomicBool,
         progress: &dyn Progress,
-    ) -> Result<Option<Ingest>, Error> {
+        read: &mut dyn FnMut(&dyn Store, &ChunkName) -> ChunkRead<T>,
+    ) -> Result<Option<Ingest<T>>, Error> {
         let start = Instant::now();
-        let mut games = Vec::new();
+        let mut items = Vec::new();
         let mut ledger = Vec::new();
         let mut ev = LearnerEvent {
             generation: gen,
@@ -603,7 +862,7 @@ impl Learner<'_> {
                 let t = Instant::now();
                 let key = name.key();
                 let age = published.saturating_sub(name.generation);
-                let (usage, n) = match read_chunk(self.store, &key)? {
+                let (usage, n) = match read(self.store, &name)? {
                     Err(reason) => {
                         progress.event(ProgressEvent::Warning(&format!(
                             "skipping chunk {}/{key}: {reason}",
@@ -613,7 +872,7 @@ impl Learner<'_> {
                         (ChunkUse::Bad, 0)
                     }
                     Ok(chunk) => {
-                        let n = chunk.len() as u64;
+                        let n = chunk.games;
                         consumed_games += n;
                         if age > 0 {
                             stale_by_age += n;
@@ -624,9 +883,9 @@ impl Learner<'_> {
                             (ChunkUse::Stale, n)
                         } else {
                             ev.games += n;
-                            ev.samples += chunk.iter().map(|g| g.samples.len() as u64).sum::<u64>();
+                            ev.samples += chunk.samples;
                             staleness_sum += n * u64::from(age);
-                            games.extend(chunk);
+                            items.extend(chunk.items);
                             (ChunkUse::Used, n)
                         }
                     }
@@ -698,7 +957,7 @@ impl Learner<'_> {
             };
         }
         Ok(Some(Ingest {
-            games,
+            items,
             ledger,
             learner: ev,
             workers,
@@ -729,51 +988,32 @@ pub fn learn(
         let reader = |g: u32| ledger_games(store.as_ref(), &dir, g);
         TrainingRun::open_with(&opts.train, progress, &WindowSource::Ledger(&reader))?
     };
-    // Whether the store is another place than the run directory: then the
-    // network files are uploaded before the pointer names them.
-    let remote = match store.local_path(dist::POINTER_KEY) {
-        None => true,
-        Some(p) => {
-            let there = p.parent().and_then(|m| std::fs::canonicalize(m).ok());
-            there.is_none() || there != std::fs::canonicalize(dir.models()).ok()
-        }
-    };
-    let mut learner = Learner {
-        store: store.as_ref(),
-        remote,
-        dir: dir.clone(),
-        seen: HashSet::new(),
-        queue: VecDeque::new(),
-        last_ingest: None,
-    };
     let generations = cfg.run.generations;
-    // Every chunk finished generations consumed; the ledgers of an
-    // unfinished attempt are dropped (its chunks are consumed again).
-    for g in 1..=run.state.generation {
-        for entry in read_ledger(&dir, g)?.chunks {
-            learner.seen.insert(entry.chunk);
-        }
-    }
-    for g in run.state.generation + 1.. {
-        let path = ledger_path(&dir, g);
-        if !path.exists() {
-            break;
-        }
-        std::fs::remove_file(&path).map_err(|e| Error::io(&path, e))?;
-    }
-    if learner.remote {
-        let config = dir.config();
-        let bytes = dama_run::files::read_bounded(&config, MAX_TEXT_FILE)
-            .map_err(|e| Error::io(&config, e))?;
-        store
-            .put_atomic(dist::CONFIG_KEY, &bytes)
-            .map_err(store_err)?;
-    }
+    let mut learner = Learner::open(store.as_ref(), &dir, run.state.generation)?;
+    let model_files = |g: u32| {
+        [
+            (dir.model(g), dist::model_key(g)),
+            (dir.model_sidecar(g), dist::sidecar_key(g)),
+        ]
+    };
     learner.publish(
+        &model_files(run.state.best_generation),
         run.state.best_generation,
         run.state.generation,
         run.state.generation >= generations,
     )?;
+    let mut read = |store: &dyn Store, name: &ChunkName| -> ChunkRead<GameRecord> {
+        if name.kind != ChunkKind::Games {
+            return Ok(Err(
+                "a learned-evaluator run's samples, not a network run's games".to_owned(),
+            ));
+        }
+        Ok(read_chunk(store, &name.key())?.map(|games| ChunkData {
+            games: games.len() as u64,
+            samples: games.iter().map(|g| g.samples.len() as u64).sum(),
+            items: games,
+        }))
+    };
 
     let mut last_eval = Vec::new();
     let mut stopped = false;
@@ -796,6 +1036,7 @@ pub fn learn(
             run.cfg.distributed.poll_secs,
             stop,
             progress,
+            &mut read,
         )?
         else {
             stopped = true;
@@ -809,8 +1050,8 @@ pub fn learn(
         } else {
             ingest.learner.ingest_seconds
         };
-        let sp = selfplay::stats_of_games(&ingest.games, Duration::from_secs_f64(window));
-        run.add_games(gen, &ingest.games, &sp)?;
+        let sp = selfplay::stats_of_games(&ingest.items, Duration::from_secs_f64(window));
+        run.add_games(gen, &ingest.items, &sp)?;
         let mut learner_line = ingest.learner;
         learner_line.read_seconds += t.elapsed().as_secs_f64();
         learner_line.seconds_per_chunk =
@@ -832,18 +1073,15 @@ pub fn learn(
         for w in &ingest.workers {
             run.metrics.write(&MetricsEvent::Worker(w.clone()))?;
         }
-        let ledger = Ledger {
-            version: Ledger::VERSION,
-            generation: gen,
-            chunks: ingest.ledger,
-        };
-        let path = ledger_path(&dir, gen);
-        let text = serde_json::to_vec_pretty(&ledger)
-            .map_err(|e| Error::Corrupt(format!("cannot encode the ledger: {e}")))?;
-        write_atomic(&path, &text).map_err(|e| Error::io(&path, e))?;
+        learner.write_ledger(gen, ingest.ledger)?;
         let took = gen_start.elapsed();
         run.commit(gen, &sp, &training, accepted, took)?;
-        learner.publish(run.state.best_generation, gen, gen >= generations)?;
+        learner.publish(
+            &model_files(run.state.best_generation),
+            run.state.best_generation,
+            gen,
+            gen >= generations,
+        )?;
         progress.event(ProgressEvent::Learner {
             learner: &learner_line,
             workers: &ingest.workers,

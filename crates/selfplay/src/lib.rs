@@ -26,6 +26,7 @@ pub mod teacher;
 
 pub use config::RunConfig;
 pub use dama_run::{RunDir, RunLock, RunState};
+pub use distributed::nnue::{learn_nnue, NnueLearnerOptions};
 pub use distributed::{learn, run_worker, LearnerOptions, WorkerOptions, WorkerSummary};
 pub use progress::{NoProgress, Progress, ProgressEvent, Stage};
 pub use run::{train, RunSummary, TrainOptions, TrainingRun};
