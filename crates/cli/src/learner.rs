@@ -22,8 +22,9 @@ pub struct LearnerArgs {
     /// the store is an object store.
     #[arg(long)]
     local_dir: Option<PathBuf>,
-    /// The run's config (TOML; see configs/). With --resume, default: the
-    /// run's frozen config.
+    /// The run's config (TOML; see configs/): a network run's, or a
+    /// learned-evaluator run's (`[run] kind = "nnue"`). With --resume,
+    /// default: the run's frozen config.
     #[arg(long)]
     config: Option<PathBuf>,
     /// Continue the run where it stopped (no chunk is consumed twice).
@@ -86,6 +87,36 @@ pub fn run(args: &LearnerArgs) -> Result<()> {
         ),
     };
     let dir = RunDir::new(&run_dir);
+    // A learned-evaluator run (`[run] kind = "nnue"`) has its own learner.
+    let nnue_config = match (&args.config, args.resume) {
+        (Some(path), _) => Some(path.clone()),
+        (None, true) => Some(dir.config()),
+        (None, false) => None,
+    }
+    .filter(|p| {
+        dama_run::files::read_bounded_string(p, dama_run::files::MAX_TEXT_FILE)
+            .is_ok_and(|t| dama_selfplay::nnue::is_nnue_config(&t))
+    });
+    if let Some(path) = nnue_config {
+        if let Some(d) = args.device {
+            // scripts/ray_driver.py names a device for every learner.
+            eprintln!(
+                "dama learner: --device {d} is not used: a learned-evaluator run trains on the CPU"
+            );
+        }
+        return crate::nnue::learner(&crate::nnue::NnueLearnerArgs {
+            config: path,
+            from_run_dir: args.config.is_none(),
+            store: args.store.clone(),
+            store_url,
+            run_dir,
+            resume: args.resume,
+            generations: args.generations,
+            max_staleness: args.max_staleness,
+            poll_secs: args.poll_secs,
+            quiet: args.quiet,
+        });
+    }
     let mut config = match (&args.config, args.resume) {
         (Some(path), _) => RunConfig::load(path).context("invalid config")?,
         (None, true) => {

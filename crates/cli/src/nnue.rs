@@ -7,7 +7,7 @@ use std::sync::Mutex;
 
 use anyhow::{bail, Context, Result};
 use dama_selfplay::nnue::{run_nnue, NnueConfig, NnueProgress, NnueRunOptions};
-use dama_selfplay::RunDir;
+use dama_selfplay::{learn_nnue, NnueLearnerOptions, RunDir};
 use indicatif::{ProgressBar, ProgressStyle};
 
 /// What `dama train` hands over for a learned-evaluator run.
@@ -30,6 +30,161 @@ pub struct NnueTrainArgs {
     pub rules: Option<String>,
     /// `--quiet`.
     pub quiet: bool,
+}
+
+/// Draws a learned-evaluator run's progress on stderr: a bar per stage
+/// (none with `--quiet`), and one line per generation, per learner
+/// generation of a distributed run, and per warning.
+pub(crate) struct NnueBars {
+    bar: Mutex<Option<ProgressBar>>,
+    quiet: bool,
+}
+
+impl NnueBars {
+    pub(crate) fn new(quiet: bool) -> NnueBars {
+        NnueBars {
+            bar: Mutex::new(None),
+            quiet,
+        }
+    }
+
+    fn take_bar(&self) {
+        if let Some(b) = self.bar.lock().unwrap_or_else(|e| e.into_inner()).take() {
+            b.finish_and_clear();
+        }
+    }
+
+    /// Clears the bar of the last stage.
+    pub(crate) fn finish(&self) {
+        self.take_bar();
+    }
+
+    pub(crate) fn event(&self, p: NnueProgress) {
+        match p {
+            NnueProgress::Stage {
+                generation,
+                stage,
+                total,
+            } => {
+                self.take_bar();
+                if !self.quiet {
+                    let b = ProgressBar::new(total);
+                    b.set_style(
+                        ProgressStyle::with_template(
+                            "{prefix:>14} [{bar:30}] {pos}/{len} {elapsed}/{duration} {msg}",
+                        )
+                        .unwrap_or_else(|_| ProgressStyle::default_bar())
+                        .progress_chars("=> "),
+                    );
+                    b.set_prefix(format!("gen {generation} {stage}"));
+                    *self.bar.lock().unwrap_or_else(|e| e.into_inner()) = Some(b);
+                }
+            }
+            NnueProgress::Tick { done, message } => {
+                if let Some(b) = self.bar.lock().unwrap_or_else(|e| e.into_inner()).as_ref() {
+                    b.set_position(done);
+                    b.set_message(message);
+                }
+            }
+            NnueProgress::Generation(line) => {
+                self.take_bar();
+                eprintln!("{line}");
+            }
+            NnueProgress::Learner { learner, workers } => {
+                self.take_bar();
+                eprintln!("{}", crate::learner::learner_line(&learner, &workers));
+            }
+            NnueProgress::Warning(w) => eprintln!("warning: {w}"),
+            NnueProgress::Note(n) => {
+                if !self.quiet {
+                    eprintln!("{n}");
+                }
+            }
+        }
+    }
+}
+
+/// What `dama learner` hands over for a learned-evaluator run.
+pub struct NnueLearnerArgs {
+    /// The config file (or the run's frozen `config.toml` on a bare resume).
+    pub config: PathBuf,
+    /// Whether `config` is the run directory's frozen config.
+    pub from_run_dir: bool,
+    /// `--store` as given.
+    pub store: String,
+    /// The store's URL when it is not the run directory (an object store).
+    pub store_url: Option<String>,
+    /// The learner's run directory.
+    pub run_dir: PathBuf,
+    /// `--resume`.
+    pub resume: bool,
+    /// `--generations`.
+    pub generations: Option<u32>,
+    /// `--max-staleness`.
+    pub max_staleness: Option<u32>,
+    /// `--poll-secs`.
+    pub poll_secs: Option<f64>,
+    /// `--quiet`.
+    pub quiet: bool,
+}
+
+/// Runs `dama learner` for a learned-evaluator run.
+pub fn learner(args: &NnueLearnerArgs) -> Result<()> {
+    let mut config = NnueConfig::load(&args.config).context(if args.from_run_dir {
+        "cannot read the run's frozen config"
+    } else {
+        "invalid config"
+    })?;
+    if let Some(g) = args.generations {
+        config.run.generations = g;
+    }
+    if let Some(m) = args.max_staleness {
+        config.distributed.max_staleness = m;
+    }
+    if let Some(p) = args.poll_secs {
+        config.distributed.poll_secs = p;
+    }
+    config.validate().context("invalid config")?;
+    eprintln!(
+        "dama learner: learned-evaluator run {}, store {}, rules `{}`, {} generations",
+        args.run_dir.display(),
+        args.store,
+        config.rules,
+        config.run.generations
+    );
+    let stop = crate::train::stop_on_interrupt(
+        "interrupt: stopping (continue with --resume)",
+        "second interrupt: exiting now (the last finished generation is kept)",
+    )?;
+    let opts = NnueLearnerOptions {
+        config,
+        run_dir: args.run_dir.clone(),
+        resume: args.resume,
+        store: args.store_url.clone(),
+    };
+    let bars = NnueBars::new(args.quiet);
+    let progress = |p: NnueProgress| bars.event(p);
+    let summary = learn_nnue(&opts, &stop, &progress)?;
+    bars.finish();
+    if summary.stopped {
+        eprintln!(
+            "stopped at generation {}; continue with: dama learner --store {} --resume",
+            summary.generation, args.store
+        );
+        return Ok(());
+    }
+    let dir = RunDir::new(&args.run_dir);
+    let best = if summary.best_generation == 0 {
+        "the handcrafted evaluation is still the best".to_owned()
+    } else {
+        format!(
+            "best evaluator generation {} ({})",
+            summary.best_generation,
+            dir.best_evaluator().display()
+        )
+    };
+    outln!("done: learner at generation {}, {best}", summary.generation);
+    Ok(())
 }
 
 /// Runs a learned-evaluator training run.
@@ -75,46 +230,8 @@ pub fn train(args: &NnueTrainArgs) -> Result<()> {
         "interrupt: stopping after the current stage (Ctrl-C again to quit now)",
         "second interrupt: exiting now (the last finished generation is kept)",
     )?;
-    let bar: Mutex<Option<ProgressBar>> = Mutex::new(None);
-    let quiet = args.quiet;
-    let progress = |p: NnueProgress| {
-        let mut bar = bar.lock().unwrap_or_else(|e| e.into_inner());
-        match p {
-            NnueProgress::Stage {
-                generation,
-                stage,
-                total,
-            } => {
-                if let Some(b) = bar.take() {
-                    b.finish_and_clear();
-                }
-                if !quiet {
-                    let b = ProgressBar::new(total);
-                    b.set_style(
-                        ProgressStyle::with_template(
-                            "{prefix:>14} [{bar:30}] {pos}/{len} {elapsed}/{duration} {msg}",
-                        )
-                        .unwrap_or_else(|_| ProgressStyle::default_bar())
-                        .progress_chars("=> "),
-                    );
-                    b.set_prefix(format!("gen {generation} {stage}"));
-                    *bar = Some(b);
-                }
-            }
-            NnueProgress::Tick { done, message } => {
-                if let Some(b) = bar.as_ref() {
-                    b.set_position(done);
-                    b.set_message(message);
-                }
-            }
-            NnueProgress::Generation(line) => {
-                if let Some(b) = bar.take() {
-                    b.finish_and_clear();
-                }
-                eprintln!("{line}");
-            }
-        }
-    };
+    let bars = NnueBars::new(args.quiet);
+    let progress = |p: NnueProgress| bars.event(p);
     let summary = run_nnue(
         &config,
         &dir,
@@ -124,9 +241,7 @@ pub fn train(args: &NnueTrainArgs) -> Result<()> {
         &stop,
         &progress,
     )?;
-    if let Some(b) = bar.lock().unwrap_or_else(|e| e.into_inner()).take() {
-        b.finish_and_clear();
-    }
+    bars.finish();
     if summary.stopped {
         eprintln!(
             "stopped after generation {}; continue with: dama train --resume --run {run_name} --config <same config>",

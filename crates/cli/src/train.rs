@@ -305,12 +305,17 @@ impl Progress for Bars {
             }
             ProgressEvent::SelfplayGame { stats: s } => self.with_bar(|bar, _| {
                 bar.inc(1);
-                bar.set_message(format!(
-                    "{:.0} games/h, {:.0} evals/s, batch {:.1}",
-                    s.games_per_hour(),
-                    s.evals_per_sec(),
-                    s.avg_batch()
-                ));
+                // No network calls: a learned-evaluator run's engine games.
+                bar.set_message(if s.batches == 0 {
+                    format!("{:.0} games/h, {} positions", s.games_per_hour(), s.samples)
+                } else {
+                    format!(
+                        "{:.0} games/h, {:.0} evals/s, batch {:.1}",
+                        s.games_per_hour(),
+                        s.evals_per_sec(),
+                        s.avg_batch()
+                    )
+                });
             }),
             ProgressEvent::TrainStep { metrics: m } => self.with_bar(|bar, _| {
                 bar.inc(1);

@@ -1,4 +1,5 @@
-//! `dama worker`: a distributed run's self-play worker.
+//! `dama worker`: a distributed run's self-play worker (of a network run,
+//! or of a learned-evaluator run: the store's config says which).
 
 use std::path::PathBuf;
 
@@ -38,7 +39,8 @@ pub struct WorkerArgs {
     #[arg(long)]
     device: Option<dama_run::DeviceSpec>,
     /// Override `run.torch_threads` (0: one per core). One worker per core
-    /// runs best with 1.
+    /// runs best with 1. A learned-evaluator run's worker (no network)
+    /// plays that many games at once instead (`run.threads`).
     #[arg(long)]
     torch_threads: Option<usize>,
     /// Where networks downloaded from an object store are kept (default:

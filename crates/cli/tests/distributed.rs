@@ -453,3 +453,103 @@ fn a_distributed_run_trains_turkish_tafl() {
     let meta = dama_nn::read_meta(&run.join("models/gen-0002.safetensors")).unwrap();
     assert_eq!(meta.game, dama_nn::GameName::Tafl);
 }
+
+/// A learned-evaluator run (`[run] kind = "nnue"`) through `dama learner`
+/// and `dama worker`: the worker plays the alpha-beta engine's games and
+/// uploads their samples, the learner trains two generations on them,
+/// prints its learner lines, and publishes the best evaluator.
+#[test]
+fn a_distributed_learned_evaluator_run() {
+    let tmp = tempfile::tempdir().unwrap();
+    let config = tmp.path().join("nnue.toml");
+    std::fs::write(
+        &config,
+        r#"
+[run]
+kind = "nnue"
+generations = 2
+seed = 3
+threads = 1
+torch_threads = 1
+[selfplay]
+games_per_generation = 4
+depth = 3
+nodes = 300
+max_plies = 100
+[train]
+steps_per_generation = 10
+batch_size = 32
+[gate]
+games = 2
+depth = 2
+min_score = 0.0
+[eval]
+games = 2
+depth = 2
+[distributed]
+games_per_chunk = 2
+poll_secs = 0.1
+"#,
+    )
+    .unwrap();
+    let run = learner_and_worker(tmp.path(), &config);
+    let pointer: ModelPointer =
+        serde_json::from_slice(&std::fs::read(run.join("models/latest.json")).unwrap()).unwrap();
+    assert!(
+        pointer.done && pointer.generation == 2 && pointer.learner_generation == 2,
+        "{pointer:?}"
+    );
+    let mut games = 0;
+    for g in 1..=2 {
+        let text = std::fs::read_to_string(run.join(format!("learner/gen-{g:04}.json"))).unwrap();
+        let ledger: Ledger = serde_json::from_str(&text).unwrap();
+        for e in ledger.chunks {
+            assert!(
+                e.chunk.starts_with("w-w-") && e.chunk.ends_with("-n0002.samples"),
+                "{}",
+                e.chunk
+            );
+            games += e.games;
+        }
+        assert!(run.join(format!("models/gen-{g:04}.nnue")).exists());
+        assert!(run.join(format!("games/gen-{g:04}.samples")).exists());
+    }
+    assert!(games >= 8, "{games} games");
+    assert!(run.join("best.nnue").exists());
+    let kinds: Vec<&str> = metrics(&run).iter().map(MetricsEvent::kind).collect();
+    for k in [
+        "selfplay",
+        "train",
+        "eval",
+        "learner",
+        "worker",
+        "generation",
+    ] {
+        assert!(kinds.contains(&k), "no {k} line in {kinds:?}");
+    }
+    let log = std::fs::read_to_string(tmp.path().join("learner.log")).unwrap();
+    assert!(
+        log.contains("learner: ") && log.contains("done: learner at generation 2"),
+        "{log}"
+    );
+    let log = std::fs::read_to_string(tmp.path().join("w.log")).unwrap();
+    assert!(
+        log.contains("uploaded w-w-g0000-000000-n0002.samples")
+            && log.contains("the learner is done"),
+        "{log}"
+    );
+
+    // The evaluator a pointer names must be there.
+    std::fs::write(
+        run.join("models/latest.json"),
+        r#"{"version":1,"generation":9,"learner_generation":9,"done":false}"#,
+    )
+    .unwrap();
+    let out = worker(&run, "x")
+        .arg("--max-chunks")
+        .arg("1")
+        .output()
+        .unwrap();
+    let err = failed(out);
+    assert!(err.contains("models/gen-0009.nnue"), "{err}");
+}
