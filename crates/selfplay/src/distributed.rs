@@ -19,6 +19,11 @@
 //! Chunks are written whole and published atomically, the pointer is
 //! written after the network it names, and the ledger makes every chunk
 //! consumed exactly once across restarts of the learner (`--resume`).
+//!
+//! A learned-evaluator run (`[run] kind = "nnue"`) is distributed the same
+//! way ([`nnue`]): the worker loop and the learner's ingest, ledgers and
+//! pointer are this module's; what a worker plays ([`ChunkPlayer`]) and
+//! what the learner trains differ.
 
 use std::collections::{BTreeMap, HashSet, VecDeque};
 use std::path::{Path, PathBuf};

@@ -364,8 +364,10 @@ impl EvaluatorPlayer {
         }
         let scratch = self.cache_dir.join("upload.samples");
         write_samples(&scratch, rules, samples).map_err(dama_draughts::EngineError::from)?;
-        let bytes = dama_run::files::read_bounded(&scratch, u64::MAX)
-            .map_err(|e| Error::io(&scratch, e))?;
+        // The file just written: its header, rules and 28-byte samples.
+        let max = 70_000 + 28 * samples.len() as u64;
+        let bytes =
+            dama_run::files::read_bounded(&scratch, max).map_err(|e| Error::io(&scratch, e))?;
         store.put_atomic(key, &bytes).map_err(store_err)?;
         std::fs::remove_file(&scratch).map_err(|e| Error::io(&scratch, e))
     }
