@@ -64,8 +64,20 @@ fn worker(store: &Path, id: &str, cache: &Path) -> WorkerOptions {
     }
 }
 
+/// Sets its flag when dropped: a worker thread that ends, returning or
+/// panicking, stops the learner (which would otherwise wait for its
+/// chunks for ever), and the learner's end stops the workers.
+struct SetOnDrop<'a>(&'a AtomicBool);
+
+impl Drop for SetOnDrop<'_> {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::SeqCst);
+    }
+}
+
 /// Runs the learner and workers `a` and `b` until the learner returns;
-/// the workers are stopped then. `progress` sees the learner's events.
+/// the workers are stopped then (and the learner, should a worker end
+/// first). `progress` sees the learner's events.
 fn session(
     opts: &NnueLearnerOptions,
     stop_learner: &AtomicBool,
@@ -74,14 +86,17 @@ fn session(
 ) -> (NnueSummary, [WorkerSummary; 2]) {
     let stop_workers = AtomicBool::new(false);
     let store = opts.run_dir.clone();
+    let run = |id: &str| {
+        let _stop_learner = SetOnDrop(stop_learner);
+        run_worker(&worker(&store, id, cache), &stop_workers, &NoProgress)
+    };
     std::thread::scope(|s| {
         let l = s.spawn(|| {
-            let r = learn_nnue(opts, stop_learner, progress);
-            stop_workers.store(true, Ordering::SeqCst);
-            r
+            let _stop_workers = SetOnDrop(&stop_workers);
+            learn_nnue(opts, stop_learner, progress)
         });
-        let a = s.spawn(|| run_worker(&worker(&store, "a", cache), &stop_workers, &NoProgress));
-        let b = s.spawn(|| run_worker(&worker(&store, "b", cache), &stop_workers, &NoProgress));
+        let a = s.spawn(|| run("a"));
+        let b = s.spawn(|| run("b"));
         let summary = l.join().unwrap().unwrap();
         (
             summary,
