@@ -50,10 +50,10 @@ use crate::config::DistributedConfig;
 use crate::Error;
 
 /// The most samples one generation's file may hold when read back.
-pub(crate) const MAX_SAMPLES_PER_FILE: usize = 50_000_000;
+const MAX_SAMPLES_PER_FILE: usize = 50_000_000;
 
 /// The largest evaluator file read whole (a network of this architecture
-/// is about 300 KB).
+/// is about 150 KB).
 pub(crate) const MAX_EVALUATOR_FILE: u64 = 64 << 20;
 
 /// A learned-evaluator run's config (`configs/nnue-quick.toml`).
