@@ -22,7 +22,7 @@
 //!
 //! A learned-evaluator run (`[run] kind = "nnue"`) is distributed the same
 //! way ([`nnue`]): the worker loop and the learner's ingest, ledgers and
-//! pointer are this module's; what a worker plays ([`ChunkPlayer`]) and
+//! pointer are this module's; what a worker plays (`ChunkPlayer`) and
 //! what the learner trains differ.
 
 use std::collections::{BTreeMap, HashSet, VecDeque};

@@ -3,7 +3,7 @@
 //! as a network run's (the parent module), with the alpha-beta engine's
 //! games in place of the network's.
 //!
-//! - A **worker** ([`EvaluatorPlayer`], run by [`super::run_worker`] when
+//! - A **worker** (`EvaluatorPlayer`, run by [`super::run_worker`] when
 //!   the store's config is a learned-evaluator run's) reads the pointer,
 //!   loads the evaluation it names (generation 0: the handcrafted one,
 //!   which has no file; a later one: `models/gen-NNNN.nnue`, whose
