@@ -1125,6 +1125,23 @@ async fn a_learned_evaluator_run_is_a_bot() {
     let bots = http.get("/api/bots").await;
     assert!(text(&bots).contains("\"nnue:nn1\""), "{}", text(&bots));
     assert!(text(&bots).contains("\"evaluator\""), "{}", text(&bots));
+    // Turkish Tafl's alpha-beta takes learned evaluators too, but this
+    // run's network is draughts': not a Tafl bot.
+    let tafl = http.get("/api/bots?game=tafl").await;
+    assert_eq!(tafl.status, 200, "{}", text(&tafl));
+    assert!(!text(&tafl).contains("nnue:nn1"), "{}", text(&tafl));
+    let refused = http
+        .post(
+            "/api/games",
+            &json!({"game": "tafl", "bot": "nnue:nn1", "human": "defender"}),
+        )
+        .await;
+    assert_eq!(refused.status, 404, "{}", refused.error());
+    assert!(
+        refused.error().contains("Turkish Tafl"),
+        "{}",
+        refused.error()
+    );
     let listed = http.get("/api/runs").await;
     assert_eq!(listed.status, 200, "{}", text(&listed));
     play_out(&http, "nnue:nn1", json!({"depth": 2}), 3, 400).await;
