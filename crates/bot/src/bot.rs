@@ -385,7 +385,8 @@ mod tests {
     fn a_learned_evaluator_bundle_plays_alpha_beta() {
         let tmp = tempfile::tempdir().unwrap();
         let file = tmp.path().join("n.nnue");
-        let net = dama_nnue::FloatNet::random(Rules::default(), 4);
+        let net =
+            dama_nnue::FloatNet::random::<dama_draughts::DraughtsFeatures>(&Rules::default(), 4);
         dama_nnue::write_network(&file, &net, &[]).unwrap();
         let out = tmp.path().join("b");
         crate::export_evaluator(&crate::EvaluatorExportOptions {

@@ -284,7 +284,7 @@ mod tests {
 
     /// Writes a bundle of a random network under `rules` into `dir`.
     fn write(dir: &Path, rules: Rules) -> EvaluatorBundleMeta {
-        let net = dama_nnue::FloatNet::random(rules, 5);
+        let net = dama_nnue::FloatNet::random::<dama_draughts::DraughtsFeatures>(&rules, 5);
         let file = dir.join("evaluator.nnue");
         dama_nnue::write_network(&file, &net, &[]).unwrap();
         let bytes = std::fs::read(&file).unwrap();

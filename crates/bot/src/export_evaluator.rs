@@ -98,8 +98,11 @@ pub fn export_evaluator(opts: &EvaluatorExportOptions) -> Result<EvaluatorExport
         .map_err(|e| fail(&source, format!("cannot read the evaluator file: {e}")))?;
     // The source is read whole before anything is written, so the bundle
     // holds one version of a file that training may be replacing.
-    let (net, header) =
-        dama_nnue::read_network(&source, None).map_err(|e| fail(&source, e.to_string()))?;
+    let (net, header) = dama_nnue::read_network::<dama_draughts::DraughtsFeatures>(&source, None)
+        .map_err(|e| fail(&source, e.to_string()))?;
+    let rules = net
+        .check::<dama_draughts::DraughtsFeatures>()
+        .map_err(|e| fail(&source, e))?;
     if out.is_file() {
         return Err(Error::Input(format!(
             "{} is a file, the bundle is a directory",
@@ -119,7 +122,7 @@ pub fn export_evaluator(opts: &EvaluatorExportOptions) -> Result<EvaluatorExport
         format: BUNDLE_FORMAT,
         kind: BundleKind::Evaluator,
         game: GameName::Draughts,
-        rules: net.rules,
+        rules,
         limit: opts.limit,
         threads: opts.threads,
         tt_mb: DEFAULT_TT_MB,
@@ -273,7 +276,10 @@ mod tests {
         let tmp = tempfile::tempdir().unwrap();
         let run = dama_run::RunDir::new(tmp.path().join("run"));
         fs::create_dir_all(run.root()).unwrap();
-        let net = dama_nnue::FloatNet::random(dama_engine::Rules::default(), 3);
+        let net = dama_nnue::FloatNet::random::<dama_draughts::DraughtsFeatures>(
+            &dama_engine::Rules::default(),
+            3,
+        );
         dama_nnue::write_network(
             &run.best_evaluator(),
             &net,

@@ -159,14 +159,23 @@ fn baselines_answer_go_with_a_legal_whole_move() {
         assert!(r.lines[0].ends_with(&format!(" pv {best}")), "{r:?}");
     }
     // Players Turkish Tafl does not have are refused by name.
-    for spec in [
-        "alphabeta:time=100",
-        "alphabeta:depth=2,eval=x.nnue",
-        "alphabeta:depth=20",
-    ] {
+    for spec in ["alphabeta:time=100", "alphabeta:depth=20"] {
         let e = TaflBot::from_spec(spec, &BotOptions::default()).unwrap_err();
         assert!(e.to_string().contains("Turkish Tafl"), "{spec}: {e}");
     }
+    // A learned evaluator is Tafl's too: a missing file is named.
+    let e = TaflBot::from_spec(
+        "alphabeta:depth=2,eval=/nonexistent/x.nnue",
+        &BotOptions::default(),
+    )
+    .unwrap_err();
+    let mut text = e.to_string();
+    let mut cause = std::error::Error::source(&e);
+    while let Some(c) = cause {
+        text.push_str(&format!(": {c}"));
+        cause = c.source();
+    }
+    assert!(text.contains("/nonexistent/x.nnue"), "{text}");
 }
 
 #[test]

@@ -82,9 +82,10 @@ fn search(args: &SearchBenchArgs) -> Result<()> {
         Some(path) => Evaluation::load(path, None)
             .with_context(|| format!("cannot load the evaluator {}", path.display()))?,
         None => {
-            let net = dama_nnue::Network::from_float(&dama_nnue::FloatNet::random(
-                dama_engine::Rules::default(),
-                1,
+            let net = dama_draughts::Network::from_float(&dama_nnue::FloatNet::random::<
+                dama_draughts::DraughtsFeatures,
+            >(
+                &dama_engine::Rules::default(), 1
             ))?;
             Evaluation::Learned {
                 path: "random network".into(),

@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use std::sync::Mutex;
 
 use anyhow::{bail, Context, Result};
+use dama_draughts::DraughtsFeatures;
 use dama_selfplay::nnue::{run_nnue, NnueConfig, NnueProgress, NnueRunOptions};
 use dama_selfplay::{learn_nnue, NnueLearnerOptions, RunDir};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -329,11 +330,11 @@ pub fn evaluator(args: &EvaluatorArgs) -> Result<()> {
     }
 }
 
-fn read_all(files: &[PathBuf]) -> Result<(Option<dama_engine::Rules>, Vec<dama_nnue::Sample>)> {
+fn read_all(files: &[PathBuf]) -> Result<(Option<dama_engine::Rules>, Vec<dama_draughts::Sample>)> {
     let mut rules = None;
     let mut all = Vec::new();
     for f in files {
-        let (r, s) = dama_nnue::read_samples(f, rules.as_ref(), 50_000_000)
+        let (r, s) = dama_nnue::read_samples::<DraughtsFeatures>(f, rules.as_ref(), 50_000_000)
             .with_context(|| format!("cannot read samples {}", f.display()))?;
         rules = Some(r);
         all.extend(s);
@@ -347,16 +348,16 @@ fn fit(args: &FitArgs) -> Result<()> {
     let rules = rules.context("no samples")?;
     let (_, valid) = read_all(&args.valid)?;
     for f in &args.valid {
-        dama_nnue::read_samples(f, Some(&rules), 50_000_000)
+        dama_nnue::read_samples::<DraughtsFeatures>(f, Some(&rules), 50_000_000)
             .with_context(|| format!("validation samples {}", f.display()))?;
     }
     let init = match &args.init {
         Some(p) => {
-            dama_nnue::read_network(p, Some(&rules))
+            dama_nnue::read_network::<DraughtsFeatures>(p, Some(&rules))
                 .with_context(|| format!("cannot read {}", p.display()))?
                 .0
         }
-        None => dama_nnue::FloatNet::random(rules, args.seed),
+        None => dama_nnue::FloatNet::random::<DraughtsFeatures>(&rules, args.seed),
     };
     let threads = if args.threads == 0 {
         std::thread::available_parallelism().map_or(1, |n| n.get())
@@ -371,7 +372,7 @@ fn fit(args: &FitArgs) -> Result<()> {
         result_weight: args.result_weight,
         mirror: true,
     };
-    let mut trainer = dama_nn::NnueTrainer::new(&init, settings)?;
+    let mut trainer = dama_nn::NnueTrainer::<DraughtsFeatures>::new(&init, settings)?;
     if !valid.is_empty() {
         eprintln!("validation loss before: {:.6}", trainer.mean_loss(&valid)?);
     }

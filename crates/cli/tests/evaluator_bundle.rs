@@ -14,7 +14,7 @@ use dama_engine::{Rules, Variant};
 
 /// A random learned evaluator under `rules`, as a run would write it.
 fn write_net(path: &Path, rules: Rules, generation: u32) {
-    let net = dama_nnue::FloatNet::random(rules, 11);
+    let net = dama_nnue::FloatNet::random::<dama_draughts::DraughtsFeatures>(&rules, 11);
     dama_nnue::write_network(path, &net, &[("generation", generation.to_string())]).unwrap();
 }
 

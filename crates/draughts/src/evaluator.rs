@@ -11,9 +11,15 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use dama_engine::{Position, Rules};
-use dama_nnue::{Accumulator, Network};
+use dama_nnue::Accumulator;
 
 use crate::error::EngineError;
+use crate::features::DraughtsFeatures;
+
+/// A learned evaluation of draughts: the network over [`DraughtsFeatures`].
+pub type Network = dama_nnue::Network<DraughtsFeatures>;
+/// A training sample of draughts.
+pub type Sample = dama_nnue::Sample<DraughtsFeatures>;
 
 /// A static evaluation for the alpha-beta engine, in centi-men for the side
 /// to move.
@@ -67,7 +73,7 @@ impl Evaluator for Learned {
     #[inline]
     fn evaluate(&self, pos: &Position, state: &Accumulator) -> i32 {
         self.0
-            .evaluate(state, pos.turn())
+            .evaluate(state, pos.turn().index())
             .clamp(-LEARNED_SCORE_LIMIT, LEARNED_SCORE_LIMIT)
     }
 }
@@ -95,7 +101,7 @@ impl Evaluation {
     ///
     /// [`EngineError::Evaluator`] naming the file and the problem.
     pub fn load(path: &Path, rules: Option<&Rules>) -> Result<Evaluation, EngineError> {
-        let (float, _) = dama_nnue::read_network(path, rules)?;
+        let (float, _) = dama_nnue::read_network::<DraughtsFeatures>(path, rules)?;
         let network = Network::from_float(&float)?;
         Ok(Evaluation::Learned {
             path: path.to_path_buf(),

@@ -9,13 +9,15 @@
 //! encoding ([`encode`]: planes `[13, 8, 8]`, policy `[56, 8, 8]`), and
 //! its own players: the greedy one ([`players`]) and the alpha-beta engine
 //! ([`alphabeta`]) with its evaluations ([`evaluator`]: handcrafted, or a
-//! learned network from `dama-nnue`).
+//! learned network from `dama-nnue` over draughts' input features,
+//! [`features`]).
 
 pub mod alphabeta;
 pub mod board;
 pub mod encode;
 mod error;
 pub mod evaluator;
+pub mod features;
 mod own;
 pub mod players;
 mod plugin;
@@ -23,7 +25,10 @@ mod state;
 
 pub use alphabeta::{game_history_hashes, AlphaBeta, AlphaBetaPlayer, SearchLimits, SearchReport};
 pub use error::EngineError;
-pub use evaluator::{Evaluation, Evaluator, Handcrafted, Learned, LEARNED_SCORE_LIMIT};
+pub use evaluator::{
+    Evaluation, Evaluator, Handcrafted, Learned, Network, Sample, LEARNED_SCORE_LIMIT,
+};
+pub use features::DraughtsFeatures;
 pub use own::AlphaBetaFactory;
 pub use plugin::Draughts;
 pub use state::{color, complete_turn, player, search_move, DamaState, MaterialEvaluator};

@@ -148,7 +148,6 @@ fn each_game_refuses_the_players_it_lacks_by_name() {
         "alphabeta:time=100",
         "alphabeta:depth=9",
         "alphabeta:depth=3,threads=2",
-        "alphabeta:depth=3,eval=x.nnue",
     ] {
         let err = match parse_player::<Tafl>(bad, &Default::default()) {
             Ok(_) => panic!("{bad} accepted for Turkish Tafl"),
@@ -177,6 +176,48 @@ fn each_game_refuses_the_players_it_lacks_by_name() {
     for spec in ["random", "greedy", "alphabeta:depth=2", "mcts:sims=8"] {
         games::check_spec::<Draughts>(&spec.parse().expect("spec")).expect(spec);
     }
+}
+
+#[test]
+fn tafl_alpha_beta_plays_with_a_learned_evaluator_and_refuses_other_files() {
+    use dama_nnue::{write_network, FloatNet};
+    use dama_tafl::{TaflFeatures, TaflRules};
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("tafl.nnue");
+    let float = FloatNet::random::<TaflFeatures>(&TaflRules::default(), 3);
+    write_network(&path, &float, &[]).expect("write");
+    let learned = format!("alphabeta:depth=2,eval={}", path.display());
+    let r = baselines::<Tafl>(&learned, "random", &config::<Tafl>(4, 3, 4));
+    check_replay::<Tafl>(&r);
+    assert_eq!(r.games, 4);
+    // The network, not the handcrafted evaluation, chose the moves.
+    let handcrafted = baselines::<Tafl>("alphabeta:depth=2", "random", &config::<Tafl>(4, 3, 4));
+    assert_ne!(r.records, handcrafted.records);
+
+    let build = |spec: &str| {
+        parse_player::<Tafl>(spec, &Default::default())
+            .and_then(|p| p.build().map(|_| ()))
+            .err()
+            .map(|e| {
+                // The message and its causes, as the command line prints them.
+                let mut text = e.to_string();
+                let mut cause = std::error::Error::source(&e);
+                while let Some(c) = cause {
+                    text.push_str(&format!(": {c}"));
+                    cause = c.source();
+                }
+                text
+            })
+            .unwrap_or_else(|| panic!("{spec} accepted"))
+    };
+    // A draughts evaluator is another game's.
+    let draughts = dir.path().join("draughts.nnue");
+    let net = FloatNet::random::<dama_draughts::DraughtsFeatures>(&Default::default(), 1);
+    write_network(&draughts, &net, &[]).expect("write");
+    let err = build(&format!("alphabeta:depth=2,eval={}", draughts.display()));
+    assert!(err.contains("feature set `draughts-psq`"), "{err}");
+    let err = build("alphabeta:depth=2,eval=/nonexistent/tafl.nnue");
+    assert!(err.contains("/nonexistent/tafl.nnue"), "{err}");
 }
 
 #[test]

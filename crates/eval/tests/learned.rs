@@ -6,9 +6,10 @@ use dama_draughts::Draughts;
 use std::sync::Arc;
 
 use dama_draughts::{AlphaBeta, Evaluation, Evaluator, SearchLimits};
+use dama_draughts::{DraughtsFeatures as D, Network};
 use dama_engine::{Game, Position, Rules};
 use dama_eval::{factory, parse_player, BuildOptions, PlayerSpec};
-use dama_nnue::{write_network, FloatNet, Network};
+use dama_nnue::{write_network, FloatNet};
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -22,7 +23,7 @@ impl Evaluator for FloatEval {
     fn root(&self, _: &Position) {}
     fn child(&self, _: &(), _: &Position, _: &Position) {}
     fn evaluate(&self, pos: &Position, _: &()) -> i32 {
-        (self.0.evaluate(pos).round() as i32).clamp(-10_000, 10_000)
+        (self.0.evaluate::<D>(pos).round() as i32).clamp(-10_000, 10_000)
     }
 }
 
@@ -58,7 +59,7 @@ fn positions(count: usize, seed: u64) -> Vec<Position> {
 
 #[test]
 fn the_quantized_network_picks_the_float_networks_moves() {
-    let float = FloatNet::random(Rules::default(), 21);
+    let float = FloatNet::random::<D>(&Rules::default(), 21);
     let learned = Evaluation::Learned {
         path: "test".into(),
         network: Arc::new(Network::from_float(&float).expect("network")),
@@ -93,7 +94,7 @@ fn the_quantized_network_picks_the_float_networks_moves() {
 fn the_eval_spec_builds_plays_and_refuses_other_rules() {
     let dir = tempfile::tempdir().expect("tempdir");
     let path = dir.path().join("net.nnue");
-    write_network(&path, &FloatNet::random(Rules::default(), 3), &[]).expect("write");
+    write_network(&path, &FloatNet::random::<D>(&Rules::default(), 3), &[]).expect("write");
     let spec = format!("alphabeta:depth=2,eval={}", path.display());
     let parsed: PlayerSpec = spec.parse().expect("spec");
     assert_eq!(parsed.to_string(), spec);

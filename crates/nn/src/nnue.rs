@@ -2,15 +2,17 @@
 //! network of `dama-nnue`) with tch.
 //!
 //! The float network here computes exactly [`FloatNet::forward`]: each
-//! perspective's features (dense 0/1 rows of `[B, 256]`) through the shared
+//! perspective's features (dense 0/1 rows of `[B, F::COUNT]`, the game's
+//! features: [`dama_nnue::Features`]) through the shared
 //! feature transformer, the side to move's half first, clipped ReLU, L1, L2
 //! and the output. The loss is the squared error between win probabilities:
 //! `σ(output · OUT_SCALE / K)` against the target
 //! `(1 − r) · σ(score / K) + r · (result + 1) / 2`, with `K` the score scale
 //! and `r` the weight of the game's result (both config keys).
 
-use dama_engine::Rules;
-use dama_nnue::{FloatNet, Sample, FEATURES, FT_WEIGHT_LIMIT, HIDDEN, L1, L1_IN, L2, OUT_SCALE};
+use std::marker::PhantomData;
+
+use dama_nnue::{Features, FloatNet, Sample, FT_WEIGHT_LIMIT, HIDDEN, L1, L1_IN, L2, OUT_SCALE};
 use rand::Rng;
 use tch::nn::{self, Module, OptimizerConfig};
 use tch::{Device, Kind, Tensor};
@@ -47,8 +49,9 @@ pub struct NnueTrainStats {
     pub loss: f64,
 }
 
-/// The float network as tch tensors, with its optimizer.
-pub struct NnueTrainer {
+/// The float network of the game whose features are `F`, as tch tensors,
+/// with its optimizer.
+pub struct NnueTrainer<F: Features> {
     vs: nn::VarStore,
     ft_w: Tensor,
     ft_b: Tensor,
@@ -56,11 +59,12 @@ pub struct NnueTrainer {
     l2: nn::Linear,
     out: nn::Linear,
     opt: nn::Optimizer,
-    rules: Rules,
+    rules: F::Rules,
     settings: NnueTrainSettings,
+    features: PhantomData<fn() -> F>,
 }
 
-impl std::fmt::Debug for NnueTrainer {
+impl<F: Features> std::fmt::Debug for NnueTrainer<F> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("NnueTrainer")
             .field("settings", &self.settings)
@@ -85,17 +89,20 @@ fn values(t: &Tensor) -> Result<Vec<f32>> {
     Ok(Vec::<f32>::try_from(&flat)?)
 }
 
-impl NnueTrainer {
+impl<F: Features> NnueTrainer<F> {
     /// A trainer starting from `init`'s weights, with a fresh Adam, on the
     /// CPU (the network is small: a batch of 1 024 positions is about 70
     /// MFLOP).
     ///
     /// # Errors
     ///
-    /// [`Error::Config`] for out-of-range settings or a malformed `init`;
-    /// libtorch's errors.
+    /// [`Error::Config`] for out-of-range settings or a malformed `init`
+    /// (another game's network included); libtorch's errors.
     pub fn new(init: &FloatNet, settings: NnueTrainSettings) -> Result<Self> {
         let device = Device::Cpu;
+        let rules = init
+            .check::<F>()
+            .map_err(|e| Error::Config(format!("initial evaluator: {e}")))?;
         if let Some(problem) = init.shape_error() {
             return Err(Error::Config(format!("initial evaluator: {problem}")));
         }
@@ -119,12 +126,13 @@ impl NnueTrainer {
         }
         let vs = nn::VarStore::new(device);
         let root = vs.root();
-        let ft_w = root.zeros("ft_w", &[FEATURES as i64, HIDDEN as i64]);
+        let count = F::COUNT as i64;
+        let ft_w = root.zeros("ft_w", &[count, HIDDEN as i64]);
         let ft_b = root.zeros("ft_b", &[HIDDEN as i64]);
         let l1 = nn::linear(&root / "l1", L1_IN as i64, L1 as i64, Default::default());
         let l2 = nn::linear(&root / "l2", L1 as i64, L2 as i64, Default::default());
         let out = nn::linear(&root / "out", L2 as i64, 1, Default::default());
-        set(&ft_w, &init.ft_w, &[FEATURES as i64, HIDDEN as i64])?;
+        set(&ft_w, &init.ft_w, &[count, HIDDEN as i64])?;
         set(&ft_b, &init.ft_b, &[HIDDEN as i64])?;
         set(&l1.ws, &init.l1_w, &[L1 as i64, L1_IN as i64])?;
         set(
@@ -159,13 +167,14 @@ impl NnueTrainer {
             l2,
             out,
             opt,
-            rules: init.rules,
+            rules,
             settings,
+            features: PhantomData,
         })
     }
 
     /// The raw outputs `[B]` for dense feature rows of the side to move and
-    /// the other side (`[B, 256]` each).
+    /// the other side (`[B, F::COUNT]` each).
     fn forward(&self, stm: &Tensor, other: &Tensor) -> Tensor {
         let a = stm.matmul(&self.ft_w) + &self.ft_b;
         let b = other.matmul(&self.ft_w) + &self.ft_b;
@@ -179,22 +188,23 @@ impl NnueTrainer {
     /// probability 1/2 if `mirror`.
     fn tensors(
         &self,
-        batch: &[Sample],
+        batch: &[&Sample<F>],
         mirror: bool,
         rng: &mut impl Rng,
     ) -> (Tensor, Tensor, Tensor) {
         let n = batch.len();
-        let mut stm = vec![0f32; n * FEATURES];
-        let mut other = vec![0f32; n * FEATURES];
+        let count = F::COUNT;
+        let mut stm = vec![0f32; n * count];
+        let mut other = vec![0f32; n * count];
         let mut target = Vec::with_capacity(n);
         let k = self.settings.score_scale;
         let r = self.settings.result_weight;
         for (i, s) in batch.iter().enumerate() {
             let mirror = mirror && rng.gen::<bool>();
-            let row = &mut stm[i * FEATURES..(i + 1) * FEATURES];
-            s.for_each_feature(s.turn, mirror, |f| row[f] = 1.0);
-            let row = &mut other[i * FEATURES..(i + 1) * FEATURES];
-            s.for_each_feature(!s.turn, mirror, |f| row[f] = 1.0);
+            let row = &mut stm[i * count..(i + 1) * count];
+            s.for_each_feature(true, mirror, |f| row[f] = 1.0);
+            let row = &mut other[i * count..(i + 1) * count];
+            s.for_each_feature(false, mirror, |f| row[f] = 1.0);
             let p_score = 1.0 / (1.0 + (-f32::from(s.score) / k).exp());
             let p_result = (f32::from(s.result) + 1.0) / 2.0;
             target.push((1.0 - r) * p_score + r * p_result);
@@ -202,7 +212,7 @@ impl NnueTrainer {
         let device = self.vs.device();
         let dense = |v: Vec<f32>| {
             Tensor::from_slice(&v)
-                .view([n as i64, FEATURES as i64])
+                .view([n as i64, count as i64])
                 .to_device(device)
         };
         (
@@ -232,7 +242,7 @@ impl NnueTrainer {
     /// [`Error::Config`] if `samples` is empty; libtorch's errors.
     pub fn train(
         &mut self,
-        samples: &[Sample],
+        samples: &[Sample<F>],
         steps: usize,
         rng: &mut impl Rng,
         mut on_step: impl FnMut(usize, f64),
@@ -243,8 +253,8 @@ impl NnueTrainer {
         let mut total = 0.0;
         for step in 0..steps {
             self.opt.set_lr(self.lr_at(step, steps));
-            let batch: Vec<Sample> = (0..self.settings.batch_size)
-                .map(|_| samples[rng.gen_range(0..samples.len())])
+            let batch: Vec<&Sample<F>> = (0..self.settings.batch_size)
+                .map(|_| &samples[rng.gen_range(0..samples.len())])
                 .collect();
             let (stm, other, target) = self.tensors(&batch, self.settings.mirror, rng);
             let loss = self.loss(&stm, &other, &target);
@@ -274,12 +284,13 @@ impl NnueTrainer {
     /// # Errors
     ///
     /// libtorch's errors.
-    pub fn mean_loss(&self, samples: &[Sample]) -> Result<f64> {
+    pub fn mean_loss(&self, samples: &[Sample<F>]) -> Result<f64> {
         let mut total = 0.0;
         let mut n = 0usize;
         let mut rng = rand::rngs::mock::StepRng::new(0, 0);
         for chunk in samples.chunks(4096) {
-            let (stm, other, target) = self.tensors(chunk, false, &mut rng);
+            let chunk: Vec<&Sample<F>> = chunk.iter().collect();
+            let (stm, other, target) = self.tensors(&chunk, false, &mut rng);
             let l = tch::no_grad(|| self.loss(&stm, &other, &target)).f_double_value(&[])?;
             total += l * chunk.len() as f64;
             n += chunk.len();
@@ -297,7 +308,9 @@ impl NnueTrainer {
             values(l.bs.as_ref().ok_or_else(|| Error::Shape("bias".into()))?)
         };
         Ok(FloatNet {
-            rules: self.rules,
+            feature_set: F::NAME.to_owned(),
+            features: F::COUNT,
+            rules: self.rules.to_string(),
             ft_w: values(&self.ft_w)?,
             ft_b: values(&self.ft_b)?,
             l1_w: values(&self.l1.ws)?,
@@ -315,9 +328,10 @@ impl NnueTrainer {
     /// # Errors
     ///
     /// libtorch's errors.
-    pub fn outputs(&self, samples: &[Sample]) -> Result<Vec<f32>> {
+    pub fn outputs(&self, samples: &[Sample<F>]) -> Result<Vec<f32>> {
         let mut rng = rand::rngs::mock::StepRng::new(0, 0);
-        let (stm, other, _) = self.tensors(samples, false, &mut rng);
+        let samples: Vec<&Sample<F>> = samples.iter().collect();
+        let (stm, other, _) = self.tensors(&samples, false, &mut rng);
         values(&tch::no_grad(|| self.forward(&stm, &other)))
     }
 }

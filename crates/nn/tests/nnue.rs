@@ -2,9 +2,10 @@
 //! `dama_nnue::FloatNet` computes, weights survive the round trip, and
 //! training fits a target.
 
+use dama_draughts::{DraughtsFeatures as D, Sample};
 use dama_engine::{Position, Rules};
 use dama_nn::{NnueTrainSettings, NnueTrainer};
-use dama_nnue::{FloatNet, Sample};
+use dama_nnue::FloatNet;
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -42,14 +43,14 @@ fn samples(n: usize, seed: u64, score: impl Fn(&Position) -> i32) -> Vec<Sample>
 
 #[test]
 fn the_tch_network_computes_the_float_network() {
-    let float = FloatNet::random(Rules::default(), 4);
-    let trainer = NnueTrainer::new(&float, settings()).expect("trainer");
+    let float = FloatNet::random::<D>(&Rules::default(), 4);
+    let trainer = NnueTrainer::<D>::new(&float, settings()).expect("trainer");
     assert_eq!(trainer.to_float().expect("weights"), float);
     let set = samples(200, 1, |_| 0);
     let outputs = trainer.outputs(&set).expect("outputs");
     for (s, out) in set.iter().zip(outputs) {
-        let pos = s.position(Rules::default()).expect("position");
-        let want = float.forward(&pos);
+        let pos = s.position;
+        let want = float.forward::<D>(&pos);
         assert!(
             (out - want).abs() < 1e-4,
             "{pos}: tch {out}, FloatNet {want}"
@@ -72,7 +73,8 @@ fn training_fits_material_and_keeps_weights_quantizable() {
     let train = samples(4000, 2, material);
     let test = samples(500, 3, material);
     let mut trainer =
-        NnueTrainer::new(&FloatNet::random(Rules::default(), 5), settings()).expect("trainer");
+        NnueTrainer::<D>::new(&FloatNet::random::<D>(&Rules::default(), 5), settings())
+            .expect("trainer");
     let before = trainer.mean_loss(&test).expect("loss");
     let mut rng = ChaCha8Rng::seed_from_u64(9);
     let stats = trainer
@@ -87,16 +89,16 @@ fn training_fits_material_and_keeps_weights_quantizable() {
     // The quantized network agrees with the trained float one, within the
     // bounds dama-nnue's tests state: under 2.5 centi-men on average, never
     // over 20.
-    let q = dama_nnue::Network::from_float(&net).expect("quantized");
+    let q = dama_draughts::Network::from_float(&net).expect("quantized");
     let mut total = 0.0;
     for s in test.iter().take(200) {
-        let pos = s.position(Rules::default()).expect("position");
-        let (f, i) = (net.evaluate(&pos), q.evaluate_position(&pos) as f32);
+        let pos = s.position;
+        let (f, i) = (net.evaluate::<D>(&pos), q.evaluate_position(&pos) as f32);
         assert!((f - i).abs() <= 20.0, "{pos}: float {f}, quantized {i}");
         total += (f - i).abs();
     }
     assert!(total / 200.0 < 2.5, "mean difference {}", total / 200.0);
-    assert!(NnueTrainer::new(
+    assert!(NnueTrainer::<D>::new(
         &net,
         NnueTrainSettings {
             lr: 0.0,

@@ -2,20 +2,21 @@
 //!
 //! ```text
 //! magic "DAMANNUE" | version u32 | header length u32 | header (UTF-8 lines
-//! `key=value`: rules, features, hidden, l1, l2, then any metadata) |
-//! weights, f32 little-endian, in `FloatNet::SHAPES` order, then out_b |
-//! FNV-1a 64 of everything before, u64
+//! `key=value`: feature_set, rules, features, hidden, l1, l2, then any
+//! metadata) | weights, f32 little-endian, in `FloatNet::shapes` order,
+//! then out_b | FNV-1a 64 of everything before, u64
 //! ```
 //!
 //! Weights are stored in `f32` (quantized at load), so the float network
-//! is there for tests and for training to continue from.
+//! is there for tests and for training to continue from. Files written
+//! before feature sets were named have no `feature_set` line; a game whose
+//! [`Features::READS_UNNAMED_FILES`] is set reads them.
 
 use std::path::Path;
 
-use dama_engine::Rules;
-
+use crate::float::shapes;
 use crate::frame;
-use crate::{Error, FloatNet, FEATURES, HIDDEN, L1, L2};
+use crate::{Error, Features, FloatNet, HIDDEN, L1, L2};
 
 /// First bytes of an evaluator file.
 pub const NETWORK_MAGIC: &[u8; 8] = b"DAMANNUE";
@@ -23,8 +24,8 @@ pub const NETWORK_MAGIC: &[u8; 8] = b"DAMANNUE";
 pub const NETWORK_FORMAT_VERSION: u32 = 1;
 const MAX_HEADER: usize = 64 * 1024;
 
-fn weight_count() -> usize {
-    FloatNet::SHAPES.iter().map(|(_, n)| n).sum::<usize>() + 1
+fn weight_count(features: usize) -> usize {
+    shapes(features).iter().map(|(_, n)| n).sum::<usize>() + 1
 }
 
 /// Writes `net` to `path` atomically, with `meta` (`key`, `value` pairs
@@ -38,9 +39,18 @@ pub fn write_network(path: &Path, net: &FloatNet, meta: &[(&str, String)]) -> Re
     if let Some(problem) = net.shape_error() {
         return Err(Error::Invalid(problem));
     }
+    if net.feature_set.is_empty() || net.feature_set.contains(['\n', '=']) {
+        return Err(Error::Invalid(format!(
+            "bad feature set name `{}`",
+            net.feature_set
+        )));
+    }
+    if net.rules.contains('\n') {
+        return Err(Error::Invalid("rules text with a line break".to_owned()));
+    }
     let mut header = format!(
-        "rules={}\nfeatures={FEATURES}\nhidden={HIDDEN}\nl1={L1}\nl2={L2}\n",
-        net.rules
+        "feature_set={}\nrules={}\nfeatures={}\nhidden={HIDDEN}\nl1={L1}\nl2={L2}\n",
+        net.feature_set, net.rules, net.features
     );
     for (k, v) in meta {
         if k.is_empty() || k.contains(['=', '\n']) || v.contains('\n') {
@@ -60,8 +70,8 @@ pub fn write_network(path: &Path, net: &FloatNet, meta: &[(&str, String)]) -> Re
     frame::seal_and_write(path, bytes)
 }
 
-/// Reads an evaluator file; with `rules`, refuses a network trained for
-/// other rules.
+/// Reads an evaluator file of the game whose features are `F`; with
+/// `rules`, refuses a network trained for other rules.
 ///
 /// Returns the network and the header's metadata (the keys after the
 /// architecture's).
@@ -69,18 +79,18 @@ pub fn write_network(path: &Path, net: &FloatNet, meta: &[(&str, String)]) -> Re
 /// # Errors
 ///
 /// [`Error::Format`] naming what is wrong (not an evaluator file, another
-/// version, another architecture, truncated, checksum mismatch),
-/// [`Error::OtherRules`], or [`Error::Io`].
-pub fn read_network(
+/// version, another game's feature set, another architecture, truncated,
+/// checksum mismatch), [`Error::OtherRules`], or [`Error::Io`].
+pub fn read_network<F: Features>(
     path: &Path,
-    rules: Option<&Rules>,
+    rules: Option<&F::Rules>,
 ) -> Result<(FloatNet, Vec<(String, String)>), Error> {
-    let max = (24 + MAX_HEADER + 4 * weight_count() + 8) as u64;
-    let bytes = frame::read(
+    let max = (24 + MAX_HEADER + 4 * weight_count(F::COUNT) + 8) as u64;
+    let (bytes, _) = frame::read(
         path,
         max,
         NETWORK_MAGIC,
-        NETWORK_FORMAT_VERSION,
+        &[NETWORK_FORMAT_VERSION],
         "an evaluator file",
     )?;
     let bad = |m: &str| Error::format(path, m);
@@ -88,7 +98,23 @@ pub fn read_network(
     if header_len > MAX_HEADER {
         return Err(bad("header too long"));
     }
-    let expected = 16 + header_len + 4 * weight_count() + 8;
+    let expected = 16 + header_len + 4 * weight_count(F::COUNT) + 8;
+    let header = bytes
+        .get(16..16 + header_len)
+        .and_then(|h| std::str::from_utf8(h).ok());
+    // Name the game's feature set before the length: another game's
+    // network has another size.
+    if let Some(set) = header.and_then(|h| h.lines().find_map(|l| l.strip_prefix("feature_set="))) {
+        if set != F::NAME {
+            return Err(Error::format(
+                path,
+                format!(
+                    "an evaluator of the feature set `{set}`, not `{}` (another game's network)",
+                    F::NAME
+                ),
+            ));
+        }
+    }
     if bytes.len() != expected {
         return Err(Error::format(
             path,
@@ -102,6 +128,7 @@ pub fn read_network(
     let header =
         std::str::from_utf8(&body[16..16 + header_len]).map_err(|_| bad("header is not UTF-8"))?;
     let mut file_rules = None;
+    let mut feature_set = None;
     let mut meta = Vec::new();
     for line in header.lines() {
         let (k, v) = line
@@ -117,8 +144,9 @@ pub fn read_network(
             Ok(())
         };
         match k {
-            "rules" => file_rules = Some(frame::rules(path, v, rules)?),
-            "features" => arch(FEATURES)?,
+            "feature_set" => feature_set = Some(v.to_owned()),
+            "rules" => file_rules = Some(frame::rules::<F>(path, v, rules)?),
+            "features" => arch(F::COUNT)?,
             "hidden" => arch(HIDDEN)?,
             "l1" => arch(L1)?,
             "l2" => arch(L2)?,
@@ -126,14 +154,25 @@ pub fn read_network(
         }
     }
     let file_rules = file_rules.ok_or_else(|| bad("header has no rules"))?;
+    let feature_set = match feature_set {
+        Some(set) => set,
+        None if F::READS_UNNAMED_FILES => F::NAME.to_owned(),
+        None => {
+            return Err(bad(
+                "header names no feature set (a file written before feature sets were named is a draughts evaluator)",
+            ))
+        }
+    };
     let mut floats = body[16 + header_len..]
         .chunks_exact(4)
         .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]));
     let mut take = |n: usize| -> Vec<f32> { floats.by_ref().take(n).collect() };
-    let [ft_w, ft_b, l1_w, l1_b, l2_w, l2_b, out_w] = FloatNet::SHAPES.map(|(_, n)| take(n));
+    let [ft_w, ft_b, l1_w, l1_b, l2_w, l2_b, out_w] = shapes(F::COUNT).map(|(_, n)| take(n));
     let out_b = take(1).first().copied().unwrap_or(f32::NAN);
     let net = FloatNet {
-        rules: file_rules,
+        feature_set,
+        features: F::COUNT,
+        rules: file_rules.to_string(),
         ft_w,
         ft_b,
         l1_w,

@@ -1,19 +1,22 @@
 //! The network in `f32`: what training produces and files store, and the
 //! reference the quantized [`crate::Network`] is tested against.
 
-use dama_engine::{Color, Position, Rules};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-use crate::{for_each_feature, FEATURES, HIDDEN, L1, L1_IN, L2, OUT_SCALE};
+use crate::{Features, HIDDEN, L1, L1_IN, L2, OUT_SCALE};
 
 /// The network's weights in `f32`, row-major (`[out][in]`) for the dense
 /// layers, `[feature][hidden]` for the feature transformer.
 #[derive(Clone, Debug, PartialEq)]
 pub struct FloatNet {
-    /// The rules the network was trained for.
-    pub rules: Rules,
-    /// Feature transformer weights, `FEATURES × HIDDEN`.
+    /// The game's feature set ([`Features::NAME`]).
+    pub feature_set: String,
+    /// Features per perspective ([`Features::COUNT`]).
+    pub features: usize,
+    /// The rules the network was trained for, as text.
+    pub rules: String,
+    /// Feature transformer weights, `features × HIDDEN`.
     pub ft_w: Vec<f32>,
     /// Feature transformer bias, `HIDDEN`.
     pub ft_b: Vec<f32>,
@@ -39,25 +42,19 @@ pub(crate) fn crelu(x: f32) -> f32 {
 }
 
 impl FloatNet {
-    /// The lengths of the weight arrays, in file order.
-    pub const SHAPES: [(&'static str, usize); 7] = [
-        ("ft_w", FEATURES * HIDDEN),
-        ("ft_b", HIDDEN),
-        ("l1_w", L1 * L1_IN),
-        ("l1_b", L1),
-        ("l2_w", L2 * L1),
-        ("l2_b", L2),
-        ("out_w", L2),
-    ];
+    /// The names and lengths of the weight arrays, in file order.
+    pub fn shapes(&self) -> [(&'static str, usize); 7] {
+        shapes(self.features)
+    }
 
-    /// A network with small random weights (tests, benchmarks), the same for
-    /// the same seed.
-    pub fn random(rules: Rules, seed: u64) -> FloatNet {
+    /// A network for `F` under `rules` with small random weights (the
+    /// start of training, tests, benchmarks), the same for the same seed.
+    pub fn random<F: Features>(rules: &F::Rules, seed: u64) -> FloatNet {
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
         let mut v = |n: usize, scale: f32| -> Vec<f32> {
             (0..n).map(|_| rng.gen_range(-scale..scale)).collect()
         };
-        let ft_w = v(FEATURES * HIDDEN, 0.15);
+        let ft_w = v(F::COUNT * HIDDEN, 0.15);
         let ft_b = v(HIDDEN, 0.3);
         let l1_w = v(L1 * L1_IN, 0.2);
         let l1_b = v(L1, 0.3);
@@ -65,7 +62,9 @@ impl FloatNet {
         let l2_b = v(L2, 0.3);
         let out_w = v(L2, 2.0);
         FloatNet {
-            rules,
+            feature_set: F::NAME.to_owned(),
+            features: F::COUNT,
+            rules: rules.to_string(),
             ft_w,
             ft_b,
             l1_w,
@@ -77,7 +76,7 @@ impl FloatNet {
         }
     }
 
-    /// The weight arrays in [`FloatNet::SHAPES`] order (file order; the
+    /// The weight arrays in [`FloatNet::shapes`] order (file order; the
     /// output bias follows them).
     pub fn arrays(&self) -> [&[f32]; 7] {
         [
@@ -94,7 +93,7 @@ impl FloatNet {
     /// Checks the lengths of the arrays; `None` if they are right, else
     /// which one is wrong.
     pub fn shape_error(&self) -> Option<String> {
-        for ((name, want), a) in Self::SHAPES.iter().zip(self.arrays()) {
+        for ((name, want), a) in self.shapes().iter().zip(self.arrays()) {
             if *want != a.len() {
                 return Some(format!("{name} has {} weights, expected {want}", a.len()));
             }
@@ -107,11 +106,38 @@ impl FloatNet {
         (!finite).then(|| "a weight is not a finite number".to_owned())
     }
 
+    /// Whether the network is one of `F`'s, and its rules as `F`'s rules.
+    ///
+    /// # Errors
+    ///
+    /// What differs: the feature set, the number of features, or rules
+    /// that are not `F`'s.
+    pub fn check<F: Features>(&self) -> Result<F::Rules, String> {
+        if self.feature_set != F::NAME {
+            return Err(format!(
+                "a network of the feature set `{}`, not `{}`",
+                self.feature_set,
+                F::NAME
+            ));
+        }
+        if self.features != F::COUNT {
+            return Err(format!(
+                "{} features, the feature set `{}` has {}",
+                self.features,
+                F::NAME,
+                F::COUNT
+            ));
+        }
+        self.rules
+            .parse()
+            .map_err(|e| format!("rules `{}` do not parse: {e}", self.rules))
+    }
+
     /// The feature transformer's output for `perspective`, before the
     /// clipped ReLU.
-    pub fn accumulator(&self, pos: &Position, perspective: Color) -> Vec<f32> {
+    pub fn accumulator<F: Features>(&self, pos: &F::Position, perspective: usize) -> Vec<f32> {
         let mut acc = self.ft_b.clone();
-        for_each_feature(pos, perspective, |f| {
+        F::for_each_feature(pos, perspective, |f| {
             let row = &self.ft_w[f * HIDDEN..(f + 1) * HIDDEN];
             for (a, w) in acc.iter_mut().zip(row) {
                 *a += w;
@@ -121,10 +147,10 @@ impl FloatNet {
     }
 
     /// The raw output (before [`OUT_SCALE`]) for the side to move.
-    pub fn forward(&self, pos: &Position) -> f32 {
-        let stm = pos.turn();
-        let mut x: Vec<f32> = self.accumulator(pos, stm);
-        x.extend(self.accumulator(pos, !stm));
+    pub fn forward<F: Features>(&self, pos: &F::Position) -> f32 {
+        let stm = F::side_to_move(pos);
+        let mut x: Vec<f32> = self.accumulator::<F>(pos, stm);
+        x.extend(self.accumulator::<F>(pos, 1 - stm));
         x.iter_mut().for_each(|v| *v = crelu(*v));
         let h1: Vec<f32> = (0..L1)
             .map(|o| {
@@ -142,7 +168,21 @@ impl FloatNet {
     }
 
     /// The score of `pos` in centi-men for the side to move, in `f32`.
-    pub fn evaluate(&self, pos: &Position) -> f32 {
-        self.forward(pos) * OUT_SCALE
+    pub fn evaluate<F: Features>(&self, pos: &F::Position) -> f32 {
+        self.forward::<F>(pos) * OUT_SCALE
     }
+}
+
+/// The names and lengths of the weight arrays of a network with `features`
+/// features per perspective, in file order.
+pub(crate) fn shapes(features: usize) -> [(&'static str, usize); 7] {
+    [
+        ("ft_w", features * HIDDEN),
+        ("ft_b", HIDDEN),
+        ("l1_w", L1 * L1_IN),
+        ("l1_b", L1),
+        ("l2_w", L2 * L1),
+        ("l2_b", L2),
+        ("out_w", L2),
+    ]
 }

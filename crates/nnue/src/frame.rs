@@ -4,10 +4,9 @@
 
 use std::path::Path;
 
-use dama_engine::Rules;
 use dama_run::files::{fnv1a64, read_bounded, write_atomic};
 
-use crate::Error;
+use crate::{Error, Features};
 
 /// The first 12 bytes of a file of `magic` and `version`.
 pub(crate) fn head(magic: &[u8; 8], version: u32) -> Vec<u8> {
@@ -24,15 +23,16 @@ pub(crate) fn seal_and_write(path: &Path, mut bytes: Vec<u8>) -> Result<(), Erro
     write_atomic(path, &bytes).map_err(|e| Error::io(path, e))
 }
 
-/// Reads at most `max` bytes of `path` and checks its magic and version
-/// (`what` names the kind of file in the messages).
+/// Reads at most `max` bytes of `path` and checks its magic and that its
+/// version is one of `versions` (`what` names the kind of file in the
+/// messages); returns the bytes and the version.
 pub(crate) fn read(
     path: &Path,
     max: u64,
     magic: &[u8; 8],
-    version: u32,
+    versions: &[u32],
     what: &str,
-) -> Result<Vec<u8>, Error> {
+) -> Result<(Vec<u8>, u32), Error> {
     let bytes = read_bounded(path, max).map_err(|e| Error::io(path, e))?;
     if bytes.len() < 16 || &bytes[..8] != magic {
         return Err(Error::format(
@@ -41,13 +41,17 @@ pub(crate) fn read(
         ));
     }
     let found = u32::from_le_bytes([bytes[8], bytes[9], bytes[10], bytes[11]]);
-    if found != version {
+    if !versions.contains(&found) {
+        let reads: Vec<String> = versions.iter().map(u32::to_string).collect();
         return Err(Error::format(
             path,
-            format!("{what} format {found}, this build reads {version}"),
+            format!(
+                "{what} format {found}, this build reads format {}",
+                reads.join(" and ")
+            ),
         ));
     }
-    Ok(bytes)
+    Ok((bytes, found))
 }
 
 /// Checks the checksum of `bytes`, whose length has been checked; returns
@@ -65,9 +69,14 @@ pub(crate) fn verify<'a>(path: &Path, bytes: &'a [u8]) -> Result<&'a [u8], Error
     Ok(body)
 }
 
-/// Parses the rules text of a file and, with `want`, refuses other rules.
-pub(crate) fn rules(path: &Path, text: &str, want: Option<&Rules>) -> Result<Rules, Error> {
-    let found: Rules = text
+/// Parses the rules text of a file as `F`'s rules and, with `want`,
+/// refuses other rules.
+pub(crate) fn rules<F: Features>(
+    path: &Path,
+    text: &str,
+    want: Option<&F::Rules>,
+) -> Result<F::Rules, Error> {
+    let found: F::Rules = text
         .parse()
         .map_err(|e| Error::format(path, format!("rules `{text}` do not parse: {e}")))?;
     if let Some(want) = want {

@@ -4,23 +4,28 @@
 //! incrementally as the search plays moves, and a few small dense layers to
 //! one score, run in integers with SIMD chosen at run time.
 //!
-//! The crate does no training and links no libtorch: `dama-nn` trains the
-//! float network ([`FloatNet`]) with tch and hands its weights here, and the
-//! alpha-beta engine of `dama-eval` plays with the quantized [`Network`].
+//! The crate knows no game: a game supplies its input features by
+//! implementing [`Features`] in its own crate (draughts: `dama-draughts`,
+//! 256 piece-square features per perspective), and everything here (the
+//! network, its quantized kernels, the evaluator and sample files) is
+//! written once against it. The crate does no training and links no
+//! libtorch: `dama-nn` trains the float network ([`FloatNet`]) with tch and
+//! hands its weights here, and a game's alpha-beta engine plays with the
+//! quantized [`Network`].
 //!
 //! # The network
 //!
 //! ```text
-//! features (256 per perspective: own/their × man/king × 64 squares,
-//!           the board seen from that side, its rows mirrored for Black)
-//!   └─ feature transformer 256 → 128, one accumulator per perspective
+//! features (F::COUNT per perspective, supplied by the game; draughts: own/
+//!           their × man/king × 64 squares, the board seen from that side)
+//!   └─ feature transformer F::COUNT → 128, one accumulator per perspective
 //!        [acc(side to move), acc(other)] → clipped ReLU → 256
 //!          └─ L1 256 → 16 → clipped ReLU → L2 16 → 32 → clipped ReLU → 1
 //! ```
 //!
-//! The output, times [`OUT_SCALE`], is the score in centi-men for the side to
-//! move: the units of the handcrafted evaluation, so that the search's mate
-//! and tablebase scores keep their meaning.
+//! The output, times [`OUT_SCALE`], is the score for the side to move in
+//! the units of the game's handcrafted evaluation (centi-men in draughts),
+//! so that the search's mate and tablebase scores keep their meaning.
 //!
 //! The feature transformer and L1 run in `i16`/`i32` ([`Network`]); the last
 //! two layers (16 × 32 + 32 weights) in `f32`. [`FloatNet::evaluate`] is the
@@ -36,15 +41,13 @@ mod sample;
 mod simd;
 
 pub use error::Error;
-pub use features::{feature_index, for_each_feature, PERSPECTIVE_FEATURES};
+pub use features::{check_features, Features, MAX_ACTIVE};
 pub use file::{read_network, write_network, NETWORK_FORMAT_VERSION, NETWORK_MAGIC};
 pub use float::FloatNet;
 pub use quant::{Accumulator, Network};
 pub use sample::{read_samples, write_samples, Sample, SAMPLES_FORMAT_VERSION, SAMPLES_MAGIC};
 pub use simd::Simd;
 
-/// Inputs of the feature transformer per perspective.
-pub const FEATURES: usize = PERSPECTIVE_FEATURES;
 /// Width of one perspective's accumulator.
 pub const HIDDEN: usize = 128;
 /// Inputs of L1: both perspectives' accumulators.

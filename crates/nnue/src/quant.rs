@@ -2,36 +2,37 @@
 //! last two layers in `f32`; accumulators refreshed from a position or
 //! updated from the previous one.
 
-use dama_engine::{Color, Position, Rules};
+use std::marker::PhantomData;
 
-use crate::features::{feature_index, for_each_feature, piece_sets};
+use crate::features::MAX_ACTIVE;
 use crate::float::crelu;
 use crate::simd::{Level, Simd};
-use crate::{Error, FloatNet, FEATURES, HIDDEN, L1, L1_IN, L2, OUT_SCALE};
+use crate::{Error, Features, FloatNet, HIDDEN, L1, L1_IN, L2, OUT_SCALE};
 
 /// Scale of the feature transformer: an activation of 1.0 is `QA`.
 const QA: i16 = 255;
 /// Scale of L1's weights.
 const QW: i32 = 1024;
 /// Largest feature-transformer weight (quantized; 128 = 0.5): 49 of them
-/// (the most pieces on a board, 48, and the bias) still fit an `i16`.
-/// Training clamps the float weights to ±2.5 ([`crate::FT_WEIGHT_LIMIT`]).
-const FT_MAX: i32 = i16::MAX as i32 / 49;
+/// (the most active features, [`MAX_ACTIVE`], and the bias) still fit an
+/// `i16`. Training clamps the float weights to ±2.5
+/// ([`crate::FT_WEIGHT_LIMIT`]).
+const FT_MAX: i32 = i16::MAX as i32 / (MAX_ACTIVE as i32 + 1);
 
-/// One position's feature-transformer outputs, one row per perspective
-/// (indexed by [`Color::index`]).
+/// One position's feature-transformer outputs, one row per perspective.
 #[derive(Clone, PartialEq, Eq, Debug)]
 #[repr(C, align(64))]
 pub struct Accumulator {
     v: [[i16; HIDDEN]; 2],
 }
 
-/// The quantized network the search plays with.
-#[derive(Clone)]
-pub struct Network {
-    rules: Rules,
+/// The quantized network the search of the game whose features are `F`
+/// plays with.
+pub struct Network<F: Features> {
+    rules: F::Rules,
     simd: Simd,
-    ft_w: Box<[[i16; HIDDEN]; FEATURES]>,
+    /// One row per feature.
+    ft_w: Box<[[i16; HIDDEN]]>,
     ft_b: [i16; HIDDEN],
     l1_w: Box<[[i16; L1_IN]; L1]>,
     l1_b: [i32; L1],
@@ -43,11 +44,31 @@ pub struct Network {
     l2_b: [f32; L2],
     out_w: [f32; L2],
     out_b: f32,
+    features: PhantomData<fn() -> F>,
 }
 
-impl std::fmt::Debug for Network {
+impl<F: Features> Clone for Network<F> {
+    fn clone(&self) -> Self {
+        Network {
+            rules: self.rules.clone(),
+            simd: self.simd,
+            ft_w: self.ft_w.clone(),
+            ft_b: self.ft_b,
+            l1_w: self.l1_w.clone(),
+            l1_b: self.l1_b,
+            l2_wt: self.l2_wt,
+            l2_b: self.l2_b,
+            out_w: self.out_w,
+            out_b: self.out_b,
+            features: PhantomData,
+        }
+    }
+}
+
+impl<F: Features> std::fmt::Debug for Network<F> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Network")
+            .field("features", &F::NAME)
             .field("rules", &self.rules.to_string())
             .field("simd", &self.simd)
             .finish_non_exhaustive()
@@ -58,22 +79,21 @@ fn quantize(x: f32, scale: f32, max: i32) -> i32 {
     ((x * scale).round() as i32).clamp(-max, max)
 }
 
-impl Network {
+impl<F: Features> Network<F> {
     /// Quantizes `net` for the best SIMD level of this CPU.
     ///
     /// # Errors
     ///
-    /// [`Error::Invalid`] if an array has the wrong length or a weight is not
-    /// finite.
-    pub fn from_float(net: &FloatNet) -> Result<Network, Error> {
+    /// [`Error::Invalid`] if `net` is not a network of `F` (another feature
+    /// set, or rules `F` does not read), an array has the wrong length or a
+    /// weight is not finite.
+    pub fn from_float(net: &FloatNet) -> Result<Network<F>, Error> {
+        let rules = net.check::<F>().map_err(Error::Invalid)?;
         if let Some(problem) = net.shape_error() {
             return Err(Error::Invalid(problem));
         }
         let qa = f32::from(QA);
-        let mut ft_w: Box<[[i16; HIDDEN]; FEATURES]> = vec![[0i16; HIDDEN]; FEATURES]
-            .into_boxed_slice()
-            .try_into()
-            .map_err(|_| Error::Invalid("feature transformer size".to_owned()))?;
+        let mut ft_w: Box<[[i16; HIDDEN]]> = vec![[0i16; HIDDEN]; F::COUNT].into_boxed_slice();
         for (f, row) in ft_w.iter_mut().enumerate() {
             for (h, w) in row.iter_mut().enumerate() {
                 *w = quantize(net.ft_w[f * HIDDEN + h], qa, FT_MAX) as i16;
@@ -107,7 +127,7 @@ impl Network {
         let mut out_w = [0f32; L2];
         out_w.copy_from_slice(&net.out_w);
         Ok(Network {
-            rules: net.rules,
+            rules,
             simd: Simd::detect(),
             ft_w,
             ft_b,
@@ -117,12 +137,13 @@ impl Network {
             l2_b,
             out_w,
             out_b: net.out_b,
+            features: PhantomData,
         })
     }
 
     /// The same network running the kernels of `simd`.
     #[must_use]
-    pub fn with_simd(mut self, simd: Simd) -> Network {
+    pub fn with_simd(mut self, simd: Simd) -> Network<F> {
         self.simd = simd;
         self
     }
@@ -133,12 +154,12 @@ impl Network {
     }
 
     /// The rules the network was trained for.
-    pub fn rules(&self) -> &Rules {
+    pub fn rules(&self) -> &F::Rules {
         &self.rules
     }
 
     /// The accumulator of `pos`, computed from scratch.
-    pub fn refresh(&self, pos: &Position) -> Accumulator {
+    pub fn refresh(&self, pos: &F::Position) -> Accumulator {
         match self.simd.0 {
             #[cfg(target_arch = "x86_64")]
             Level::Avx512 => kernels::refresh_avx512(self, pos),
@@ -151,7 +172,12 @@ impl Network {
     /// The accumulator of `after` from `acc`, the accumulator of `before`:
     /// only the pieces that differ are added or removed (a move, its
     /// captures and a promotion change a few).
-    pub fn update(&self, acc: &Accumulator, before: &Position, after: &Position) -> Accumulator {
+    pub fn update(
+        &self,
+        acc: &Accumulator,
+        before: &F::Position,
+        after: &F::Position,
+    ) -> Accumulator {
         match self.simd.0 {
             #[cfg(target_arch = "x86_64")]
             Level::Avx512 => kernels::update_avx512(self, acc, before, after),
@@ -161,9 +187,10 @@ impl Network {
         }
     }
 
-    /// The score in centi-men for `stm`, the side to move of the position
-    /// `acc` belongs to.
-    pub fn evaluate(&self, acc: &Accumulator, stm: Color) -> i32 {
+    /// The score (in the game's units: centi-men for draughts) for `stm`,
+    /// the side to move (perspective 0 or 1) of the position `acc` belongs
+    /// to.
+    pub fn evaluate(&self, acc: &Accumulator, stm: usize) -> i32 {
         match self.simd.0 {
             #[cfg(target_arch = "x86_64")]
             Level::Avx512 => kernels::evaluate_avx512(self, acc, stm),
@@ -175,8 +202,8 @@ impl Network {
 
     /// The score of `pos` in centi-men for the side to move, from a fresh
     /// accumulator.
-    pub fn evaluate_position(&self, pos: &Position) -> i32 {
-        self.evaluate(&self.refresh(pos), pos.turn())
+    pub fn evaluate_position(&self, pos: &F::Position) -> i32 {
+        self.evaluate(&self.refresh(pos), F::side_to_move(pos))
     }
 }
 
@@ -195,59 +222,41 @@ fn sub_row(acc: &mut [i16; HIDDEN], row: &[i16; HIDDEN]) {
 }
 
 #[inline(always)]
-fn refresh_impl(net: &Network, pos: &Position) -> Accumulator {
+fn refresh_impl<F: Features>(net: &Network<F>, pos: &F::Position) -> Accumulator {
     let mut acc = Accumulator { v: [net.ft_b; 2] };
-    for p in Color::ALL {
-        let row = &mut acc.v[p.index()];
-        for_each_feature(pos, p, |f| add_row(row, &net.ft_w[f]));
+    for (p, row) in acc.v.iter_mut().enumerate() {
+        F::for_each_feature(pos, p, |f| add_row(row, &net.ft_w[f]));
     }
     acc
 }
 
 #[inline(always)]
-fn update_impl(
-    net: &Network,
+fn update_impl<F: Features>(
+    net: &Network<F>,
     acc: &Accumulator,
-    before: &Position,
-    after: &Position,
+    before: &F::Position,
+    after: &F::Position,
 ) -> Accumulator {
     let mut out = acc.clone();
-    let (b, a) = (piece_sets(before), piece_sets(after));
-    for ((owner, king, was), (_, _, is)) in b.into_iter().zip(a) {
-        let mut removed = was & !is;
-        while removed != 0 {
-            let sq = removed.trailing_zeros();
-            removed &= removed - 1;
-            for p in Color::ALL {
-                sub_row(
-                    &mut out.v[p.index()],
-                    &net.ft_w[feature_index(p, owner, king, sq)],
-                );
-            }
+    F::for_each_change(before, after, |p, f, added| {
+        let row = &mut out.v[p & 1];
+        if added {
+            add_row(row, &net.ft_w[f]);
+        } else {
+            sub_row(row, &net.ft_w[f]);
         }
-        let mut added = is & !was;
-        while added != 0 {
-            let sq = added.trailing_zeros();
-            added &= added - 1;
-            for p in Color::ALL {
-                add_row(
-                    &mut out.v[p.index()],
-                    &net.ft_w[feature_index(p, owner, king, sq)],
-                );
-            }
-        }
-    }
+    });
     out
 }
 
 #[inline(always)]
-fn evaluate_impl(net: &Network, acc: &Accumulator, stm: Color) -> i32 {
+fn evaluate_impl<F: Features>(net: &Network<F>, acc: &Accumulator, stm: usize) -> i32 {
     let mut x = [0i16; L1_IN];
     let (ours, theirs) = x.split_at_mut(HIDDEN);
-    for (x, a) in ours.iter_mut().zip(&acc.v[stm.index()]) {
+    for (x, a) in ours.iter_mut().zip(&acc.v[stm & 1]) {
         *x = (*a).clamp(0, QA);
     }
-    for (x, a) in theirs.iter_mut().zip(&acc.v[(!stm).index()]) {
+    for (x, a) in theirs.iter_mut().zip(&acc.v[(stm & 1) ^ 1]) {
         *x = (*a).clamp(0, QA);
     }
     let scale = 1.0 / (f32::from(QA) * QW as f32);
@@ -283,20 +292,20 @@ mod kernels {
     macro_rules! level {
         ($feature:literal, $refresh:ident, $update:ident, $evaluate:ident) => {
             #[target_feature(enable = $feature)]
-            fn $refresh(net: &Network, pos: &Position) -> Accumulator {
+            fn $refresh<F: Features>(net: &Network<F>, pos: &F::Position) -> Accumulator {
                 refresh_impl(net, pos)
             }
             #[target_feature(enable = $feature)]
-            fn $update(
-                net: &Network,
+            fn $update<F: Features>(
+                net: &Network<F>,
                 acc: &Accumulator,
-                before: &Position,
-                after: &Position,
+                before: &F::Position,
+                after: &F::Position,
             ) -> Accumulator {
                 update_impl(net, acc, before, after)
             }
             #[target_feature(enable = $feature)]
-            fn $evaluate(net: &Network, acc: &Accumulator, stm: Color) -> i32 {
+            fn $evaluate<F: Features>(net: &Network<F>, acc: &Accumulator, stm: usize) -> i32 {
                 evaluate_impl(net, acc, stm)
             }
         };
@@ -314,38 +323,46 @@ mod kernels {
         evaluate_avx512_tf
     );
 
-    pub(super) fn refresh_avx2(net: &Network, pos: &Position) -> Accumulator {
+    pub(super) fn refresh_avx2<F: Features>(net: &Network<F>, pos: &F::Position) -> Accumulator {
         // SAFETY: `net.simd` is AVX2 only if the CPU reported avx2 and fma.
         unsafe { refresh_avx2_tf(net, pos) }
     }
-    pub(super) fn update_avx2(
-        net: &Network,
+    pub(super) fn update_avx2<F: Features>(
+        net: &Network<F>,
         acc: &Accumulator,
-        before: &Position,
-        after: &Position,
+        before: &F::Position,
+        after: &F::Position,
     ) -> Accumulator {
         // SAFETY: as `refresh_avx2`.
         unsafe { update_avx2_tf(net, acc, before, after) }
     }
-    pub(super) fn evaluate_avx2(net: &Network, acc: &Accumulator, stm: Color) -> i32 {
+    pub(super) fn evaluate_avx2<F: Features>(
+        net: &Network<F>,
+        acc: &Accumulator,
+        stm: usize,
+    ) -> i32 {
         // SAFETY: as `refresh_avx2`.
         unsafe { evaluate_avx2_tf(net, acc, stm) }
     }
-    pub(super) fn refresh_avx512(net: &Network, pos: &Position) -> Accumulator {
+    pub(super) fn refresh_avx512<F: Features>(net: &Network<F>, pos: &F::Position) -> Accumulator {
         // SAFETY: `net.simd` is AVX-512 only if the CPU reported avx512f and
         // avx512bw.
         unsafe { refresh_avx512_tf(net, pos) }
     }
-    pub(super) fn update_avx512(
-        net: &Network,
+    pub(super) fn update_avx512<F: Features>(
+        net: &Network<F>,
         acc: &Accumulator,
-        before: &Position,
-        after: &Position,
+        before: &F::Position,
+        after: &F::Position,
     ) -> Accumulator {
         // SAFETY: as `refresh_avx512`.
         unsafe { update_avx512_tf(net, acc, before, after) }
     }
-    pub(super) fn evaluate_avx512(net: &Network, acc: &Accumulator, stm: Color) -> i32 {
+    pub(super) fn evaluate_avx512<F: Features>(
+        net: &Network<F>,
+        acc: &Accumulator,
+        stm: usize,
+    ) -> i32 {
         // SAFETY: as `refresh_avx512`.
         unsafe { evaluate_avx512_tf(net, acc, stm) }
     }

@@ -29,13 +29,14 @@ use std::time::Instant;
 
 use dama_draughts::Draughts;
 use dama_draughts::{AlphaBeta, Evaluation, SearchLimits};
+use dama_draughts::{DraughtsFeatures, Sample};
 use dama_engine::{Game, Position, Rules};
 use dama_eval::{
     random_openings, AlphaBetaLimit, BuildOptions, MatchConfig, MatchResult, Opening,
     OpeningSource, PlayerSpec,
 };
 use dama_nn::{NnueTrainSettings, NnueTrainer};
-use dama_nnue::{read_network, read_samples, write_network, write_samples, FloatNet, Sample};
+use dama_nnue::{read_network, read_samples, write_network, write_samples, FloatNet};
 use dama_run::metrics::{
     EvalEvent, GenerationEvent, MetricsEvent, MetricsWriter, SelfplayEvent, TrainEvent,
 };
@@ -927,18 +928,22 @@ impl NnueRun {
         // same samples: the file was just written from them).
         let mut window = Vec::new();
         for g in first..generation {
-            let (_, s) = read_samples(&dir.samples(g), Some(&config.rules), MAX_SAMPLES_PER_FILE)
-                .map_err(dama_draughts::EngineError::from)?;
+            let (_, s) = read_samples::<DraughtsFeatures>(
+                &dir.samples(g),
+                Some(&config.rules),
+                MAX_SAMPLES_PER_FILE,
+            )
+            .map_err(dama_draughts::EngineError::from)?;
             window.extend(s);
         }
         window.extend_from_slice(samples);
         let init = if generation > 1 && config.train.init == TrainInit::Previous {
-            read_network(&dir.evaluator(generation - 1), Some(&config.rules))
+            read_network::<DraughtsFeatures>(&dir.evaluator(generation - 1), Some(&config.rules))
                 .map_err(dama_draughts::EngineError::from)?
                 .0
         } else {
-            FloatNet::random(
-                config.rules,
+            FloatNet::random::<DraughtsFeatures>(
+                &config.rules,
                 generation_seed(config.run.seed, generation, 4),
             )
         };
@@ -949,7 +954,7 @@ impl NnueRun {
             result_weight: config.train.result_weight,
             mirror: config.train.mirror,
         };
-        let mut trainer = NnueTrainer::new(&init, settings)?;
+        let mut trainer = NnueTrainer::<DraughtsFeatures>::new(&init, settings)?;
         let mut rng = ChaCha8Rng::seed_from_u64(generation_seed(config.run.seed, generation, 5));
         let steps = config.train.steps_per_generation;
         progress(NnueProgress::Stage {

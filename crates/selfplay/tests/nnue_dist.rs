@@ -219,7 +219,7 @@ fn a_learner_and_two_workers_consume_every_chunk_once_across_a_resume() {
                 ChunkUse::Used => {
                     assert_eq!(name.generation, g - 1, "{} used in {g}", e.chunk);
                     assert_eq!(name.kind, ChunkKind::Samples { games: 2 });
-                    let (_, s) = dama_nnue::read_samples(
+                    let (_, s) = dama_nnue::read_samples::<dama_draughts::DraughtsFeatures>(
                         &run.games().join(&e.chunk),
                         Some(&opts.config.rules),
                         1 << 20,
@@ -233,8 +233,12 @@ fn a_learner_and_two_workers_consume_every_chunk_once_across_a_resume() {
             }
         }
         assert!(used_games >= 8, "generation {g}: {used_games} games");
-        let (_, window) =
-            dama_nnue::read_samples(&run.samples(g), Some(&opts.config.rules), 1 << 20).unwrap();
+        let (_, window) = dama_nnue::read_samples::<dama_draughts::DraughtsFeatures>(
+            &run.samples(g),
+            Some(&opts.config.rules),
+            1 << 20,
+        )
+        .unwrap();
         assert!(!window.is_empty());
         assert_eq!(window, used, "generation {g}'s samples are not its chunks'");
     }

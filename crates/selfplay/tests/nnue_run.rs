@@ -65,11 +65,19 @@ fn a_run_trains_gates_evaluates_and_resumes_bit_for_bit() {
     // min_score 0 accepts every network.
     assert_eq!(summary.best_generation, 2);
     assert!(whole.best_evaluator().exists());
-    let (net, meta) = dama_nnue::read_network(&whole.evaluator(2), Some(&cfg.rules)).unwrap();
+    let (net, meta) = dama_nnue::read_network::<dama_draughts::DraughtsFeatures>(
+        &whole.evaluator(2),
+        Some(&cfg.rules),
+    )
+    .unwrap();
     assert!(meta.iter().any(|(k, v)| k == "generation" && v == "2"));
     assert!(net.shape_error().is_none());
-    let (_, samples) =
-        dama_nnue::read_samples(&whole.samples(1), Some(&cfg.rules), 1 << 20).unwrap();
+    let (_, samples) = dama_nnue::read_samples::<dama_draughts::DraughtsFeatures>(
+        &whole.samples(1),
+        Some(&cfg.rules),
+        1 << 20,
+    )
+    .unwrap();
     assert!(samples.len() > 100, "{} samples", samples.len());
     assert!(samples.iter().any(|s| s.result != 0) || samples.iter().all(|s| s.result == 0));
 

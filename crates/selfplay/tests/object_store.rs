@@ -201,13 +201,23 @@ fn a_learned_evaluator_run_shares_an_object_store() {
             if c.usage == ChunkUse::Used {
                 let path = tmp.path().join("chunk.samples");
                 std::fs::write(&path, store.get(&key, 1 << 30).unwrap()).unwrap();
-                let (_, s) = dama_nnue::read_samples(&path, None, 1 << 20).unwrap();
+                let (_, s) = dama_nnue::read_samples::<dama_draughts::DraughtsFeatures>(
+                    &path,
+                    None,
+                    1 << 20,
+                )
+                .unwrap();
                 samples += s.len();
             }
             seen.push(key);
         }
         let dir = RunDir::new(&local);
-        let (_, window) = dama_nnue::read_samples(&dir.samples(g), None, 1 << 20).unwrap();
+        let (_, window) = dama_nnue::read_samples::<dama_draughts::DraughtsFeatures>(
+            &dir.samples(g),
+            None,
+            1 << 20,
+        )
+        .unwrap();
         assert_eq!(window.len(), samples, "generation {g}");
     }
     // Generation 2 used only generation 1's games (`max_staleness = 0`):

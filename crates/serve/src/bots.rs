@@ -323,9 +323,11 @@ impl Catalogue {
             if !path.is_file() {
                 continue;
             }
-            let rules = dama_draughts::Evaluation::load(&path, None)
-                .ok()
-                .and_then(|e| e.rules().map(ToString::to_string));
+            // Only this game's evaluators (another game's network has
+            // another feature set).
+            let Some(rules) = adapter::evaluator_rules(game, &path) else {
+                continue;
+            };
             out.push(BotEntry {
                 id: format!("nnue:{}", run.name),
                 label: format!("alpha-beta with {}'s learned evaluation", run.name),
@@ -536,6 +538,12 @@ impl Catalogue {
                     if !path.is_file() {
                         return Err(ApiError::not_found(format!(
                             "run `{name}` has no learned evaluator (best.nnue) yet"
+                        )));
+                    }
+                    if adapter::evaluator_rules(game, &path).is_none() {
+                        return Err(ApiError::not_found(format!(
+                            "run `{name}`'s learned evaluator is not one of {}",
+                            game.title()
                         )));
                     }
                     let limit = self.limit(id, StrengthKind::Depth, strength)?;

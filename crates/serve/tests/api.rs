@@ -1120,11 +1120,28 @@ async fn a_learned_evaluator_run_is_a_bot() {
     assert_eq!(refused.status, 404, "{}", refused.error());
     assert!(refused.error().contains("best.nnue"), "{}", refused.error());
 
-    let net = dama_nnue::FloatNet::random(Rules::default(), 2);
+    let net = dama_nnue::FloatNet::random::<dama_draughts::DraughtsFeatures>(&Rules::default(), 2);
     dama_nnue::write_network(&run.best_evaluator(), &net, &[]).unwrap();
     let bots = http.get("/api/bots").await;
     assert!(text(&bots).contains("\"nnue:nn1\""), "{}", text(&bots));
     assert!(text(&bots).contains("\"evaluator\""), "{}", text(&bots));
+    // Turkish Tafl's alpha-beta takes learned evaluators too, but this
+    // run's network is draughts': not a Tafl bot.
+    let tafl = http.get("/api/bots?game=tafl").await;
+    assert_eq!(tafl.status, 200, "{}", text(&tafl));
+    assert!(!text(&tafl).contains("nnue:nn1"), "{}", text(&tafl));
+    let refused = http
+        .post(
+            "/api/games",
+            &json!({"game": "tafl", "bot": "nnue:nn1", "human": "defender"}),
+        )
+        .await;
+    assert_eq!(refused.status, 404, "{}", refused.error());
+    assert!(
+        refused.error().contains("Turkish Tafl"),
+        "{}",
+        refused.error()
+    );
     let listed = http.get("/api/runs").await;
     assert_eq!(listed.status, 200, "{}", text(&listed));
     play_out(&http, "nnue:nn1", json!({"depth": 2}), 3, 400).await;
@@ -1147,7 +1164,7 @@ async fn a_learned_evaluator_run_is_a_bot() {
 async fn a_learned_evaluator_bundle_is_a_bot() {
     let runs = tempfile::tempdir().unwrap();
     let net_file = runs.path().join("net.nnue");
-    let net = dama_nnue::FloatNet::random(Rules::default(), 6);
+    let net = dama_nnue::FloatNet::random::<dama_draughts::DraughtsFeatures>(&Rules::default(), 6);
     dama_nnue::write_network(&net_file, &net, &[]).unwrap();
     let dir = runs.path().join("eb");
     dama_bot::export_evaluator(&dama_bot::EvaluatorExportOptions {

@@ -113,6 +113,7 @@
 
 mod board;
 pub mod encode;
+pub mod features;
 mod game;
 pub mod lockup;
 mod perft;
@@ -123,6 +124,7 @@ mod rules;
 pub mod search;
 
 pub use board::{Bitboard, Dir, ParseSquareError, Square, COLUMNS, ROWS, SQUARES};
+pub use features::TaflFeatures;
 pub use game::{Game, Move, MoveKind, Outcome, PlayError, Step, Termination};
 pub use perft::perft;
 pub use plugin::Tafl;

@@ -1,7 +1,16 @@
 //! The game's baseline players: random, greedy (one move deep) and an
-//! alpha-beta search with a handcrafted evaluation, over whole moves.
+//! alpha-beta search over whole moves, with the handcrafted evaluation or
+//! a learned one ([`TaflEvaluation`]: an NNUE-style network over
+//! [`TaflFeatures`], `alphabeta:depth=D,eval=FILE`).
 
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use dama_nnue::Network;
 use rand::Rng;
+
+use crate::features::TaflFeatures;
+use crate::rules::TaflRules;
 
 use crate::board::{Bitboard, Dir};
 use crate::game::{Game, Move, MoveKind};
@@ -79,6 +88,60 @@ pub fn evaluate(game: &Game) -> i32 {
     100 * men - 100 * defenders + 25 * advance + path - 30 * guards
 }
 
+/// Learned scores are kept below this, far from [`WIN`].
+pub const LEARNED_SCORE_LIMIT: i32 = 10_000;
+
+/// The static evaluation the alpha-beta search calls at its leaves.
+#[derive(Clone, Debug, Default)]
+pub enum TaflEvaluation {
+    /// [`evaluate`].
+    #[default]
+    Handcrafted,
+    /// A learned network, loaded from `path`.
+    Learned {
+        /// The evaluator file.
+        path: PathBuf,
+        /// The quantized network.
+        network: Arc<Network<TaflFeatures>>,
+    },
+}
+
+impl TaflEvaluation {
+    /// Loads the evaluator file at `path`; with `rules`, refuses a network
+    /// trained for other rules.
+    ///
+    /// # Errors
+    ///
+    /// The file's problem, named ([`dama_nnue::Error`]): not an evaluator,
+    /// another game's, other rules, truncated or corrupt.
+    pub fn load(path: &Path, rules: Option<&TaflRules>) -> Result<Self, dama_nnue::Error> {
+        let (float, _) = dama_nnue::read_network::<TaflFeatures>(path, rules)?;
+        Ok(TaflEvaluation::Learned {
+            path: path.to_path_buf(),
+            network: Arc::new(Network::from_float(&float)?),
+        })
+    }
+
+    /// The rules a learned evaluation was trained for (`None` for the
+    /// handcrafted one).
+    pub fn rules(&self) -> Option<&TaflRules> {
+        match self {
+            TaflEvaluation::Handcrafted => None,
+            TaflEvaluation::Learned { network, .. } => Some(network.rules()),
+        }
+    }
+
+    /// The score of an unfinished `game` for the side to move.
+    fn score(&self, game: &Game) -> i32 {
+        match self {
+            TaflEvaluation::Handcrafted => sign(game.turn()) * evaluate(game),
+            TaflEvaluation::Learned { network, .. } => network
+                .evaluate_position(game.position())
+                .clamp(-LEARNED_SCORE_LIMIT, LEARNED_SCORE_LIMIT),
+        }
+    }
+}
+
 fn ordered(game: &Game) -> Vec<Move> {
     let mut moves = game.legal_moves();
     // Captures and exits first, longer captures before shorter.
@@ -101,10 +164,21 @@ fn sign(side: Side) -> i32 {
 
 /// Negamax with alpha-beta to `depth` whole moves; the score is for the
 /// side to move. Wins sooner score higher.
-fn negamax(game: &Game, depth: u32, mut alpha: i32, beta: i32, nodes: &mut u64) -> i32 {
+fn negamax(
+    game: &Game,
+    depth: u32,
+    mut alpha: i32,
+    beta: i32,
+    nodes: &mut u64,
+    eval: &TaflEvaluation,
+) -> i32 {
     *nodes += 1;
     if game.outcome().is_some() || depth == 0 {
-        let s = sign(game.turn()) * evaluate(game);
+        let s = if game.outcome().is_some() {
+            sign(game.turn()) * evaluate(game)
+        } else {
+            eval.score(game)
+        };
         // Prefer quicker wins and slower losses.
         return if s >= WIN {
             s + depth as i32
@@ -118,7 +192,7 @@ fn negamax(game: &Game, depth: u32, mut alpha: i32, beta: i32, nodes: &mut u64) 
     for m in ordered(game) {
         let mut g = game.clone();
         g.play(&m).expect("invariant: a legal move plays");
-        let score = -negamax(&g, depth - 1, -beta, -alpha, nodes);
+        let score = -negamax(&g, depth - 1, -beta, -alpha, nodes, eval);
         if score > best {
             best = score;
         }
@@ -139,6 +213,16 @@ pub fn best_move(
     depth: u32,
     rng: Option<&mut dyn rand::RngCore>,
 ) -> Option<(Move, i32, u64)> {
+    best_move_with(game, depth, &TaflEvaluation::Handcrafted, rng)
+}
+
+/// [`best_move`] with the evaluation `eval` at the leaves.
+pub fn best_move_with(
+    game: &Game,
+    depth: u32,
+    eval: &TaflEvaluation,
+    rng: Option<&mut dyn rand::RngCore>,
+) -> Option<(Move, i32, u64)> {
     let moves = ordered(game);
     if moves.is_empty() {
         return None;
@@ -156,7 +240,7 @@ pub fn best_move(
         } else {
             -(alpha - 1)
         };
-        let score = -negamax(&g, depth.max(1) - 1, i32::MIN + 1, bound, &mut nodes);
+        let score = -negamax(&g, depth.max(1) - 1, i32::MIN + 1, bound, &mut nodes, eval);
         alpha = alpha.max(score);
         scored.push((m, score));
     }
@@ -207,6 +291,7 @@ impl std::fmt::Display for Baseline {
 #[derive(Clone, Debug)]
 pub struct BaselinePlayer {
     baseline: Baseline,
+    evaluation: TaflEvaluation,
     name: String,
 }
 
@@ -215,8 +300,17 @@ impl BaselinePlayer {
     pub fn new(baseline: Baseline) -> Self {
         BaselinePlayer {
             baseline,
+            evaluation: TaflEvaluation::Handcrafted,
             name: baseline.to_string(),
         }
+    }
+
+    /// The same player searching with `evaluation` (the alpha-beta
+    /// baseline's leaves; random and greedy players ignore it).
+    #[must_use]
+    pub fn with_evaluation(mut self, evaluation: TaflEvaluation) -> Self {
+        self.evaluation = evaluation;
+        self
     }
 
     /// The same player called `name`.
@@ -242,9 +336,13 @@ impl dama_game::player::Player<crate::Tafl> for BaselinePlayer {
         game: &Game,
         mut rng: &mut dyn rand::RngCore,
     ) -> Result<Move, dama_game::GameError> {
-        self.baseline
-            .choose(game, &mut rng)
-            .ok_or_else(|| dama_game::player::NoMove.into())
+        match (self.baseline, &self.evaluation) {
+            (Baseline::AlphaBeta(d), e @ TaflEvaluation::Learned { .. }) => {
+                best_move_with(game, d, e, Some(rng)).map(|(m, _, _)| m)
+            }
+            (b, _) => b.choose(game, &mut rng),
+        }
+        .ok_or_else(|| dama_game::player::NoMove.into())
     }
 
     /// The alpha-beta baseline reports its score, depth and nodes.
@@ -256,8 +354,8 @@ impl dama_game::player::Player<crate::Tafl> for BaselinePlayer {
     ) -> Result<dama_game::Choice<Move>, dama_game::GameError> {
         match self.baseline {
             Baseline::AlphaBeta(depth) => {
-                let (best, score, nodes) =
-                    best_move(game, depth, Some(rng)).ok_or(dama_game::player::NoMove)?;
+                let (best, score, nodes) = best_move_with(game, depth, &self.evaluation, Some(rng))
+                    .ok_or(dama_game::player::NoMove)?;
                 let mut choice = dama_game::Choice::of(best);
                 choice.score = Some((score, depth));
                 choice.nodes = nodes;
@@ -272,8 +370,8 @@ impl dama_game::player::Player<crate::Tafl> for BaselinePlayer {
 pub const MAX_ALPHABETA_DEPTH: u32 = 8;
 
 /// The baseline an own-player spec names (`greedy`, `alphabeta:depth=D`
-/// with `D` in `1..=`[`MAX_ALPHABETA_DEPTH`], no evaluator file, one
-/// thread).
+/// with `D` in `1..=`[`MAX_ALPHABETA_DEPTH`], one thread, with or without
+/// an evaluator file: [`own_of`] loads it).
 ///
 /// # Errors
 ///
@@ -285,10 +383,6 @@ pub fn baseline_of(spec: &dama_game::OwnSpec) -> Result<Baseline, dama_game::Own
     match spec {
         OwnSpec::Greedy => Ok(Baseline::Greedy),
         OwnSpec::AlphaBeta(a) => match a.limit {
-            _ if a.eval.is_some() => settings(
-                "Turkish Tafl has no learned evaluation (eval=): its alpha-beta uses its own"
-                    .into(),
-            ),
             _ if a.threads != 1 => {
                 settings("Turkish Tafl's alpha-beta searches on one thread (threads=1)".into())
             }
@@ -303,12 +397,42 @@ pub fn baseline_of(spec: &dama_game::OwnSpec) -> Result<Baseline, dama_game::Own
     }
 }
 
-/// Builds [`BaselinePlayer`]s of one baseline.
-pub(crate) struct BaselineFactory(pub(crate) Baseline);
+/// The baseline and the evaluation an own-player spec names, its
+/// evaluator file (`eval=`) loaded.
+///
+/// # Errors
+///
+/// As [`baseline_of`]; [`dama_game::OwnError::Load`] naming the file's
+/// problem.
+pub fn own_of(
+    spec: &dama_game::OwnSpec,
+) -> Result<(Baseline, TaflEvaluation), dama_game::OwnError> {
+    let baseline = baseline_of(spec)?;
+    let evaluation = match spec {
+        dama_game::OwnSpec::AlphaBeta(a) => match &a.eval {
+            Some(path) => TaflEvaluation::load(path, None)
+                .map_err(|e| dama_game::OwnError::Load(Box::new(e)))?,
+            None => TaflEvaluation::Handcrafted,
+        },
+        dama_game::OwnSpec::Greedy => TaflEvaluation::Handcrafted,
+    };
+    Ok((baseline, evaluation))
+}
+
+/// Builds [`BaselinePlayer`]s of one baseline and evaluation.
+pub(crate) struct BaselineFactory(pub(crate) Baseline, pub(crate) TaflEvaluation);
 
 impl dama_game::OwnFactory<crate::Tafl> for BaselineFactory {
     fn build(&self, name: &str) -> Box<dyn dama_game::player::Player<crate::Tafl>> {
-        Box::new(BaselinePlayer::new(self.0).with_name(name))
+        Box::new(
+            BaselinePlayer::new(self.0)
+                .with_evaluation(self.1.clone())
+                .with_name(name),
+        )
+    }
+
+    fn trained_rules(&self) -> Option<TaflRules> {
+        self.1.rules().copied()
     }
 }
 

@@ -232,8 +232,9 @@ impl GameDef for Tafl {
     }
 
     fn own_players(spec: &OwnSpec, _: &()) -> Result<Arc<dyn OwnFactory<Tafl>>, OwnError> {
+        let (baseline, evaluation) = crate::players::own_of(spec)?;
         Ok(Arc::new(crate::players::BaselineFactory(
-            crate::players::baseline_of(spec)?,
+            baseline, evaluation,
         )))
     }
 

@@ -26,9 +26,9 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
-use dama_draughts::{Draughts, Evaluation};
+use dama_draughts::{Draughts, DraughtsFeatures, Evaluation, Sample};
 use dama_eval::random_openings;
-use dama_nnue::{read_samples, write_samples, Sample};
+use dama_nnue::{read_samples, write_samples, Features};
 use dama_run::dist::{self, ChunkKind, ChunkName};
 use dama_run::files::write_atomic;
 use dama_run::metrics::SelfplayEvent;
@@ -125,9 +125,11 @@ fn read_samples_chunk(
     let path = match store.local_path(&key) {
         Some(path) => path,
         None => {
-            // The sample file's bound: its header, rules (at most 64 KiB)
-            // and samples of 28 bytes.
-            let max_bytes = 70_000 + 28 * max_samples as u64;
+            // The sample file's bound: its header, feature set and rules
+            // (each at most 4 KiB) and samples of the position's bytes and
+            // 3 of score and result.
+            let max_bytes =
+                10_000 + (DraughtsFeatures::POSITION_BYTES as u64 + 3) * max_samples as u64;
             match store.get(&key, max_bytes) {
                 Ok(bytes) => {
                     write_atomic(scratch, &bytes).map_err(|e| Error::io(scratch, e))?;
@@ -138,7 +140,7 @@ fn read_samples_chunk(
             }
         }
     };
-    match read_samples(&path, Some(&config.rules), max_samples) {
+    match read_samples::<DraughtsFeatures>(&path, Some(&config.rules), max_samples) {
         Ok((_, samples)) => Ok(Ok(ChunkData {
             games: u64::from(games),
             samples: samples.len() as u64,
@@ -364,8 +366,8 @@ impl EvaluatorPlayer {
         }
         let scratch = self.cache_dir.join("upload.samples");
         write_samples(&scratch, rules, samples).map_err(dama_draughts::EngineError::from)?;
-        // The file just written: its header, rules and 28-byte samples.
-        let max = 70_000 + 28 * samples.len() as u64;
+        // The file just written: its header, feature set, rules and samples.
+        let max = 10_000 + (DraughtsFeatures::POSITION_BYTES as u64 + 3) * samples.len() as u64;
         let bytes =
             dama_run::files::read_bounded(&scratch, max).map_err(|e| Error::io(&scratch, e))?;
         store.put_atomic(key, &bytes).map_err(store_err)?;

@@ -1,10 +1,11 @@
 //! The quantized network against its float reference, incremental
 //! accumulators against a refresh, and the evaluator and sample files.
 
+use dama_draughts::{DraughtsFeatures as D, Network, Sample};
 use dama_engine::{Position, Rules};
 use dama_nnue::{
-    read_network, read_samples, write_network, write_samples, Error, FloatNet, Network, Sample,
-    Simd,
+    check_features, read_network, read_samples, write_network, write_samples, Error, Features,
+    FloatNet, Simd,
 };
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
@@ -47,7 +48,7 @@ fn random_games(rules: Rules, games: usize, seed: u64) -> Vec<(Position, Positio
 fn incremental_accumulators_equal_a_refresh_in_every_variant_and_simd_level() {
     for (i, text) in VARIANTS.iter().enumerate() {
         let r = rules(text);
-        let float = FloatNet::random(r, i as u64);
+        let float = FloatNet::random::<D>(&r, i as u64);
         for simd in Simd::available() {
             let net = Network::from_float(&float).expect("net").with_simd(simd);
             let mut acc = None;
@@ -81,7 +82,7 @@ fn incremental_accumulators_equal_a_refresh_in_every_variant_and_simd_level() {
 #[test]
 fn every_simd_level_gives_the_same_scores() {
     let r = Rules::default();
-    let float = FloatNet::random(r, 3);
+    let float = FloatNet::random::<D>(&r, 3);
     let levels = Simd::available();
     let nets: Vec<Network> = levels
         .iter()
@@ -108,10 +109,10 @@ fn quantized_scores_agree_with_the_float_network() {
     let mut total = 0.0;
     let mut n = 0;
     for seed in 0..3 {
-        let float = FloatNet::random(r, 100 + seed);
+        let float = FloatNet::random::<D>(&r, 100 + seed);
         let net = Network::from_float(&float).expect("net");
         for (_, pos) in random_games(r, 4, seed) {
-            let f = float.evaluate(&pos);
+            let f = float.evaluate::<D>(&pos);
             let q = net.evaluate_position(&pos) as f32;
             let err = (q - f).abs();
             worst = worst.max(err);
@@ -133,7 +134,7 @@ fn quantized_scores_agree_with_the_float_network() {
 fn scores_are_not_constant() {
     // A network whose output ignores the position would pass the tests
     // above; a random one tells positions apart.
-    let net = Network::from_float(&FloatNet::random(Rules::default(), 5)).expect("net");
+    let net = Network::from_float(&FloatNet::random::<D>(&Rules::default(), 5)).expect("net");
     let mut scores: Vec<i32> = random_games(Rules::default(), 2, 1)
         .iter()
         .map(|(_, p)| net.evaluate_position(p))
@@ -147,13 +148,13 @@ fn scores_are_not_constant() {
 fn network_files_round_trip_and_refuse_corruption_and_other_rules() {
     let dir = tempfile::tempdir().expect("tempdir");
     let path = dir.path().join("eval.nnue");
-    let float = FloatNet::random(rules("variant=armenian"), 9);
+    let float = FloatNet::random::<D>(&rules("variant=armenian"), 9);
     write_network(&path, &float, &[("generation", "3".to_owned())]).expect("write");
-    let (back, meta) = read_network(&path, Some(&float.rules)).expect("read");
+    let (back, meta) = read_network::<D>(&path, Some(&rules("variant=armenian"))).expect("read");
     assert_eq!(back, float);
     assert_eq!(meta, vec![("generation".to_owned(), "3".to_owned())]);
 
-    let err = read_network(&path, Some(&Rules::default())).unwrap_err();
+    let err = read_network::<D>(&path, Some(&Rules::default())).unwrap_err();
     assert!(matches!(err, Error::OtherRules { .. }), "{err}");
     assert!(err.to_string().contains("variant=armenian"), "{err}");
 
@@ -162,15 +163,15 @@ fn network_files_round_trip_and_refuse_corruption_and_other_rules() {
     let mid = corrupt.len() / 2;
     corrupt[mid] ^= 0x40;
     std::fs::write(&path, &corrupt).expect("write");
-    let err = read_network(&path, None).unwrap_err().to_string();
+    let err = read_network::<D>(&path, None).unwrap_err().to_string();
     assert!(err.contains("checksum"), "{err}");
 
     std::fs::write(&path, &bytes[..bytes.len() - 100]).expect("write");
-    let err = read_network(&path, None).unwrap_err().to_string();
+    let err = read_network::<D>(&path, None).unwrap_err().to_string();
     assert!(err.contains("truncated"), "{err}");
 
     std::fs::write(&path, b"hello").expect("write");
-    let err = read_network(&path, None).unwrap_err().to_string();
+    let err = read_network::<D>(&path, None).unwrap_err().to_string();
     assert!(err.contains("not an evaluator file"), "{err}");
 
     let mut nan = float.clone();
@@ -189,21 +190,26 @@ fn sample_files_round_trip_and_refuse_corruption() {
         .map(|(_, p)| Sample::new(p, rng.gen_range(-40_000..40_000), rng.gen_range(-1..=1)))
         .collect();
     write_samples(&path, &r, &samples).expect("write");
-    let (back_rules, back) = read_samples(&path, Some(&r), 1 << 20).expect("read");
+    let (back_rules, back) = read_samples::<D>(&path, Some(&r), 1 << 20).expect("read");
     assert_eq!(back_rules, r);
-    assert_eq!(back, samples);
+    let bytes = |s: &[Sample]| -> Vec<(Vec<u8>, i16, i8)> {
+        s.iter()
+            .map(|s| {
+                let mut b = Vec::new();
+                D::encode(&s.position, &mut b);
+                (b, s.score, s.result)
+            })
+            .collect()
+    };
+    assert_eq!(bytes(&back), bytes(&samples));
     assert!(back
         .iter()
         .any(|s| s.score == i16::MAX || s.score == i16::MIN));
-    for s in &back {
-        assert_eq!(s.position(r).expect("position").pieces(s.turn), {
-            let p = s.position(r).expect("position");
-            p.pieces(s.turn)
-        });
-    }
-    let err = read_samples(&path, Some(&r), 3).unwrap_err().to_string();
+    let err = read_samples::<D>(&path, Some(&r), 3)
+        .unwrap_err()
+        .to_string();
     assert!(err.contains("more than the 3 allowed"), "{err}");
-    let err = read_samples(&path, Some(&rules("variant=croda")), 1 << 20).unwrap_err();
+    let err = read_samples::<D>(&path, Some(&rules("variant=croda")), 1 << 20).unwrap_err();
     assert!(matches!(err, Error::OtherRules { .. }), "{err}");
 
     let bytes = std::fs::read(&path).expect("bytes");
@@ -211,9 +217,71 @@ fn sample_files_round_trip_and_refuse_corruption() {
     let last = corrupt.len() - 20;
     corrupt[last] ^= 1;
     std::fs::write(&path, &corrupt).expect("write");
-    let err = read_samples(&path, None, 1 << 20).unwrap_err().to_string();
+    let err = read_samples::<D>(&path, None, 1 << 20)
+        .unwrap_err()
+        .to_string();
     assert!(err.contains("checksum"), "{err}");
     std::fs::write(&path, &bytes[..bytes.len() - 9]).expect("write");
-    let err = read_samples(&path, None, 1 << 20).unwrap_err().to_string();
+    let err = read_samples::<D>(&path, None, 1 << 20)
+        .unwrap_err()
+        .to_string();
     assert!(err.contains("truncated"), "{err}");
+}
+
+#[test]
+fn the_features_keep_the_contract_in_every_variant() {
+    for (i, text) in VARIANTS.iter().enumerate() {
+        let pairs = random_games(rules(text), 4, 40 + i as u64);
+        check_features::<D>(&pairs).unwrap_or_else(|e| panic!("{text}: {e}"));
+    }
+}
+
+#[test]
+fn the_default_difference_of_the_seam_gives_the_same_changes() {
+    // `Features::for_each_change`'s default (two sorted lists) against
+    // draughts' bitboard difference: a game that keeps the default gets the
+    // same accumulators.
+    struct Listed;
+    impl Features for Listed {
+        type Position = Position;
+        type Rules = Rules;
+        const NAME: &'static str = "listed";
+        const COUNT: usize = D::COUNT;
+        const POSITION_BYTES: usize = D::POSITION_BYTES;
+        fn side_to_move(pos: &Position) -> usize {
+            D::side_to_move(pos)
+        }
+        fn for_each_feature(pos: &Position, p: usize, f: impl FnMut(usize)) {
+            D::for_each_feature(pos, p, f);
+        }
+        fn encode(pos: &Position, out: &mut Vec<u8>) {
+            D::encode(pos, out);
+        }
+        fn decode(b: &[u8], rules: &Rules) -> Result<Position, String> {
+            D::decode(b, rules)
+        }
+    }
+    let pairs = random_games(Rules::default(), 4, 5);
+    check_features::<Listed>(&pairs).expect("the default difference");
+    for (before, after) in &pairs {
+        let mut a = Vec::new();
+        let mut b = Vec::new();
+        D::for_each_change(before, after, |p, f, added| a.push((p, f, added)));
+        Listed::for_each_change(before, after, |p, f, added| b.push((p, f, added)));
+        a.sort_unstable();
+        b.sort_unstable();
+        assert_eq!(a, b, "{before} → {after}");
+    }
+}
+
+#[test]
+fn another_games_network_or_samples_are_refused_by_name() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("other.nnue");
+    let mut float = FloatNet::random::<D>(&Rules::default(), 1);
+    float.feature_set = "tafl-psq".to_owned();
+    write_network(&path, &float, &[]).expect("write");
+    let err = read_network::<D>(&path, None).unwrap_err().to_string();
+    assert!(err.contains("feature set `tafl-psq`"), "{err}");
+    assert!(Network::from_float(&float).is_err());
 }

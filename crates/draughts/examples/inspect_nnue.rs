@@ -2,15 +2,17 @@
 //! network is from the float one on a sample file's positions.
 //!
 //! ```text
-//! cargo run --release -p dama-nnue --example inspect -- NET.nnue [SAMPLES]
+//! cargo run --release -p dama-draughts --example inspect_nnue -- NET.nnue [SAMPLES]
 //! ```
 
 use std::path::PathBuf;
 
+use dama_draughts::{DraughtsFeatures as D, Network};
+
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut args = std::env::args().skip(1).map(PathBuf::from);
     let net_path = args.next().ok_or("usage: inspect NET.nnue [SAMPLES]")?;
-    let (float, meta) = dama_nnue::read_network(&net_path, None)?;
+    let (float, meta) = dama_nnue::read_network::<D>(&net_path, None)?;
     println!("{}: rules `{}`, {meta:?}", net_path.display(), float.rules);
     let stats = |name: &str, v: &[f32]| {
         let max = v.iter().fold(0f32, |m, x| m.max(x.abs()));
@@ -29,13 +31,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     stats("out_w", &float.out_w);
     println!("  out_b {}", float.out_b);
     if let Some(samples) = args.next() {
-        let (rules, samples) = dama_nnue::read_samples(&samples, Some(&float.rules), 50_000_000)?;
-        let q = dama_nnue::Network::from_float(&float)?;
+        let rules = float.check::<D>()?;
+        let (_, samples) = dama_nnue::read_samples::<D>(&samples, Some(&rules), 50_000_000)?;
+        let q = Network::from_float(&float)?;
         let (mut err, mut worst, mut abs, mut n) = (0f64, 0f32, 0f64, 0usize);
         let mut corr = (0f64, 0f64, 0f64, 0f64, 0f64);
         for s in samples.iter().step_by(50) {
-            let pos = s.position(rules)?;
-            let f = float.evaluate(&pos);
+            let pos = s.position;
+            let f = float.evaluate::<D>(&pos);
             let i = q.evaluate_position(&pos) as f32;
             err += f64::from((f - i).abs());
             worst = worst.max((f - i).abs());

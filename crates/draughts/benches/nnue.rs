@@ -1,12 +1,13 @@
 //! Speed of the learned evaluation at each SIMD level: an incremental
 //! update plus an evaluation (what the search pays per leaf), an evaluation
-//! alone, and a refresh. `cargo bench -p dama-nnue --bench nnue`.
+//! alone, and a refresh. `cargo bench -p dama-draughts --bench nnue`.
 
 #![allow(missing_docs)]
 
 use criterion::{criterion_group, criterion_main, Criterion};
+use dama_draughts::{DraughtsFeatures, Network};
 use dama_engine::{Position, Rules};
-use dama_nnue::{FloatNet, Network, Simd};
+use dama_nnue::{FloatNet, Simd};
 
 fn positions() -> Vec<(Position, Position)> {
     let mut out = Vec::new();
@@ -27,7 +28,7 @@ fn positions() -> Vec<(Position, Position)> {
 }
 
 fn bench(c: &mut Criterion) {
-    let float = FloatNet::random(Rules::default(), 1);
+    let float = FloatNet::random::<DraughtsFeatures>(&Rules::default(), 1);
     let pairs = positions();
     for simd in Simd::available() {
         let net = Network::from_float(&float).expect("net").with_simd(simd);
@@ -37,7 +38,7 @@ fn bench(c: &mut Criterion) {
                 let mut s = 0;
                 for ((before, after), acc) in pairs.iter().zip(&accs) {
                     let child = net.update(acc, before, after);
-                    s += net.evaluate(&child, after.turn());
+                    s += net.evaluate(&child, after.turn().index());
                 }
                 s
             })
@@ -52,7 +53,7 @@ fn bench(c: &mut Criterion) {
                 children
                     .iter()
                     .zip(&pairs)
-                    .map(|(acc, (_, after))| net.evaluate(acc, after.turn()))
+                    .map(|(acc, (_, after))| net.evaluate(acc, after.turn().index()))
                     .sum::<i32>()
             })
         });
@@ -61,9 +62,7 @@ fn bench(c: &mut Criterion) {
                 pairs
                     .iter()
                     .map(|(_, a)| net.refresh(a))
-                    .fold(0i64, |s, acc| {
-                        s + i64::from(net.evaluate(&acc, dama_engine::Color::White))
-                    })
+                    .fold(0i64, |s, acc| s + i64::from(net.evaluate(&acc, 0)))
             })
         });
     }

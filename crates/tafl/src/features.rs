@@ -1,0 +1,173 @@
+//! Turkish Tafl's input features for a learned evaluation
+//! ([`dama_nnue::Features`]): one per (perspective, piece kind, square).
+//!
+//! The game is asymmetric (8 men and a King against 14 Defenders, each
+//! side with its own goal), so, unlike draughts, the two perspectives share
+//! no weights: perspective 0 (the Defenders) and perspective 1 (the King
+//! side) each have their own block of 4 kinds (King-side man, the King,
+//! Defender man, Defender King) × 32 squares. The network's
+//! `[side to move, other]` order of the two accumulators then tells it who
+//! moves. The board's one symmetry (rows A ↔ D, B ↔ C) is the training
+//! mirror.
+
+use dama_nnue::Features;
+
+use crate::board::{Bitboard, Square, SQUARES};
+use crate::position::{Position, Side};
+use crate::rules::TaflRules;
+
+/// Turkish Tafl's feature set: 2 perspectives × 4 kinds × 32 squares.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TaflFeatures;
+
+/// The perspective of `side`: 0 for the Defenders, 1 for the King side.
+pub const fn perspective(side: Side) -> usize {
+    match side {
+        Side::Defender => 0,
+        Side::KingSide => 1,
+    }
+}
+
+/// The piece kinds: King-side men, the King, Defender men, Defender Kings.
+fn kinds(pos: &Position) -> [Bitboard; 4] {
+    [
+        pos.king_side_men(),
+        Bitboard::from_square(pos.king()),
+        pos.defender_men(),
+        pos.defender_kings(),
+    ]
+}
+
+impl Features for TaflFeatures {
+    type Position = Position;
+    type Rules = TaflRules;
+
+    const NAME: &'static str = "tafl-psq";
+    const COUNT: usize = 2 * 4 * SQUARES;
+    /// King-side men, Defender men and Defender Kings (`u32` each), the
+    /// King's square and the side to move.
+    const POSITION_BYTES: usize = 14;
+
+    fn side_to_move(pos: &Position) -> usize {
+        perspective(pos.turn())
+    }
+
+    fn for_each_feature(pos: &Position, p: usize, mut f: impl FnMut(usize)) {
+        for (kind, set) in kinds(pos).into_iter().enumerate() {
+            for sq in set {
+                f((p * 4 + kind) * SQUARES + usize::from(sq.index()));
+            }
+        }
+    }
+
+    fn mirrored(pos: &Position) -> Option<Position> {
+        Some(pos.mirror())
+    }
+
+    fn encode(pos: &Position, out: &mut Vec<u8>) {
+        out.extend_from_slice(&pos.king_side_men().0.to_le_bytes());
+        out.extend_from_slice(&pos.defender_men().0.to_le_bytes());
+        out.extend_from_slice(&pos.defender_kings().0.to_le_bytes());
+        out.push(pos.king().index());
+        out.push(perspective(pos.turn()) as u8);
+    }
+
+    fn decode(b: &[u8], _: &TaflRules) -> Result<Position, String> {
+        if b.len() != Self::POSITION_BYTES {
+            return Err(format!("{} bytes, a position has 14", b.len()));
+        }
+        let u = |i: usize| Bitboard(u32::from_le_bytes([b[i], b[i + 1], b[i + 2], b[i + 3]]));
+        let king = Square::new(b[12]).ok_or_else(|| format!("the King on square {}", b[12]))?;
+        let turn = match b[13] {
+            0 => Side::Defender,
+            1 => Side::KingSide,
+            t => return Err(format!("side to move {t}")),
+        };
+        Position::from_pieces(u(0), king, u(4), u(8), turn)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Game;
+    use dama_nnue::{check_features, FloatNet, Network, Sample};
+    use rand::seq::IteratorRandom;
+    use rand::SeedableRng;
+
+    /// Positions of random games, with the move that led to each.
+    fn random_games(games: usize, seed: u64) -> Vec<(Position, Position)> {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+        let mut pairs = Vec::new();
+        for _ in 0..games {
+            let mut game = Game::new(TaflRules::default());
+            for _ in 0..150 {
+                let Some(m) = game.legal_moves().into_iter().choose(&mut rng) else {
+                    break;
+                };
+                let before = *game.position();
+                game.play(&m).expect("a legal move plays");
+                pairs.push((before, *game.position()));
+                if game.outcome().is_some() {
+                    break;
+                }
+            }
+        }
+        pairs
+    }
+
+    #[test]
+    fn the_features_keep_the_contract() {
+        let pairs = random_games(20, 1);
+        let captured = pairs
+            .iter()
+            .filter(|(b, a)| a.occupied().count() < b.occupied().count())
+            .count();
+        assert!(captured > 10, "only {captured} captures in the games");
+        check_features::<TaflFeatures>(&pairs).expect("Tafl's features");
+    }
+
+    #[test]
+    fn the_start_has_one_feature_per_piece_in_each_perspective() {
+        let pos = Position::startpos(Side::Defender);
+        for p in 0..2 {
+            let mut v = Vec::new();
+            TaflFeatures::for_each_feature(&pos, p, |f| v.push(f));
+            assert_eq!(v.len(), pos.occupied().count() as usize);
+            assert!(v.iter().all(|f| (p * 128..(p + 1) * 128).contains(f)));
+        }
+    }
+
+    #[test]
+    fn a_network_plays_incrementally_and_files_round_trip() {
+        let rules = TaflRules::default();
+        let float = FloatNet::random::<TaflFeatures>(&rules, 7);
+        let net = Network::<TaflFeatures>::from_float(&float).expect("network");
+        let pairs = random_games(4, 2);
+        let mut scores = Vec::new();
+        for (before, after) in &pairs {
+            let acc = net.update(&net.refresh(before), before, after);
+            assert_eq!(acc, net.refresh(after));
+            let q = net.evaluate(&acc, TaflFeatures::side_to_move(after));
+            let f = float.evaluate::<TaflFeatures>(after);
+            assert!((q as f32 - f).abs() < 20.0, "quantized {q}, float {f}");
+            scores.push(q);
+        }
+        scores.sort_unstable();
+        scores.dedup();
+        assert!(scores.len() > 10, "only {} distinct scores", scores.len());
+
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("tafl.samples");
+        let samples: Vec<Sample<TaflFeatures>> =
+            pairs.iter().map(|(_, p)| Sample::new(p, 120, 1)).collect();
+        dama_nnue::write_samples(&path, &rules, &samples).expect("write");
+        let (_, back) =
+            dama_nnue::read_samples::<TaflFeatures>(&path, Some(&rules), 1 << 20).expect("read");
+        assert_eq!(back, samples);
+        let path = dir.path().join("tafl.nnue");
+        dama_nnue::write_network(&path, &float, &[]).expect("write");
+        let (back, _) = dama_nnue::read_network::<TaflFeatures>(&path, Some(&rules)).expect("read");
+        assert_eq!(back, float);
+    }
+}
