@@ -240,6 +240,7 @@ mod tests {
         const NAME: &'static str = "forgetful";
         const COUNT: usize = 16;
         const POSITION_BYTES: usize = 9;
+        const READS_UNNAMED_FILES: bool = true;
         fn side_to_move(pos: &Row) -> usize {
             pos.1
         }
@@ -312,6 +313,30 @@ mod tests {
         assert_eq!(back, float);
         let err = crate::read_network::<Forgetful>(&path, None).unwrap_err();
         assert!(err.to_string().contains("feature set `row`"), "{err}");
+
+        // A file written before feature sets were named (no
+        // `feature_set=` line): only a game that reads such files takes it.
+        let bytes = std::fs::read(&path).expect("bytes");
+        let header_len = u32::from_le_bytes([bytes[12], bytes[13], bytes[14], bytes[15]]) as usize;
+        let header = std::str::from_utf8(&bytes[16..16 + header_len]).expect("header");
+        let unnamed: String = header
+            .lines()
+            .filter(|l| !l.starts_with("feature_set="))
+            .map(|l| format!("{l}\n"))
+            .collect();
+        let mut old = bytes[..12].to_vec();
+        old.extend_from_slice(&(unnamed.len() as u32).to_le_bytes());
+        old.extend_from_slice(unnamed.as_bytes());
+        old.extend_from_slice(&bytes[16 + header_len..bytes.len() - 8]);
+        let sum = dama_run::files::fnv1a64(&old);
+        old.extend_from_slice(&sum.to_le_bytes());
+        let unnamed_path = dir.path().join("old.nnue");
+        std::fs::write(&unnamed_path, &old).expect("write");
+        let err = crate::read_network::<RowFeatures>(&unnamed_path, None).unwrap_err();
+        assert!(err.to_string().contains("names no feature set"), "{err}");
+        let (back, _) = crate::read_network::<Forgetful>(&unnamed_path, None).expect("read");
+        assert_eq!(back.feature_set, "forgetful");
+        assert_eq!(back.ft_w, float.ft_w);
 
         let samples: Vec<crate::Sample<RowFeatures>> = pairs()
             .into_iter()

@@ -104,8 +104,8 @@ pub fn read_network<F: Features>(
         .and_then(|h| std::str::from_utf8(h).ok());
     // Name the game's feature set before the length: another game's
     // network has another size.
-    if let Some(set) = header.and_then(|h| h.lines().find_map(|l| l.strip_prefix("feature_set="))) {
-        if set != F::NAME {
+    match header.map(|h| h.lines().find_map(|l| l.strip_prefix("feature_set="))) {
+        Some(Some(set)) if set != F::NAME => {
             return Err(Error::format(
                 path,
                 format!(
@@ -114,6 +114,12 @@ pub fn read_network<F: Features>(
                 ),
             ));
         }
+        Some(None) if !F::READS_UNNAMED_FILES => {
+            return Err(bad(
+                "header names no feature set: a file written before feature sets were named is a draughts evaluator",
+            ));
+        }
+        _ => {}
     }
     if bytes.len() != expected {
         return Err(Error::format(
@@ -154,15 +160,8 @@ pub fn read_network<F: Features>(
         }
     }
     let file_rules = file_rules.ok_or_else(|| bad("header has no rules"))?;
-    let feature_set = match feature_set {
-        Some(set) => set,
-        None if F::READS_UNNAMED_FILES => F::NAME.to_owned(),
-        None => {
-            return Err(bad(
-                "header names no feature set (a file written before feature sets were named is a draughts evaluator)",
-            ))
-        }
-    };
+    // A file without a feature set reached here only if `F` reads them.
+    let feature_set = feature_set.unwrap_or_else(|| F::NAME.to_owned());
     let mut floats = body[16 + header_len..]
         .chunks_exact(4)
         .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]));
