@@ -335,3 +335,86 @@ fn an_empty_run_name_is_refused() {
     assert!(stderr.contains("--run"), "{stderr}");
     assert!(!ckpts.join("config.toml").exists());
 }
+
+/// A learned-evaluator run (`[run] kind = "nnue"`) made tiny: two
+/// generations of a few shallow games, a gate and a last evaluation of a
+/// few games each.
+fn write_nnue_config(dir: &Path) -> PathBuf {
+    let path = dir.join("faults-nnue.toml");
+    std::fs::write(
+        &path,
+        "[run]\nkind = \"nnue\"\ngenerations = 2\nseed = 5\nthreads = 1\ntorch_threads = 1\n\
+         [selfplay]\ngames_per_generation = 12\ndepth = 3\nnodes = 400\nmax_plies = 120\n\
+         [train]\nsteps_per_generation = 12\nbatch_size = 128\n\
+         [gate]\ngames = 2\ndepth = 2\nmin_score = 0.0\n\
+         [eval]\ngames = 2\ndepth = 2\n",
+    )
+    .unwrap();
+    path
+}
+
+/// The learned-evaluator run's final files: generation 2's network and the
+/// best one.
+fn nnue_result(checkpoints: &Path, run: &str) -> (Vec<u8>, Vec<u8>) {
+    let dir = checkpoints.join(run);
+    (
+        std::fs::read(dir.join("models/gen-0002.nnue")).unwrap(),
+        std::fs::read(dir.join("best.nnue")).unwrap(),
+    )
+}
+
+/// Issue 27's run killed at each of its writes in turn (config, samples,
+/// networks, `best.nnue`, `state.json`) and resumed: every run ends with
+/// the uninterrupted run's networks, byte for byte, and no temporary file.
+#[test]
+fn a_learned_evaluator_run_killed_at_every_write_resumes_to_the_same_networks() {
+    let tmp = tempfile::tempdir().unwrap();
+    let config = write_nnue_config(tmp.path());
+    let ckpts = tmp.path().join("checkpoints");
+    ok(train(&config, &ckpts, "straight", false)
+        .arg("--quiet")
+        .output()
+        .unwrap());
+    let reference = nnue_result(&ckpts, "straight");
+    let mut kills = 0;
+    for n in 1.. {
+        let run = format!("kill-{n:02}");
+        let out = train(&config, &ckpts, &run, false)
+            .arg("--quiet")
+            .env(dama_nn::files::FAULT_ENV, n.to_string())
+            .output()
+            .unwrap();
+        if out.status.success() {
+            assert!(n > 6, "only {} writes in a two-generation run?", n - 1);
+            break;
+        }
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            stderr.contains("aborting before committing"),
+            "write {n}: not killed by the hook: {stderr}"
+        );
+        let dir = ckpts.join(&run);
+        let resume = dir.join("config.toml").exists();
+        ok(train(&config, &ckpts, &run, resume)
+            .arg("--quiet")
+            .output()
+            .unwrap());
+        assert!(
+            nnue_result(&ckpts, &run) == reference,
+            "killed at write {n}: the networks differ from the uninterrupted run's"
+        );
+        for sub in ["", "models", "games"] {
+            for e in std::fs::read_dir(dir.join(sub)).unwrap() {
+                let p = e.unwrap().path();
+                assert!(
+                    p.extension().is_none_or(|x| x != "tmp"),
+                    "write {n}: {} left behind",
+                    p.display()
+                );
+            }
+        }
+        kills += 1;
+    }
+    assert!(kills >= 6, "{kills}");
+    eprintln!("{kills} kill points");
+}
