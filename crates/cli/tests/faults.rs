@@ -137,6 +137,16 @@ fn kill_and_resume(n: usize, config: &Path, ckpts: &Path, reference: &[u8]) -> b
         final_weights(ckpts, &run) == reference,
         "killed at write {n}: generation 2 differs from the uninterrupted run"
     );
+    assert_no_temporary_file(&dir, n);
+    // The ladder sees only finished checkpoints (no orphans).
+    let listed = dama_eval::run_checkpoints(&dir).unwrap();
+    assert_eq!(listed.len(), 3, "write {n}: {listed:?}");
+    true
+}
+
+/// No temporary file of an atomic write is left in a run directory `dir`
+/// resumed after a kill at write `n`.
+fn assert_no_temporary_file(dir: &Path, n: usize) {
     for sub in ["", "models", "games"] {
         for e in std::fs::read_dir(dir.join(sub)).unwrap() {
             let p = e.unwrap().path();
@@ -147,10 +157,6 @@ fn kill_and_resume(n: usize, config: &Path, ckpts: &Path, reference: &[u8]) -> b
             );
         }
     }
-    // The ladder sees only finished checkpoints (no orphans).
-    let listed = dama_eval::run_checkpoints(&dir).unwrap();
-    assert_eq!(listed.len(), 3, "write {n}: {listed:?}");
-    true
 }
 
 /// A second trainer on a run that one is training is refused with the
@@ -403,16 +409,7 @@ fn a_learned_evaluator_run_killed_at_every_write_resumes_to_the_same_networks() 
             nnue_result(&ckpts, &run) == reference,
             "killed at write {n}: the networks differ from the uninterrupted run's"
         );
-        for sub in ["", "models", "games"] {
-            for e in std::fs::read_dir(dir.join(sub)).unwrap() {
-                let p = e.unwrap().path();
-                assert!(
-                    p.extension().is_none_or(|x| x != "tmp"),
-                    "write {n}: {} left behind",
-                    p.display()
-                );
-            }
-        }
+        assert_no_temporary_file(&dir, n);
         kills += 1;
     }
     assert!(kills >= 6, "{kills}");
