@@ -98,11 +98,39 @@ impl BotSpec {
             BotSpec::Checkpoint { path, .. } | BotSpec::Player(PlayerSpec::Policy { path }) => {
                 Ok(Some(dama_nn::read_meta(path)?.game))
             }
-            // Learned evaluators are draughts networks (`dama-nnue`).
-            BotSpec::AlphaBeta { eval: Some(_), .. } => Ok(Some(dama_nn::GameName::Draughts)),
+            // A learned evaluator is the game's whose alpha-beta loads it
+            // (its feature set); a file no game loads is draughts' to
+            // refuse by name.
+            BotSpec::AlphaBeta {
+                eval: Some(path), ..
+            } => Ok(Some(
+                dama_nn::GameName::ALL
+                    .iter()
+                    .copied()
+                    .find(|g| loads_evaluator(*g, path))
+                    .unwrap_or(dama_nn::GameName::Draughts),
+            )),
             _ => Ok(None),
         }
     }
+}
+
+/// Whether game `game`'s alpha-beta engine loads the evaluator file `path`.
+fn loads_evaluator(game: dama_nn::GameName, path: &std::path::Path) -> bool {
+    struct Loads<'a>(&'a std::path::Path);
+    impl dama_nn::WithGame for Loads<'_> {
+        type Output = bool;
+        fn run<G: dama_game::GameDef>(self) -> bool {
+            let spec = dama_game::OwnSpec::AlphaBeta(dama_game::AlphaBetaSpec {
+                limit: dama_game::AlphaBetaLimit::Depth(1),
+                tt_mb: 1,
+                eval: Some(self.0.to_path_buf()),
+                threads: 1,
+            });
+            G::own_players(&spec, &G::Tables::default()).is_ok()
+        }
+    }
+    game.with(Loads(path))
 }
 
 impl FromStr for BotSpec {

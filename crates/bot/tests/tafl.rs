@@ -270,3 +270,29 @@ fn bad_bytes_and_long_lines_are_errors_and_the_session_goes_on() {
     assert_eq!(lines[4], "ok");
     assert_eq!(lines[5], "bye");
 }
+
+/// A learned evaluator's game is the game whose alpha-beta loads it: a
+/// Turkish Tafl network makes a Tafl bot, which searches with it.
+#[test]
+fn a_tafl_evaluator_makes_a_tafl_bot() {
+    let tmp = tempfile::tempdir().unwrap();
+    let tafl = tmp.path().join("tafl.nnue");
+    let net = dama_nnue::FloatNet::random::<dama_tafl::TaflFeatures>(&TaflRules::default(), 3);
+    dama_nnue::write_network(&tafl, &net, &[]).unwrap();
+    let draughts = tmp.path().join("draughts.nnue");
+    let net =
+        dama_nnue::FloatNet::random::<dama_draughts::DraughtsFeatures>(&Default::default(), 3);
+    dama_nnue::write_network(&draughts, &net, &[]).unwrap();
+    let spec = |p: &Path| -> BotSpec {
+        format!("alphabeta:depth=2,eval={}", p.display())
+            .parse()
+            .unwrap()
+    };
+    assert_eq!(spec(&tafl).game().unwrap(), Some(GameName::Tafl));
+    assert_eq!(spec(&draughts).game().unwrap(), Some(GameName::Draughts));
+    let mut s = session(&format!("alphabeta:depth=2,eval={}", tafl.display()));
+    assert_eq!(last(&s.handle("position startpos")), "ok");
+    let r = s.handle("go");
+    assert!(r.lines[0].contains(" score_cm "), "{r:?}");
+    legal_best(s.game(), &r);
+}
