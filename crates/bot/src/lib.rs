@@ -69,4 +69,4 @@ pub use own::{own_player, OwnPlayer};
 pub use protocol::{parse_rules, Reply, Session, MAX_LINE, PROTOCOL_VERSION};
 pub use python::find_python;
 pub use report::{describe_tablebase, Action, Eval, RawEval, Thought, TopMove};
-pub use spec::{BotOptions, BotSpec, Limit, DEFAULT_SIMS};
+pub use spec::{evaluator_rules, BotOptions, BotSpec, Limit, DEFAULT_SIMS};

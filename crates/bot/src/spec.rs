@@ -107,7 +107,7 @@ impl BotSpec {
                 dama_nn::GameName::ALL
                     .iter()
                     .copied()
-                    .find(|g| loads_evaluator(*g, path))
+                    .find(|g| evaluator_rules(*g, path).is_some())
                     .unwrap_or(dama_nn::GameName::Draughts),
             )),
             _ => Ok(None),
@@ -115,22 +115,26 @@ impl BotSpec {
     }
 }
 
-/// Whether game `game`'s alpha-beta engine loads the evaluator file `path`.
-fn loads_evaluator(game: dama_nn::GameName, path: &std::path::Path) -> bool {
-    struct Loads<'a>(&'a std::path::Path);
-    impl dama_nn::WithGame for Loads<'_> {
-        type Output = bool;
-        fn run<G: dama_game::GameDef>(self) -> bool {
+/// Whether `path` is a learned evaluator of game `game` (its alpha-beta
+/// engine loads it: the file reads, and its feature set is the game's),
+/// and if so the rules it was trained for, as text (`None` inside: every
+/// rule set).
+pub fn evaluator_rules(game: dama_nn::GameName, path: &std::path::Path) -> Option<Option<String>> {
+    struct Load<'a>(&'a std::path::Path);
+    impl dama_nn::WithGame for Load<'_> {
+        type Output = Option<Option<String>>;
+        fn run<G: dama_game::GameDef>(self) -> Self::Output {
             let spec = dama_game::OwnSpec::AlphaBeta(dama_game::AlphaBetaSpec {
                 limit: dama_game::AlphaBetaLimit::Depth(1),
                 tt_mb: 1,
                 eval: Some(self.0.to_path_buf()),
                 threads: 1,
             });
-            G::own_players(&spec, &G::Tables::default()).is_ok()
+            let factory = G::own_players(&spec, &G::Tables::default()).ok()?;
+            Some(factory.trained_rules().map(|r| r.to_string()))
         }
     }
-    game.with(Loads(path))
+    game.with(Load(path))
 }
 
 impl FromStr for BotSpec {

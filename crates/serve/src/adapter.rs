@@ -177,28 +177,6 @@ pub fn has_evaluators(game: GameName) -> bool {
     game.with(Takes)
 }
 
-/// Whether `path` is a learned evaluator of game `game` (its alpha-beta
-/// engine loads it: the file reads, and its feature set is the game's),
-/// and if so the rules it was trained for, as text (`None` inside: every
-/// rule set).
-pub fn evaluator_rules(game: GameName, path: &std::path::Path) -> Option<Option<String>> {
-    struct Load<'a>(&'a std::path::Path);
-    impl dama_nn::WithGame for Load<'_> {
-        type Output = Option<Option<String>>;
-        fn run<G: GameDef>(self) -> Self::Output {
-            let spec = OwnSpec::AlphaBeta(AlphaBetaSpec {
-                limit: AlphaBetaLimit::Depth(1),
-                tt_mb: 1,
-                eval: Some(self.0.to_path_buf()),
-                threads: 1,
-            });
-            let factory = G::own_players(&spec, &G::Tables::default()).ok()?;
-            Some(factory.trained_rules().map(|r| r.to_string()))
-        }
-    }
-    game.with(Load(path))
-}
-
 /// The game a bot plays when it has a network (`None`: a baseline, which
 /// plays whatever game it is asked to; or files that cannot be read, which
 /// choosing it names).

@@ -325,7 +325,7 @@ impl Catalogue {
             }
             // Only this game's evaluators (another game's network has
             // another feature set).
-            let Some(rules) = adapter::evaluator_rules(game, &path) else {
+            let Some(rules) = dama_bot::evaluator_rules(game, &path) else {
                 continue;
             };
             out.push(BotEntry {
@@ -540,7 +540,7 @@ impl Catalogue {
                             "run `{name}` has no learned evaluator (best.nnue) yet"
                         )));
                     }
-                    if adapter::evaluator_rules(game, &path).is_none() {
+                    if dama_bot::evaluator_rules(game, &path).is_none() {
                         return Err(ApiError::not_found(format!(
                             "run `{name}`'s learned evaluator is not one of {}",
                             game.title()
