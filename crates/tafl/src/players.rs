@@ -173,8 +173,9 @@ fn negamax(
     eval: &TaflEvaluation,
 ) -> i32 {
     *nodes += 1;
-    if game.outcome().is_some() || depth == 0 {
-        let s = if game.outcome().is_some() {
+    let over = game.outcome().is_some();
+    if over || depth == 0 {
+        let s = if over {
             sign(game.turn()) * evaluate(game)
         } else {
             eval.score(game)
@@ -268,10 +269,21 @@ pub enum Baseline {
 impl Baseline {
     /// Its move (`None` when the game is over).
     pub fn choose(self, game: &Game, rng: &mut impl rand::RngCore) -> Option<Move> {
+        self.choose_with(game, &TaflEvaluation::Handcrafted, rng)
+    }
+
+    /// Its move, the alpha-beta search evaluating its leaves with `eval`
+    /// (greedy stays one move deep by [`evaluate`]).
+    pub fn choose_with(
+        self,
+        game: &Game,
+        eval: &TaflEvaluation,
+        rng: &mut impl rand::RngCore,
+    ) -> Option<Move> {
         match self {
             Baseline::Random => random_move(game, rng),
             Baseline::Greedy => best_move(game, 1, Some(rng)).map(|(m, _, _)| m),
-            Baseline::AlphaBeta(d) => best_move(game, d, Some(rng)).map(|(m, _, _)| m),
+            Baseline::AlphaBeta(d) => best_move_with(game, d, eval, Some(rng)).map(|(m, _, _)| m),
         }
     }
 }
@@ -336,13 +348,9 @@ impl dama_game::player::Player<crate::Tafl> for BaselinePlayer {
         game: &Game,
         mut rng: &mut dyn rand::RngCore,
     ) -> Result<Move, dama_game::GameError> {
-        match (self.baseline, &self.evaluation) {
-            (Baseline::AlphaBeta(d), e @ TaflEvaluation::Learned { .. }) => {
-                best_move_with(game, d, e, Some(rng)).map(|(m, _, _)| m)
-            }
-            (b, _) => b.choose(game, &mut rng),
-        }
-        .ok_or_else(|| dama_game::player::NoMove.into())
+        self.baseline
+            .choose_with(game, &self.evaluation, &mut rng)
+            .ok_or_else(|| dama_game::player::NoMove.into())
     }
 
     /// The alpha-beta baseline reports its score, depth and nodes.
