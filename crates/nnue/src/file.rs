@@ -134,7 +134,6 @@ pub fn read_network<F: Features>(
     let header =
         std::str::from_utf8(&body[16..16 + header_len]).map_err(|_| bad("header is not UTF-8"))?;
     let mut file_rules = None;
-    let mut feature_set = None;
     let mut meta = Vec::new();
     for line in header.lines() {
         let (k, v) = line
@@ -150,7 +149,8 @@ pub fn read_network<F: Features>(
             Ok(())
         };
         match k {
-            "feature_set" => feature_set = Some(v.to_owned()),
+            // Checked above: `F`'s, or absent from a file `F` reads.
+            "feature_set" => {}
             "rules" => file_rules = Some(frame::rules::<F>(path, v, rules)?),
             "features" => arch(F::COUNT)?,
             "hidden" => arch(HIDDEN)?,
@@ -160,8 +160,6 @@ pub fn read_network<F: Features>(
         }
     }
     let file_rules = file_rules.ok_or_else(|| bad("header has no rules"))?;
-    // A file without a feature set reached here only if `F` reads them.
-    let feature_set = feature_set.unwrap_or_else(|| F::NAME.to_owned());
     let mut floats = body[16 + header_len..]
         .chunks_exact(4)
         .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]));
@@ -169,7 +167,7 @@ pub fn read_network<F: Features>(
     let [ft_w, ft_b, l1_w, l1_b, l2_w, l2_b, out_w] = shapes(F::COUNT).map(|(_, n)| take(n));
     let out_b = take(1).first().copied().unwrap_or(f32::NAN);
     let net = FloatNet {
-        feature_set,
+        feature_set: F::NAME.to_owned(),
         features: F::COUNT,
         rules: file_rules.to_string(),
         ft_w,
