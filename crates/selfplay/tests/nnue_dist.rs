@@ -7,17 +7,19 @@
 
 #![allow(clippy::unwrap_used)] // Test helpers outside #[test] functions.
 
+mod common;
+
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 
+use common::{worker, SetOnDrop};
 use dama_run::dist::{ChunkKind, ChunkName, ChunkUse, Ledger, ModelPointer};
 use dama_run::metrics::{read_metrics, MetricsEvent};
 use dama_selfplay::nnue::{NnueConfig, NnueProgress, NnueSummary};
 use dama_selfplay::{
-    learn_nnue, run_worker, NnueLearnerOptions, NoProgress, RunDir, RunState, WorkerOptions,
-    WorkerSummary,
+    learn_nnue, run_worker, NnueLearnerOptions, NoProgress, RunDir, RunState, WorkerSummary,
 };
 
 /// Sized like `nnue_run.rs`'s run: seconds per generation in a debug build.
@@ -50,31 +52,6 @@ max_staleness = 0
 poll_secs = 0.05
 "#;
 
-fn worker(store: &Path, id: &str, cache: &Path) -> WorkerOptions {
-    WorkerOptions {
-        store: store.to_str().unwrap().to_owned(),
-        worker: id.parse().unwrap(),
-        host: "test".into(),
-        cache_dir: cache.join(id),
-        games_per_chunk: None,
-        poll_secs: None,
-        max_chunks: None,
-        device: None,
-        torch_threads: Some(1),
-    }
-}
-
-/// Sets its flag when dropped: a worker thread that ends, returning or
-/// panicking, stops the learner (which would otherwise wait for its
-/// chunks for ever), and the learner's end stops the workers.
-struct SetOnDrop<'a>(&'a AtomicBool);
-
-impl Drop for SetOnDrop<'_> {
-    fn drop(&mut self) {
-        self.0.store(true, Ordering::SeqCst);
-    }
-}
-
 /// Runs the learner and workers `a` and `b` until the learner returns;
 /// the workers are stopped then (and the learner, should a worker end
 /// first). `progress` sees the learner's events.
@@ -88,7 +65,11 @@ fn session(
     let store = opts.run_dir.clone();
     let run = |id: &str| {
         let _stop_learner = SetOnDrop(stop_learner);
-        run_worker(&worker(&store, id, cache), &stop_workers, &NoProgress)
+        run_worker(
+            &worker(store.to_str().unwrap(), id, cache),
+            &stop_workers,
+            &NoProgress,
+        )
     };
     std::thread::scope(|s| {
         let l = s.spawn(|| {
@@ -288,7 +269,7 @@ fn workers_name_a_missing_evaluator_and_bad_settings() {
     )
     .unwrap();
     let stop = AtomicBool::new(false);
-    let mut opts = worker(&root, "w", tmp.path());
+    let mut opts = worker(root.to_str().unwrap(), "w", tmp.path());
     opts.max_chunks = Some(1);
     let err = run_worker(&opts, &stop, &NoProgress)
         .unwrap_err()

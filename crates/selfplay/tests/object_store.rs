@@ -16,7 +16,7 @@ use common::TINY;
 use dama_run::dist::{ChunkUse, Ledger, ModelPointer};
 use dama_run::store::get_json;
 use dama_selfplay::{
-    learn, run_worker, LearnerOptions, NoProgress, RunConfig, RunDir, TrainOptions, WorkerOptions,
+    learn, run_worker, LearnerOptions, NoProgress, RunConfig, RunDir, TrainOptions,
 };
 
 #[test]
@@ -37,17 +37,8 @@ fn a_learner_and_two_workers_share_an_object_store() {
         store: Some(url.to_owned()),
     };
     let stop = AtomicBool::new(false);
-    let worker = |id: &str| WorkerOptions {
-        store: url.to_owned(),
-        worker: id.parse().unwrap(),
-        host: "test".into(),
-        cache_dir: tmp.path().join(format!("cache-{id}")),
-        games_per_chunk: None,
-        poll_secs: None,
-        max_chunks: None,
-        device: None,
-        torch_threads: Some(1),
-    };
+    let cache = tmp.path().join("cache");
+    let worker = |id: &str| common::worker(url, id, &cache);
     let (summary, workers) = std::thread::scope(|s| {
         let l = s.spawn(|| learn(&learner, &stop, &NoProgress));
         // Workers wait for the learner's pointer.
@@ -97,9 +88,7 @@ fn a_learner_and_two_workers_share_an_object_store() {
             .get(&format!("models/gen-{g:04}.safetensors"), 1 << 30)
             .is_ok());
     }
-    let cached = std::fs::read_dir(tmp.path().join("cache-a"))
-        .unwrap()
-        .count();
+    let cached = std::fs::read_dir(cache.join("a")).unwrap().count();
     assert!(cached >= 1, "worker a cached no network");
 }
 
@@ -129,26 +118,12 @@ fn a_learned_evaluator_run_shares_an_object_store() {
         store: Some(url.to_owned()),
     };
     let stop = AtomicBool::new(false);
-    let worker = |id: &str| WorkerOptions {
-        store: url.to_owned(),
-        worker: id.parse().unwrap(),
-        host: "test".into(),
-        cache_dir: tmp.path().join(format!("cache-{id}")),
-        games_per_chunk: None,
-        poll_secs: None,
-        max_chunks: None,
-        device: None,
-        torch_threads: Some(1),
-    };
+    let cache = tmp.path().join("cache");
+    let worker = |id: &str| common::worker(url, id, &cache);
     // A worker that ends (returning or panicking) before the learner is
     // done stops it, rather than leave it waiting for chunks for ever; the
     // learner's failure stops the workers.
-    struct SetOnDrop<'a>(&'a AtomicBool);
-    impl Drop for SetOnDrop<'_> {
-        fn drop(&mut self) {
-            self.0.store(true, std::sync::atomic::Ordering::SeqCst);
-        }
-    }
+    use common::SetOnDrop;
     let learner_stop = AtomicBool::new(false);
     let run = |id: &str| {
         let _stop_learner = SetOnDrop(&learner_stop);
@@ -224,6 +199,6 @@ fn a_learned_evaluator_run_shares_an_object_store() {
     // a worker downloaded that evaluator into its cache to play them.
     assert!(["a", "b"].iter().any(|w| tmp
         .path()
-        .join(format!("cache-{w}/models/gen-0001.nnue"))
+        .join(format!("cache/{w}/models/gen-0001.nnue"))
         .exists()));
 }
