@@ -16,11 +16,16 @@ pub(crate) fn head(magic: &[u8; 8], version: u32) -> Vec<u8> {
     bytes
 }
 
-/// Appends the checksum and writes `bytes` to `path` atomically.
-pub(crate) fn seal_and_write(path: &Path, mut bytes: Vec<u8>) -> Result<(), Error> {
+/// Appends the checksum of `bytes` to them.
+pub(crate) fn seal(mut bytes: Vec<u8>) -> Vec<u8> {
     let sum = fnv1a64(&bytes);
     bytes.extend_from_slice(&sum.to_le_bytes());
-    write_atomic(path, &bytes).map_err(|e| Error::io(path, e))
+    bytes
+}
+
+/// Appends the checksum and writes `bytes` to `path` atomically.
+pub(crate) fn seal_and_write(path: &Path, bytes: Vec<u8>) -> Result<(), Error> {
+    write_atomic(path, &seal(bytes)).map_err(|e| Error::io(path, e))
 }
 
 /// Reads at most `max` bytes of `path` and checks its magic and that its

@@ -45,7 +45,9 @@ pub use features::{check_features, Features, MAX_ACTIVE};
 pub use file::{read_network, write_network, NETWORK_FORMAT_VERSION, NETWORK_MAGIC};
 pub use float::FloatNet;
 pub use quant::{Accumulator, Network};
-pub use sample::{read_samples, write_samples, Sample, SAMPLES_FORMAT_VERSION, SAMPLES_MAGIC};
+pub use sample::{
+    encode_samples, read_samples, write_samples, Sample, SAMPLES_FORMAT_VERSION, SAMPLES_MAGIC,
+};
 pub use simd::Simd;
 
 /// Width of one perspective's accumulator.

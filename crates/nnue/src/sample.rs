@@ -121,16 +121,16 @@ fn push_text(bytes: &mut Vec<u8>, text: &str) -> Result<(), Error> {
     Ok(())
 }
 
-/// Writes `samples` played under `rules` to `path` atomically.
+/// The bytes of a sample file of `samples` played under `rules` (what
+/// [`write_samples`] writes; for a store that takes bytes).
 ///
 /// # Errors
 ///
-/// [`Error::Io`] if the file cannot be written.
-pub fn write_samples<F: Features>(
-    path: &Path,
+/// [`Error::Invalid`] for rules text longer than a file holds.
+pub fn encode_samples<F: Features>(
     rules: &F::Rules,
     samples: &[Sample<F>],
-) -> Result<(), Error> {
+) -> Result<Vec<u8>, Error> {
     let mut bytes = frame::head(SAMPLES_MAGIC, SAMPLES_FORMAT_VERSION);
     bytes.reserve(32 + samples.len() * (F::POSITION_BYTES + LABEL_BYTES));
     push_text(&mut bytes, F::NAME)?;
@@ -140,7 +140,21 @@ pub fn write_samples<F: Features>(
     for s in samples {
         s.write(&mut bytes);
     }
-    frame::seal_and_write(path, bytes)
+    Ok(frame::seal(bytes))
+}
+
+/// Writes `samples` played under `rules` to `path` atomically.
+///
+/// # Errors
+///
+/// As [`encode_samples`]; [`Error::Io`] if the file cannot be written.
+pub fn write_samples<F: Features>(
+    path: &Path,
+    rules: &F::Rules,
+    samples: &[Sample<F>],
+) -> Result<(), Error> {
+    let bytes = encode_samples(rules, samples)?;
+    dama_run::files::write_atomic(path, &bytes).map_err(|e| Error::io(path, e))
 }
 
 /// A cursor over a file's bytes that names what is missing.

@@ -28,7 +28,7 @@ use std::time::Instant;
 
 use dama_draughts::{Draughts, DraughtsFeatures, Evaluation, Sample};
 use dama_eval::random_openings;
-use dama_nnue::{read_samples, write_samples, Features};
+use dama_nnue::{encode_samples, read_samples, Features};
 use dama_run::dist::{self, ChunkKind, ChunkName};
 use dama_run::files::write_atomic;
 use dama_run::metrics::SelfplayEvent;
@@ -354,24 +354,11 @@ impl EvaluatorPlayer {
         ))
     }
 
-    /// Writes `samples` as the chunk `key`: in place (atomically) in a
-    /// directory store; for an object store, to the cache directory and
-    /// then uploaded whole.
+    /// Writes `samples` as the chunk `key`, atomically, as a sample file.
     fn upload(&self, store: &dyn Store, key: &str, samples: &[Sample]) -> Result<(), Error> {
-        let rules = &self.config.rules;
-        if let Some(path) = store.local_path(key) {
-            return Ok(
-                write_samples(&path, rules, samples).map_err(dama_draughts::EngineError::from)?
-            );
-        }
-        let scratch = self.cache_dir.join("upload.samples");
-        write_samples(&scratch, rules, samples).map_err(dama_draughts::EngineError::from)?;
-        // The file just written: its header, feature set, rules and samples.
-        let max = 10_000 + (DraughtsFeatures::POSITION_BYTES as u64 + 3) * samples.len() as u64;
-        let bytes =
-            dama_run::files::read_bounded(&scratch, max).map_err(|e| Error::io(&scratch, e))?;
-        store.put_atomic(key, &bytes).map_err(store_err)?;
-        std::fs::remove_file(&scratch).map_err(|e| Error::io(&scratch, e))
+        let bytes = encode_samples(&self.config.rules, samples)
+            .map_err(dama_draughts::EngineError::from)?;
+        store.put_atomic(key, &bytes).map_err(store_err)
     }
 }
 
