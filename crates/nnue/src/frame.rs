@@ -39,6 +39,19 @@ pub(crate) fn read(
     what: &str,
 ) -> Result<(Vec<u8>, u32), Error> {
     let bytes = read_bounded(path, max).map_err(|e| Error::io(path, e))?;
+    let version = check(path, &bytes, magic, versions, what)?;
+    Ok((bytes, version))
+}
+
+/// Checks the magic of `bytes` (the file `path`) and that its version is
+/// one of `versions`; returns the version.
+pub(crate) fn check(
+    path: &Path,
+    bytes: &[u8],
+    magic: &[u8; 8],
+    versions: &[u32],
+    what: &str,
+) -> Result<u32, Error> {
     if bytes.len() < 16 || &bytes[..8] != magic {
         return Err(Error::format(
             path,
@@ -56,7 +69,7 @@ pub(crate) fn read(
             ),
         ));
     }
-    Ok((bytes, found))
+    Ok(found)
 }
 
 /// Checks the checksum of `bytes`, whose length has been checked; returns

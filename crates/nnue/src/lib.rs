@@ -46,7 +46,8 @@ pub use file::{read_network, write_network, NETWORK_FORMAT_VERSION, NETWORK_MAGI
 pub use float::FloatNet;
 pub use quant::{Accumulator, Network};
 pub use sample::{
-    encode_samples, read_samples, write_samples, Sample, SAMPLES_FORMAT_VERSION, SAMPLES_MAGIC,
+    decode_samples, encode_samples, read_samples, samples_file_bound, write_samples, Sample,
+    SAMPLES_FORMAT_VERSION, SAMPLES_MAGIC,
 };
 pub use simd::Simd;
 

@@ -187,6 +187,13 @@ impl<'a> Reader<'a> {
     }
 }
 
+/// The largest sample file of `F` with at most `max_samples` samples, in
+/// bytes: its header, feature set and rules, and the samples.
+pub fn samples_file_bound<F: Features>(max_samples: usize) -> u64 {
+    let sample_bytes = (F::POSITION_BYTES + LABEL_BYTES) as u64;
+    40 + 2 * MAX_TEXT as u64 + (max_samples as u64).saturating_mul(sample_bytes)
+}
+
 /// Reads a sample file of the game whose features are `F`, of at most
 /// `max_samples` samples; with `rules`, refuses samples of other rules.
 /// Every sample is checked to be a position.
@@ -200,21 +207,37 @@ pub fn read_samples<F: Features>(
     rules: Option<&F::Rules>,
     max_samples: usize,
 ) -> Result<(F::Rules, Vec<Sample<F>>), Error> {
+    let bytes = dama_run::files::read_bounded(path, samples_file_bound::<F>(max_samples))
+        .map_err(|e| Error::io(path, e))?;
+    decode_samples(path, &bytes, rules, max_samples)
+}
+
+/// [`read_samples`] of the bytes of a sample file (`path` names it in the
+/// messages), as a store hands them over.
+///
+/// # Errors
+///
+/// As [`read_samples`], but for [`Error::Io`].
+pub fn decode_samples<F: Features>(
+    path: &Path,
+    bytes: &[u8],
+    rules: Option<&F::Rules>,
+    max_samples: usize,
+) -> Result<(F::Rules, Vec<Sample<F>>), Error> {
     let sample_bytes = F::POSITION_BYTES + LABEL_BYTES;
-    let max = 40 + 2 * MAX_TEXT as u64 + (max_samples as u64).saturating_mul(sample_bytes as u64);
     let versions: &[u32] = if F::READS_UNNAMED_FILES {
         &[1, SAMPLES_FORMAT_VERSION]
     } else {
         &[SAMPLES_FORMAT_VERSION]
     };
-    let (bytes, version) = frame::read(path, max, SAMPLES_MAGIC, versions, "a sample file")?;
+    let version = frame::check(path, bytes, SAMPLES_MAGIC, versions, "a sample file")?;
     let bad = |m: String| Error::format(path, m);
     if bytes.len() < 20 {
         return Err(bad("truncated header".to_owned()));
     }
     let mut r = Reader {
         path,
-        bytes: &bytes,
+        bytes,
         at: 12,
     };
     if version >= 2 {
@@ -253,7 +276,7 @@ pub fn read_samples<F: Features>(
             bytes.len()
         )));
     }
-    let body = frame::verify(path, &bytes)?;
+    let body = frame::verify(path, bytes)?;
     let file_rules = frame::rules::<F>(path, rules_text, rules)?;
     let rest = &body[r.at..];
     let mut samples = Vec::with_capacity(count as usize);

@@ -28,9 +28,8 @@ use std::time::Instant;
 
 use dama_draughts::{Draughts, DraughtsFeatures, Evaluation, Sample};
 use dama_eval::random_openings;
-use dama_nnue::{encode_samples, read_samples, Features};
+use dama_nnue::{decode_samples, encode_samples, samples_file_bound};
 use dama_run::dist::{self, ChunkKind, ChunkName};
-use dama_run::files::write_atomic;
 use dama_run::metrics::SelfplayEvent;
 use dama_run::{LocalStore, MetricsEvent, RunDir, Store, StoreError};
 
@@ -100,14 +99,11 @@ fn samples_reason(path: &Path, e: &dama_nnue::Error) -> String {
     }
 }
 
-/// Reads the samples chunk `name`: its samples, or why it is unusable. A
-/// directory store's file is read in place; an object store's is
-/// downloaded to `scratch` first.
+/// Reads the samples chunk `name`: its samples, or why it is unusable.
 fn read_samples_chunk(
     store: &dyn Store,
     name: &ChunkName,
     config: &NnueConfig,
-    scratch: &Path,
 ) -> ChunkRead<Sample> {
     let ChunkKind::Samples { games } = name.kind else {
         return Ok(Err(
@@ -122,42 +118,19 @@ fn read_samples_chunk(
     // No game has more samples than plies.
     let max_samples = games as usize * config.selfplay.max_plies as usize;
     let key = name.key();
-    let path = match store.local_path(&key) {
-        Some(path) => path,
-        None => {
-            // The sample file's bound: its header, feature set and rules
-            // (each at most 4 KiB) and samples of the position's bytes and
-            // 3 of score and result.
-            let max_bytes =
-                10_000 + (DraughtsFeatures::POSITION_BYTES as u64 + 3) * max_samples as u64;
-            match store.get(&key, max_bytes) {
-                Ok(bytes) => {
-                    write_atomic(scratch, &bytes).map_err(|e| Error::io(scratch, e))?;
-                    scratch.to_path_buf()
-                }
-                Err(StoreError::Invalid { reason, .. }) => return Ok(Err(reason)),
-                Err(e) => return Err(store_err(e)),
-            }
-        }
+    let bytes = match store.get(&key, samples_file_bound::<DraughtsFeatures>(max_samples)) {
+        Ok(bytes) => bytes,
+        Err(StoreError::Invalid { reason, .. }) => return Ok(Err(reason)),
+        Err(e) => return Err(store_err(e)),
     };
-    match read_samples::<DraughtsFeatures>(&path, Some(&config.rules), max_samples) {
+    let path = Path::new(&key);
+    match decode_samples::<DraughtsFeatures>(path, &bytes, Some(&config.rules), max_samples) {
         Ok((_, samples)) => Ok(Ok(ChunkData {
             games: u64::from(games),
             samples: samples.len() as u64,
             items: samples,
         })),
-        // A chunk listed a moment ago is gone: the store's error, as for a
-        // network run's chunk.
-        Err(dama_nnue::Error::Io { source, .. })
-            if source.kind() != std::io::ErrorKind::InvalidData =>
-        {
-            Err(store_err(StoreError::Io {
-                store: store.url().to_owned(),
-                key,
-                source,
-            }))
-        }
-        Err(e) => Ok(Err(samples_reason(&path, &e))),
+        Err(e) => Ok(Err(samples_reason(path, &e))),
     }
 }
 
@@ -203,9 +176,7 @@ pub fn learn_nnue(
         finished >= generations,
     )?;
     let forward = Forward(progress);
-    let scratch = dir.root().join("learner").join("download.samples");
-    let mut read =
-        |store: &dyn Store, name: &ChunkName| read_samples_chunk(store, name, &config, &scratch);
+    let mut read = |store: &dyn Store, name: &ChunkName| read_samples_chunk(store, name, &config);
     let stopped = || stop.load(Ordering::SeqCst);
     while run.state().generation < generations {
         if stopped() {
