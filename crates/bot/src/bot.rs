@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 
 use dama_eval::AlphaBetaLimit;
 use dama_game::{GameDef, NnInput};
-use dama_mcts::{Evaluator, Game as SearchGame, Leaf, RolloutEvaluator, SearchConfig};
+use dama_mcts::{Evaluator, Game as SearchGame, Leaf, RolloutEvaluator, Search, SearchConfig};
 use dama_nn::{GameName, NnEvaluator};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -25,7 +25,7 @@ use crate::export::default_search;
 use crate::own::{own_player, think_own};
 use crate::report::{Action, Eval, RawEval, Thought};
 use crate::spec::{BotOptions, BotSpec, Limit, DEFAULT_SIMS};
-use crate::think::{think_search, NetEval};
+use crate::think::{think_search, NetEval, Thinking};
 use crate::Error;
 
 enum Brain<G: GameDef> {
@@ -72,6 +72,9 @@ pub struct Bot<G: GameDef> {
     evaluator_bundle: Option<EvaluatorBundleMeta>,
     rules: Option<G::Rules>,
     tables: G::Tables,
+    /// The tree of the last timed search, which the next one starts from
+    /// where it holds the position (tree reuse).
+    kept: Option<Search<G::State>>,
 }
 
 impl<G: GameDef> fmt::Debug for Bot<G> {
@@ -138,6 +141,7 @@ impl<G: GameDef> Bot<G> {
             evaluator_bundle: None,
             rules: None,
             tables: dama_eval::games::tables_of::<G>(&options.tablebase),
+            kept: None,
         };
         let mut spec_limit = None;
         match spec {
@@ -338,14 +342,23 @@ impl<G: GameDef> Bot<G> {
         }
         let mut thought = match &mut self.brain {
             Brain::Search(eval) => {
-                let config = SearchConfig {
+                // A timed search starts from the last one's tree where it
+                // holds the position; a search to a simulation count from
+                // a fresh tree (the same answer whatever came before),
+                // unless a checkpoint spec says otherwise (`reuse=`).
+                let reuse = self.net.map_or(matches!(limit, Limit::Time(_)), |n| {
+                    n.inference.reuse_for(limit)
+                });
+                let mut config = SearchConfig {
                     batch_size: self.net.map_or(self.config.batch_size, |n| {
                         n.leaves(limit, self.config.algorithm)
                     }),
+                    reuse_tree: reuse,
                     ..self.config.clone()
                 };
+                let thinking = Thinking::new(limit, start, &mut config, game);
                 let root = G::search_state_with(game, &self.tables);
-                think_search::<G>(eval, &config, &mut self.rng, game, root, limit, start)?
+                think_search::<G>(eval, &config, &mut self.rng, root, thinking, &mut self.kept)?
             }
             Brain::Own(p) => think_own(p.as_mut(), game, limit, &mut self.rng)?,
         };

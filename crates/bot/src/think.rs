@@ -7,7 +7,7 @@ use std::time::Instant;
 
 use dama_game::{GameDef, NnInput};
 use dama_mcts::{
-    search_turn, Algorithm, Budget, Evaluation, Evaluator, Game as SearchGame, Leaf,
+    search_turn_reusing, Algorithm, Budget, Evaluation, Evaluator, Game as SearchGame, Leaf,
     RolloutEvaluator, Search, SearchConfig, SearchResult, TurnPolicy,
 };
 use rand_chacha::ChaCha8Rng;
@@ -63,7 +63,7 @@ struct Report<G: GameDef> {
 /// A searching bot's turn policy, for any game: every decision within one
 /// budget (the first one searched even when forced, so that there is
 /// something to report), and the report of the first search kept.
-struct Thinking<G: GameDef> {
+pub(crate) struct Thinking<G: GameDef> {
     budget: Budget,
     /// The game at the root of the move.
     game: G::Game,
@@ -79,7 +79,12 @@ impl<G: GameDef> Thinking<G> {
     /// of the move; a time limit is one deadline for the move, which each
     /// search honours once it has evaluated its root and run one
     /// simulation.
-    fn new(limit: Limit, start: Instant, config: &mut SearchConfig, game: &G::Game) -> Thinking<G> {
+    pub(crate) fn new(
+        limit: Limit,
+        start: Instant,
+        config: &mut SearchConfig,
+        game: &G::Game,
+    ) -> Thinking<G> {
         let budget = match limit {
             Limit::Sims(n) => Budget::simulations(n.max(1)),
             Limit::Time(d) => {
@@ -121,21 +126,22 @@ impl<G: GameDef> TurnPolicy<G::State> for Thinking<G> {
     }
 }
 
-/// Searches the whole move of `game` from `root` (its search state) within
-/// `limit` (started at `start`; see [`Thinking::new`]), every decision with
-/// a fresh tree, and reports what the first decision's search saw.
+/// Searches the whole move of `thinking`'s game from `root` (its search
+/// state) with `config`, as `thinking` plans it (see [`Thinking::new`]),
+/// starting from the tree in `kept` where it holds the position (with
+/// [`SearchConfig::reuse_tree`]) and leaving the last search there, and
+/// reports what the first decision's search saw.
 pub(crate) fn think_search<G: GameDef>(
     eval: &mut NetEval,
-    base: &SearchConfig,
+    config: &SearchConfig,
     rng: &mut ChaCha8Rng,
-    game: &G::Game,
     root: G::State,
-    limit: Limit,
-    start: Instant,
+    mut thinking: Thinking<G>,
+    kept: &mut Option<Search<G::State>>,
 ) -> Result<Thought<G>, Error> {
-    let mut config = base.clone();
-    let mut thinking = Thinking::<G>::new(limit, start, &mut config, game);
-    let steps = search_turn(&config, root, eval, &mut thinking, rng)?;
+    let (steps, last) = search_turn_reusing(config, root, kept.take(), eval, &mut thinking, rng)?;
+    *kept = last;
+    let game = &thinking.game;
     let best = G::complete_turn(game, &steps).map_err(|source| Error::Game {
         context: format!("the search's {} decisions make no legal move", steps.len()),
         source,

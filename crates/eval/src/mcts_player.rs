@@ -4,14 +4,16 @@
 //! The search decides a turn one decision at a time (a capture one jump at
 //! a time: [`GameDef::State`]); a player returns whole moves, so
 //! [`choose_by_steps`] runs one search per decision until the turn is
-//! complete ([`search_turn`]) and returns the move that was played
+//! complete ([`dama_mcts::search_turn`]) and returns the move that was played
 //! ([`GameDef::complete_turn`]); `crate::timed` does the same within a time
 //! budget per move.
 
 use std::marker::PhantomData;
 
 use dama_game::{GameDef, GameError};
-use dama_mcts::{search_turn, Budget, Evaluator, RolloutEvaluator, SearchConfig, TurnPolicy};
+use dama_mcts::{
+    search_turn_reusing, Budget, Evaluator, RolloutEvaluator, Search, SearchConfig, TurnPolicy,
+};
 use rand::{RngCore, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
@@ -27,7 +29,10 @@ pub(crate) fn fail(name: &str, source: dama_mcts::Error) -> Error {
 }
 
 /// Plays one whole move in `game`, searching each decision with `config`,
-/// `evaluator` and `policy` ([`search_turn`]).
+/// `evaluator` and `policy` ([`search_turn_reusing`]), starting from the
+/// tree in `kept` where it holds the position (with
+/// [`SearchConfig::reuse_tree`]) and leaving the last search there for the
+/// next move.
 pub(crate) fn search_move<G, E, P>(
     name: &str,
     game: &G::Game,
@@ -35,14 +40,18 @@ pub(crate) fn search_move<G, E, P>(
     evaluator: &mut E,
     policy: &mut P,
     mut rng: &mut dyn RngCore,
+    kept: &mut Option<Search<G::State>>,
 ) -> Result<G::Move, Error>
 where
     G: GameDef,
     E: Evaluator<G::State> + ?Sized,
     P: TurnPolicy<G::State> + ?Sized,
 {
-    let decisions = search_turn(config, G::search_state(game), evaluator, policy, &mut rng)
-        .map_err(|e| fail(name, e))?;
+    let root = G::search_state(game);
+    let (decisions, last) =
+        search_turn_reusing(config, root, kept.take(), evaluator, policy, &mut rng)
+            .map_err(|e| fail(name, e))?;
+    *kept = last;
     G::complete_turn(game, &decisions).map_err(|source| Error::Move {
         player: name.to_owned(),
         source,
@@ -59,7 +68,15 @@ pub(crate) fn choose_by_steps<G: GameDef, E: Evaluator<G::State>>(
     evaluator: &mut E,
     rng: &mut dyn RngCore,
 ) -> Result<G::Move, Error> {
-    search_move::<G, _, _>(name, game, config, evaluator, &mut Budget::default(), rng)
+    search_move::<G, _, _>(
+        name,
+        game,
+        config,
+        evaluator,
+        &mut Budget::default(),
+        rng,
+        &mut None,
+    )
 }
 
 /// The most simulations one timed decision runs, whatever time is left: it

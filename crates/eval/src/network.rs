@@ -21,7 +21,7 @@ use crate::mcts_player::choose_by_steps;
 use crate::player::{BuildOptions, Player, PlayerFactory};
 use crate::searcher::{BatchedSearcher, NetworkError};
 use crate::spec::{PlayerSpec, SearchBudget};
-use crate::timed::{choose_by_steps_timed, SimRate};
+use crate::timed::{choose_by_steps_timed, Carried, SimRate};
 use crate::Error;
 
 /// The precision a network runs at on `device` for `choice` (`auto`:
@@ -105,6 +105,7 @@ pub(crate) fn factory<G: GameDef>(
             let config = SearchConfig {
                 draw_score: *draw_score,
                 batch_size: inference.leaves_for(*budget, *search, cuda, lanes.player),
+                reuse_tree: inference.reuse_for(*budget),
                 ..search_config(*search, sims, &device)
             };
             (path, Some(config), time, lanes)
@@ -151,7 +152,7 @@ impl Default for Lanes {
 }
 
 /// The search of a checkpoint player: deterministic (no noise, no
-/// temperature, no tree reuse), batch 1 on a CPU, [`DEFAULT_CUDA_BATCH`] on
+/// temperature, no tree reuse: a timed player's spec turns it on), batch 1 on a CPU, [`DEFAULT_CUDA_BATCH`] on
 /// a GPU (a spec's `batch=` replaces it).
 ///
 /// [`DEFAULT_CUDA_BATCH`]: crate::spec::DEFAULT_CUDA_BATCH
@@ -249,22 +250,21 @@ impl<G: GameDef> PlayerFactory<G> for NetworkFactory<G> {
             evaluator,
             search: self.search.clone(),
             time: self.time,
-            rate,
-            game: PhantomData,
+            carried: Carried { rate, kept: None },
         }))
     }
 }
 
 /// A checkpoint player of a game of `G`: search with the network, or its
 /// raw policy.
-pub struct NetworkPlayer<G> {
+pub struct NetworkPlayer<G: GameDef> {
     name: String,
     evaluator: NnEvaluator,
     search: Option<SearchConfig>,
     /// Time per move (timed players).
     time: Option<Duration>,
-    rate: SimRate,
-    game: PhantomData<fn() -> G>,
+    /// The rate and the tree a timed player carries from move to move.
+    carried: Carried<G::State>,
 }
 
 impl<G: GameDef> NetworkPlayer<G> {
@@ -290,8 +290,7 @@ impl<G: GameDef> NetworkPlayer<G> {
             evaluator,
             search,
             time: None,
-            rate: SimRate::default(),
-            game: PhantomData,
+            carried: Carried::default(),
         })
     }
 
@@ -353,7 +352,7 @@ impl<G: GameDef> Player<G> for NetworkPlayer<G> {
                     &mut self.evaluator,
                     rng,
                     budget,
-                    &mut self.rate,
+                    &mut self.carried,
                 )?,
             },
         })

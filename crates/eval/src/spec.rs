@@ -121,9 +121,11 @@ pub enum PlayerSpec {
 /// call of its search (`batch=N`, kept apart by virtual loss, as lc0 and
 /// KataGo do), copies of the network evaluating parts of each call at once
 /// (`threads=N`, one core each; see `dama_nn::NnEvaluator::with_lanes`)
-/// and the numbers they compute with (`precision=auto|f32|bf16`). `None`
-/// takes the player's default: see [`Inference::leaves_for`],
-/// [`Inference::lanes_or`] and [`Inference::precision_for`].
+/// the numbers they compute with (`precision=auto|f32|bf16`) and whether
+/// a move's search starts from the last move's tree (`reuse=on|off`).
+/// `None` takes the player's default: see [`Inference::leaves_for`],
+/// [`Inference::lanes_or`], [`Inference::precision_for`] and
+/// [`Inference::reuse_for`].
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Inference {
     /// Leaves per network call of one search (1..=[`MAX_LEAF_BATCH`]).
@@ -133,6 +135,10 @@ pub struct Inference {
     /// Numbers the network computes with (`precision=auto|f32|bf16`).
     #[serde(default)]
     pub precision: Option<NetPrecision>,
+    /// Whether a move's search starts from the subtree of the player's
+    /// last search that holds the position (`reuse=on|off`).
+    #[serde(default)]
+    pub reuse: Option<bool>,
 }
 
 /// The numbers a checkpoint player's network computes with.
@@ -235,6 +241,17 @@ impl Inference {
         }
     }
 
+    /// Whether a search to `budget` starts from the player's last tree:
+    /// the spec's, else on for a timed search (the visits spent on the
+    /// move played and the reply expected are time already paid) and off
+    /// for a simulation budget (each move then searches exactly its
+    /// simulations from a fresh tree, whatever came before).
+    #[must_use]
+    pub fn reuse_for(&self, budget: SearchBudget) -> bool {
+        self.reuse
+            .unwrap_or(matches!(budget, SearchBudget::Time(_)))
+    }
+
     /// The network copies to evaluate with: the spec's, else `default`.
     #[must_use]
     pub fn lanes_or(&self, default: usize) -> usize {
@@ -250,6 +267,9 @@ impl Inference {
         }
         if let Some(p) = self.precision {
             write!(f, ",precision={p}")?;
+        }
+        if let Some(r) = self.reuse {
+            write!(f, ",reuse={}", if r { "on" } else { "off" })?;
         }
         Ok(())
     }
@@ -472,11 +492,22 @@ impl FromStr for PlayerSpec {
                             inference.lanes = Some(n);
                         }
                         "precision" => inference.precision = Some(v.parse()?),
+                        "reuse" => {
+                            inference.reuse = Some(match v.as_str() {
+                                "on" => true,
+                                "off" => false,
+                                _ => {
+                                    return Err(Error::Spec(format!(
+                                        "`ckpt`: reuse must be on or off, got `{v}`"
+                                    )))
+                                }
+                            });
+                        }
                         _ => {
                             return Err(unknown(
                                 kind,
                                 &k,
-                                "sims, time, search, draw, batch, threads, precision",
+                                "sims, time, search, draw, batch, threads, precision, reuse",
                             ))
                         }
                     }
@@ -491,7 +522,7 @@ impl FromStr for PlayerSpec {
             }
             _ => Err(Error::Spec(format!(
                 "unknown player `{s}` (random, greedy, alphabeta:depth=N|time=MS, mcts:sims=N, \
-                 ckpt:PATH[,sims=N|time=MS][,search=gumbel|puct][,draw=D][,batch=N][,threads=N][,precision=P], policy:PATH)"
+                 ckpt:PATH[,sims=N|time=MS][,search=gumbel|puct][,draw=D][,batch=N][,threads=N][,precision=P][,reuse=on|off], policy:PATH)"
             ))),
         }
     }
@@ -759,7 +790,7 @@ mod tests {
     /// back, defaulted per budget and bounded.
     #[test]
     fn checkpoint_inference_options() {
-        let spec: PlayerSpec = "ckpt:m,time=100,batch=16,threads=2,precision=f32"
+        let spec: PlayerSpec = "ckpt:m,time=100,batch=16,threads=2,precision=f32,reuse=off"
             .parse()
             .unwrap();
         let PlayerSpec::Checkpoint { inference, .. } = &spec else {
@@ -771,12 +802,13 @@ mod tests {
                 leaves: Some(16),
                 lanes: Some(2),
                 precision: Some(NetPrecision::F32),
+                reuse: Some(false),
             }
         );
         assert_eq!(spec.to_string().parse::<PlayerSpec>().unwrap(), spec);
         assert_eq!(
             spec.to_string(),
-            "ckpt:m,time=100,batch=16,threads=2,precision=f32"
+            "ckpt:m,time=100,batch=16,threads=2,precision=f32,reuse=off"
         );
         let json = serde_json::to_string(&spec).unwrap();
         assert_eq!(serde_json::from_str::<PlayerSpec>(&json).unwrap(), spec);
@@ -799,6 +831,15 @@ mod tests {
         assert_eq!(none.precision_for(time), NetPrecision::Auto);
         assert_eq!(none.precision_for(SearchBudget::Sims(9)), NetPrecision::F32);
         assert_eq!(none.lanes_or(3), 3);
+        // A timed search starts from its last tree, a simulation budget
+        // from a fresh one, unless the spec says.
+        assert!(none.reuse_for(time));
+        assert!(!none.reuse_for(SearchBudget::Sims(9)));
+        let on: PlayerSpec = "ckpt:m,sims=9,reuse=on".parse().unwrap();
+        let PlayerSpec::Checkpoint { inference: on, .. } = on else {
+            panic!("{on:?}");
+        };
+        assert!(on.reuse_for(SearchBudget::Sims(9)));
         assert_eq!(
             Inference {
                 leaves: Some(64),
@@ -816,6 +857,7 @@ mod tests {
                 "ckpt:m,precision=f16",
                 "precision must be auto, f32 or bf16",
             ),
+            ("ckpt:m,reuse=yes", "reuse must be on or off"),
         ] {
             let err = s.parse::<PlayerSpec>().unwrap_err().to_string();
             assert!(err.contains(why), "{s}: {err}");

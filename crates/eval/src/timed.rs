@@ -40,6 +40,25 @@ impl SimRate {
     }
 }
 
+/// What a timed player carries from move to move: its measured rate and,
+/// with [`SearchConfig::reuse_tree`], the tree of its last search, which
+/// the next move starts from where it holds the new position (the visits
+/// spent on the move played and the reply it expected are kept).
+#[derive(Debug)]
+pub(crate) struct Carried<S: SearchGame> {
+    pub(crate) rate: SimRate,
+    pub(crate) kept: Option<Search<S>>,
+}
+
+impl<S: SearchGame> Default for Carried<S> {
+    fn default() -> Self {
+        Carried {
+            rate: SimRate::default(),
+            kept: None,
+        }
+    }
+}
+
 /// Searched decisions left in the current turn of `state`, on the longest
 /// path: 0 when the turn is over, forced decisions not counted. The turn
 /// goes on while the same player is to move in a game not over.
@@ -102,7 +121,8 @@ impl<S: SearchGame> TurnPolicy<S> for Timed<'_> {
 /// Plays one whole move in `game` within `budget` of wall time (see
 /// [`Timed`]); each search stops at its share of the deadline, checked
 /// between gather/apply rounds (it always evaluates the root first, so a
-/// move comes back even when the budget is spent).
+/// move comes back even when the budget is spent), starting from the tree
+/// `carried` kept where it holds the position.
 pub(crate) fn choose_by_steps_timed<G: GameDef, E: Evaluator<G::State>>(
     name: &str,
     game: &G::Game,
@@ -110,8 +130,9 @@ pub(crate) fn choose_by_steps_timed<G: GameDef, E: Evaluator<G::State>>(
     evaluator: &mut E,
     rng: &mut dyn RngCore,
     budget: Duration,
-    rate: &mut SimRate,
+    carried: &mut Carried<G::State>,
 ) -> Result<G::Move, Error> {
+    let Carried { rate, kept } = carried;
     let deadline = Instant::now() + budget;
     let root = G::search_state(game);
     if rate.secs_per_sim.is_none()
@@ -136,5 +157,5 @@ pub(crate) fn choose_by_steps_timed<G: GameDef, E: Evaluator<G::State>>(
         rate,
         started: Instant::now(),
     };
-    search_move::<G, _, _>(name, game, config, evaluator, &mut policy, rng)
+    search_move::<G, _, _>(name, game, config, evaluator, &mut policy, rng, kept)
 }

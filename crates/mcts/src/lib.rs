@@ -100,5 +100,7 @@ pub use evaluator::{uniform, Evaluation, Evaluator, Leaf, RolloutEvaluator, Unif
 pub use game::Game;
 pub use search::{Search, SearchResult};
 pub use tree::{NodeId, Tree};
-pub use turn::{search_turn, TurnPolicy, TurnSearch};
+pub use turn::{
+    search_turn, search_turn_reusing, TurnParts, TurnPolicy, TurnSearch, MAX_REUSE_DEPTH,
+};
 pub use value::{Abs, Outcome, Player, Pov, Wdl};

@@ -81,7 +81,18 @@ pub struct TurnSearch<G: Game> {
     decisions: u32,
     buf: Vec<G::Action>,
     done: bool,
+    /// The last finished search, kept for its subtree (`reuse_tree`).
+    previous: Option<Search<G>>,
 }
+
+/// A finished turn: its actions, and the last search when its tree is
+/// kept ([`SearchConfig::reuse_tree`]) for the next turn.
+pub type TurnParts<G> = (Vec<<G as Game>::Action>, Option<Search<G>>);
+
+/// How far below a kept tree's root [`TurnSearch::continuing`] looks for
+/// the position to search: the rest of a turn and the opponent's turn,
+/// one action per jump of the longest captures.
+pub const MAX_REUSE_DEPTH: u32 = 64;
 
 impl<G: Game> TurnSearch<G> {
     /// The turn of the player to move at `root`, searched with `config`.
@@ -91,7 +102,28 @@ impl<G: Game> TurnSearch<G> {
     /// [`Error::InvalidConfig`] if `config` does not validate;
     /// [`Error::TerminalRoot`] if the game is over at `root`.
     pub fn new(config: SearchConfig, root: G) -> Result<Self, Error> {
+        Self::continuing(config, root, None)
+    }
+
+    /// As [`TurnSearch::new`], with the tree of an earlier search: with
+    /// [`SearchConfig::reuse_tree`], each decision's search starts from
+    /// the subtree of the last search that holds its position (found by
+    /// [`Search::reroot_at`] within [`MAX_REUSE_DEPTH`] actions), and the
+    /// decisions of the turn pass their trees on to each other. A player
+    /// told only the position keeps [`TurnSearch::into_parts`]'s search
+    /// and gives it back here on its next move: the visits spent on its
+    /// own move and the opponent's reply are not searched again.
+    ///
+    /// # Errors
+    ///
+    /// As [`TurnSearch::new`].
+    pub fn continuing(
+        config: SearchConfig,
+        root: G,
+        previous: Option<Search<G>>,
+    ) -> Result<Self, Error> {
         config.validate()?;
+        let previous = previous.filter(|_| config.reuse_tree);
         if root.outcome().is_some() {
             return Err(Error::TerminalRoot);
         }
@@ -105,6 +137,7 @@ impl<G: Game> TurnSearch<G> {
             decisions: 0,
             buf: Vec::new(),
             done: false,
+            previous,
         })
     }
 
@@ -132,7 +165,10 @@ impl<G: Game> TurnSearch<G> {
                 }
                 let result = search.result(rng)?;
                 policy.searched(search, &result);
-                self.search = None;
+                let finished = self.search.take();
+                if self.config.reuse_tree {
+                    self.previous = finished;
+                }
                 self.play(result.action);
                 continue;
             }
@@ -146,13 +182,31 @@ impl<G: Game> TurnSearch<G> {
             match policy.plan(&self.state, &self.buf, decision) {
                 None => self.play(first),
                 Some(budget) => {
-                    let mut search = Search::new(self.config.clone(), self.state.clone())?;
+                    let mut search = self
+                        .reused()?
+                        .map_or_else(|| Search::new(self.config.clone(), self.state.clone()), Ok)?;
                     driver::start(&mut search, &budget, rng)?;
                     self.budget = budget;
                     self.search = Some(search);
                 }
             }
         }
+    }
+
+    /// The kept search, rerooted at the current position, if it holds it
+    /// (and holds no more visits than one search may run: a tree kept
+    /// through many forced moves stops growing there).
+    fn reused(&mut self) -> Result<Option<Search<G>>, Error> {
+        let Some(mut search) = self.previous.take() else {
+            return Ok(None);
+        };
+        if !search.reroot_at(&self.state, MAX_REUSE_DEPTH)?
+            || search.tree().visits(crate::tree::NodeId::ROOT) > crate::config::MAX_SIMULATIONS
+        {
+            return Ok(None);
+        }
+        *search.config_mut() = self.config.clone();
+        Ok(Some(search))
     }
 
     fn play(&mut self, action: G::Action) {
@@ -197,6 +251,13 @@ impl<G: Game> TurnSearch<G> {
     pub fn into_actions(self) -> Vec<G::Action> {
         self.played
     }
+
+    /// The actions of the turn and, with [`SearchConfig::reuse_tree`], the
+    /// last finished search, for [`TurnSearch::continuing`] on the next move.
+    #[must_use]
+    pub fn into_parts(self) -> TurnParts<G> {
+        (self.played, self.previous)
+    }
 }
 
 /// Searches the whole turn of the player to move at `root` with
@@ -218,9 +279,32 @@ where
     E: Evaluator<G> + ?Sized,
     P: TurnPolicy<G> + ?Sized,
 {
-    let mut turn = TurnSearch::new(config.clone(), root)?;
+    search_turn_reusing(config, root, None, evaluator, policy, rng).map(|(actions, _)| actions)
+}
+
+/// [`search_turn`] with the tree of an earlier search (see
+/// [`TurnSearch::continuing`]); returns the turn's actions and the search
+/// to pass on to the next call.
+///
+/// # Errors
+///
+/// As [`search_turn`].
+pub fn search_turn_reusing<G, E, P>(
+    config: &SearchConfig,
+    root: G,
+    previous: Option<Search<G>>,
+    evaluator: &mut E,
+    policy: &mut P,
+    rng: &mut impl Rng,
+) -> Result<TurnParts<G>, Error>
+where
+    G: Game,
+    E: Evaluator<G> + ?Sized,
+    P: TurnPolicy<G> + ?Sized,
+{
+    let mut turn = TurnSearch::continuing(config.clone(), root, previous)?;
     while turn.advance(policy, rng)? {
         driver::evaluate_pending(turn.search_mut(), evaluator)?;
     }
-    Ok(turn.into_actions())
+    Ok(turn.into_parts())
 }

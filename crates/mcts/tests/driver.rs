@@ -392,3 +392,159 @@ fn a_finished_game_has_no_turn() {
         Err(Error::TerminalRoot)
     ));
 }
+
+/// The most visited child of `id` in `tree`, with its action.
+fn most_visited(
+    tree: &dama_mcts::Tree<BonusNim>,
+    id: dama_mcts::NodeId,
+) -> (dama_mcts::NodeId, u32) {
+    let best = tree
+        .children(id)
+        .max_by_key(|&c| tree.visits(c))
+        .expect("an expanded node has children");
+    (best, tree.action(best).expect("a child has an action"))
+}
+
+/// Tree reuse for a player told positions (issue 29): `reroot_at` finds a
+/// position two actions below the root and keeps its subtree's visits; a
+/// position the tree does not hold, or holds deeper than asked, leaves the
+/// tree as it was.
+#[test]
+fn reroot_at_keeps_the_subtree_of_a_position_below_the_root() {
+    let cfg = SearchConfig {
+        simulations: 400,
+        ..config(Algorithm::Puct, 1)
+    };
+    let root = BonusNim::new(30);
+    let mut search = Search::new(cfg, root).unwrap();
+    search.run(&mut Counting::default(), &mut rng(1)).unwrap();
+    let tree = search.tree();
+    let (child, a) = most_visited(tree, dama_mcts::NodeId::ROOT);
+    let (_, b) = most_visited(tree, child);
+    let mut target = root;
+    target.apply(a);
+    target.apply(b);
+    // The position may be reached in several ways (taking 1 then 2 or 2
+    // then 1): the most visited of them is kept.
+    let visits = tree
+        .children(dama_mcts::NodeId::ROOT)
+        .flat_map(|c| tree.children(c).map(move |g| (c, g)))
+        .filter(|&(c, g)| {
+            let mut s = root;
+            s.apply(tree.action(c).unwrap());
+            s.apply(tree.action(g).unwrap());
+            s.hash() == target.hash() && s.to_play == target.to_play
+        })
+        .map(|(_, g)| tree.visits(g))
+        .max()
+        .unwrap();
+    assert!(visits > 10, "{visits}");
+    let len = tree.len();
+
+    // Not held: the tree is unchanged.
+    assert!(!search.reroot_at(&BonusNim::new(31), 8).unwrap());
+    assert!(!search.reroot_at(&target, 1).unwrap());
+    assert_eq!(search.tree().len(), len);
+    assert_eq!(*search.root_state(), root);
+
+    assert!(search.reroot_at(&target, 2).unwrap());
+    assert_eq!(search.root_state().hash(), target.hash());
+    assert_eq!(search.root_state().to_play, target.to_play);
+    assert_eq!(search.tree().visits(dama_mcts::NodeId::ROOT), visits);
+    assert!(search.tree().len() < len);
+    // The kept tree searches on: the new visits add to the kept ones.
+    let r = search.run(&mut Counting::default(), &mut rng(2)).unwrap();
+    assert_eq!(
+        search.tree().visits(dama_mcts::NodeId::ROOT),
+        visits + r.simulations
+    );
+}
+
+/// A turn continues from the kept tree of the last one: with
+/// `reuse_tree`, the second move's search starts with the visits the
+/// first spent below the position reached (its action and the reply);
+/// without it, nothing is kept and every search starts fresh.
+#[test]
+fn a_turn_continues_from_the_last_turns_tree() {
+    #[derive(Default)]
+    struct RootVisits(Vec<(u32, u32)>);
+    impl TurnPolicy<BonusNim> for RootVisits {
+        fn plan(&mut self, _: &BonusNim, actions: &[u32], _: u32) -> Option<Budget> {
+            (actions.len() > 1).then_some(Budget::simulations(200))
+        }
+        fn searched(&mut self, search: &Search<BonusNim>, result: &SearchResult<u32>) {
+            let visits = search.tree().visits(dama_mcts::NodeId::ROOT);
+            self.0.push((visits, result.simulations));
+        }
+    }
+    for reuse in [true, false] {
+        let cfg = SearchConfig {
+            reuse_tree: reuse,
+            ..config(Algorithm::Puct, 1)
+        };
+        let mut net = Counting::default();
+        let mut state = BonusNim::new(37);
+        let mut first = RootVisits::default();
+        let (actions, kept) =
+            dama_mcts::search_turn_reusing(&cfg, state, None, &mut net, &mut first, &mut rng(3))
+                .unwrap();
+        assert_eq!(kept.is_some(), reuse);
+        // Our turn, then the opponent's: the reply the kept tree searched
+        // most (the first legal action without a tree), one action at a
+        // time while the opponent acts.
+        let mut node = kept.as_ref().map(|s| {
+            let mut at = BonusNim::new(37);
+            let skip = actions
+                .iter()
+                .position(|_| {
+                    let here = at == *s.root_state();
+                    at.apply(actions[0]);
+                    here
+                })
+                .unwrap_or(0);
+            let mut id = dama_mcts::NodeId::ROOT;
+            for &a in &actions[skip..] {
+                id = s
+                    .tree()
+                    .children(id)
+                    .find(|&c| s.tree().action(c) == Some(a))
+                    .unwrap();
+            }
+            id
+        });
+        for a in actions {
+            state.apply(a);
+        }
+        let opponent = state.to_play;
+        while state.to_play == opponent && state.outcome().is_none() {
+            let a = match (&kept, node) {
+                (Some(s), Some(id)) if s.tree().visits(id) > 1 => {
+                    let (child, a) = most_visited(s.tree(), id);
+                    node = Some(child);
+                    a
+                }
+                _ => {
+                    let mut legal = Vec::new();
+                    state.legal_actions(&mut legal);
+                    legal[0]
+                }
+            };
+            state.apply(a);
+        }
+        if state.outcome().is_some() {
+            continue;
+        }
+        let mut second = RootVisits::default();
+        dama_mcts::search_turn_reusing(&cfg, state, kept, &mut net, &mut second, &mut rng(4))
+            .unwrap();
+        let (visits, sims) = second.0[0];
+        if reuse {
+            assert!(
+                visits > sims + 1,
+                "reused nothing: {visits} visits, {sims} simulations"
+            );
+        } else {
+            assert!(visits <= sims + 1, "{visits} visits, {sims} simulations");
+        }
+    }
+}

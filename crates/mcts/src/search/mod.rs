@@ -422,6 +422,62 @@ impl<G: Game> Search<G> {
         Ok(())
     }
 
+    /// Moves the root to `target` if the tree holds that position: of the
+    /// shallowest searched nodes (breadth first, at most `max_depth`
+    /// actions below the root) with `target`'s player to move and
+    /// [`Game::eval_key`] (the position and the counters an evaluator
+    /// sees), the most visited becomes the root, keeping its subtree, as
+    /// [`Search::advance`] does one action at a time. This is tree reuse
+    /// for a player that is told the position rather than the actions
+    /// played since its last search (its own and its opponent's). Returns
+    /// whether the tree now starts at `target`; when it does not, the tree
+    /// is unchanged (call [`Search::reset`]). Call [`Search::begin`] before
+    /// searching again.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Pending`] if leaves are in flight.
+    pub fn reroot_at(&mut self, target: &G, max_depth: u32) -> Result<bool, Error> {
+        if !self.pending.is_empty() {
+            return Err(Error::Pending);
+        }
+        let (key, to_play) = (target.eval_key(), target.to_play());
+        let mut level = vec![NodeId::ROOT];
+        let mut next = Vec::new();
+        for depth in 0..=max_depth {
+            // Of the nodes holding `target` at this depth (transpositions:
+            // a capture's jumps in another order), the most visited.
+            let mut found: Option<NodeId> = None;
+            for &id in &level {
+                let node = &self.tree.nodes[id.idx()];
+                if node.status != Status::Expanded {
+                    continue;
+                }
+                let holds = node.to_play == to_play
+                    && self.tree.state_of(id).is_some_and(|s| s.eval_key() == key);
+                if holds && found.is_none_or(|f| self.tree.nodes[f.idx()].visits < node.visits) {
+                    found = Some(id);
+                }
+                if depth < max_depth {
+                    next.extend(self.tree.children(id));
+                }
+            }
+            if let Some(id) = found {
+                if id != NodeId::ROOT {
+                    self.tree.reroot(id);
+                }
+                self.reset_search_state();
+                return Ok(true);
+            }
+            std::mem::swap(&mut level, &mut next);
+            next.clear();
+            if level.is_empty() {
+                break;
+            }
+        }
+        Ok(false)
+    }
+
     /// Replaces the tree by a fresh one rooted at `root` (a new game).
     pub fn reset(&mut self, root: G) {
         self.tree = Tree::new(root);
