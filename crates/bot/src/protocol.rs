@@ -448,12 +448,15 @@ fn replay<G: GameDef>(
     Ok((game, moves))
 }
 
-/// `info …` for a thought: `time_ms`, `nodes`, `value`, `wdl` (searching
-/// bots), `score_cm` and `depth` (alpha-beta), `tablebase
+/// `info …` for a thought: `time_ms`, `nodes`, `reused` (a search that
+/// started from its last tree), `value`, `wdl` (searching bots), `score_cm` and `depth` (alpha-beta), `tablebase
 /// <win|cursed-win|draw|blessed-loss|loss> [dtz N]`, then `pv` last (it
 /// runs to the end of the line).
 fn info_line<G: GameDef>(t: &Thought<G>) -> String {
     let mut s = format!("info time_ms {} nodes {}", t.elapsed.as_millis(), t.nodes);
+    if t.reused > 0 {
+        s.push_str(&format!(" reused {}", t.reused));
+    }
     if let Some(e) = t.eval {
         s.push_str(&format!(
             " value {:.4} wdl {:.4} {:.4} {:.4}",

@@ -77,6 +77,9 @@ pub struct Thought<G: GameDef> {
     pub top: Vec<TopMove<G::Move, Action<G>>>,
     /// Simulations (or alpha-beta nodes) spent.
     pub nodes: u64,
+    /// Visits the first search started with, kept from the bot's last
+    /// search (tree reuse of a timed search; 0 for a fresh tree).
+    pub reused: u64,
     /// Thinking time.
     pub elapsed: Duration,
     /// The endgame tables' verdict, when they hold the position (then
@@ -94,6 +97,7 @@ impl<G: GameDef> Clone for Thought<G> {
             pv: self.pv.clone(),
             top: self.top.clone(),
             nodes: self.nodes,
+            reused: self.reused,
             elapsed: self.elapsed,
             tablebase: self.tablebase.clone(),
         }
@@ -110,6 +114,7 @@ impl<G: GameDef> fmt::Debug for Thought<G> {
             .field("pv", &self.pv)
             .field("top", &self.top)
             .field("nodes", &self.nodes)
+            .field("reused", &self.reused)
             .field("elapsed", &self.elapsed)
             .field("tablebase", &self.tablebase)
             .finish()
@@ -128,6 +133,7 @@ impl<G: GameDef> Thought<G> {
             score_cm,
             top: Vec::new(),
             nodes: 0,
+            reused: 0,
             elapsed: Duration::ZERO,
             tablebase: None,
         }

@@ -71,6 +71,8 @@ pub(crate) struct Thinking<G: GameDef> {
     first: Option<Report<G>>,
     /// Simulations of every search of the move.
     nodes: u64,
+    /// Visits the first search started with (tree reuse).
+    reused: u64,
 }
 
 impl<G: GameDef> Thinking<G> {
@@ -103,6 +105,7 @@ impl<G: GameDef> Thinking<G> {
             game: game.clone(),
             first: None,
             nodes: 0,
+            reused: 0,
         }
     }
 }
@@ -115,6 +118,7 @@ impl<G: GameDef> TurnPolicy<G::State> for Thinking<G> {
     fn searched(&mut self, search: &Search<G::State>, r: &SearchResult<Action<G>>) {
         self.nodes += u64::from(r.simulations);
         if self.first.is_none() {
+            self.reused = u64::from(search.kept_visits());
             let value = r.value.normalized();
             let root = search.root_state();
             self.first = Some(Report {
@@ -156,5 +160,6 @@ pub(crate) fn think_search<G: GameDef>(
     thought.eval = Some(report.eval);
     thought.top = report.top;
     thought.nodes = thinking.nodes;
+    thought.reused = thinking.reused;
     Ok(thought)
 }

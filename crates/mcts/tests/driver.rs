@@ -454,6 +454,7 @@ fn reroot_at_keeps_the_subtree_of_a_position_below_the_root() {
     assert!(search.tree().len() < len);
     // The kept tree searches on: the new visits add to the kept ones.
     let r = search.run(&mut Counting::default(), &mut rng(2)).unwrap();
+    assert_eq!(search.kept_visits(), visits);
     assert_eq!(
         search.tree().visits(dama_mcts::NodeId::ROOT),
         visits + r.simulations
@@ -474,6 +475,9 @@ fn a_turn_continues_from_the_last_turns_tree() {
         }
         fn searched(&mut self, search: &Search<BonusNim>, result: &SearchResult<u32>) {
             let visits = search.tree().visits(dama_mcts::NodeId::ROOT);
+            // A fresh root's own evaluation is one more visit.
+            let fresh = u32::from(search.kept_visits() == 0);
+            assert_eq!(visits, search.kept_visits() + result.simulations + fresh);
             self.0.push((visits, result.simulations));
         }
     }

@@ -96,6 +96,8 @@ pub struct Search<G: Game> {
     budget: u32,
     /// Simulations started (in flight or completed) in this search.
     started: u32,
+    /// Visits the root held when this search's tree was kept (tree reuse).
+    kept_visits: u32,
     /// Dirichlet sample for the root children (empty: no noise).
     noise: Vec<f32>,
     /// Root priors before noise, once the root is evaluated.
@@ -126,6 +128,7 @@ impl<G: Game> Search<G> {
             full: true,
             budget: 0,
             started: 0,
+            kept_visits: 0,
             noise: Vec::new(),
             root_raw_prior: Vec::new(),
             gumbel: Vec::new(),
@@ -190,6 +193,14 @@ impl<G: Game> Search<G> {
         self.started
     }
 
+    /// The visits the root held when the current search began
+    /// ([`Search::begin`]): those kept from earlier searches by
+    /// [`Search::advance`] or [`Search::reroot_at`], 0 for a fresh tree.
+    #[must_use]
+    pub fn kept_visits(&self) -> u32 {
+        self.kept_visits
+    }
+
     /// Starts a search of the root: draws the playout-cap coin (full or fast
     /// search), the Dirichlet noise (full PUCT searches with
     /// `dirichlet_epsilon > 0`) and the Gumbel noise (Gumbel search).
@@ -213,6 +224,7 @@ impl<G: Game> Search<G> {
             cfg.fast_simulations
         };
         self.started = 0;
+        self.kept_visits = self.tree.nodes[0].visits;
         let k = self.tree.nodes[0].num_children as usize;
         self.noise.clear();
         if cfg.algorithm == Algorithm::Puct && self.full && cfg.dirichlet_epsilon > 0.0 && k > 1 {
