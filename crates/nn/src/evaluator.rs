@@ -100,7 +100,7 @@ impl NnEvaluator {
     /// libtorch errors (e.g. CUDA requested but unavailable).
     pub fn new(net: &Network, device: Device, precision: Precision) -> Result<NnEvaluator> {
         Ok(NnEvaluator {
-            net: net.copy_to(device, precision.kind())?,
+            net: net.inference_copy(device, precision.kind())?,
             precision,
             inputs: BatchBuilder::new(),
             lanes: None,

@@ -71,7 +71,7 @@ impl Lanes {
         let mut lanes = Vec::with_capacity(k);
         let mut failed = None;
         for i in 0..k {
-            let copy = net.copy_to(device, precision.kind())?;
+            let copy = net.inference_copy(device, precision.kind())?;
             let (jobs, inbox) = channel::<Job>();
             let (outbox, answers) = channel::<Result<RawOutput>>();
             let thread = std::thread::Builder::new()
@@ -166,7 +166,7 @@ impl Lanes {
         let copies = self
             .lanes
             .iter()
-            .map(|_| net.copy_to(device, precision.kind()))
+            .map(|_| net.inference_copy(device, precision.kind()))
             .collect::<Result<Vec<_>>>()?;
         for (lane, copy) in self.lanes.iter().zip(copies) {
             send(lane, Job::Load(Box::new(copy)))?;

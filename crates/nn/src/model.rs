@@ -107,6 +107,10 @@ impl ResBlock {
 pub struct Network {
     vs: nn::VarStore,
     config: ModelConfig,
+    /// Whether the convolution weights are stored channels-last (NHWC
+    /// strides) and inputs are converted to it: see
+    /// [`Network::inference_copy`].
+    channels_last: bool,
     input: ConvBn,
     tower: Vec<ResBlock>,
     policy_a: ConvBn,
@@ -176,6 +180,7 @@ impl Network {
         Ok(Network {
             vs,
             config: config.clone(),
+            channels_last: false,
             input,
             tower,
             policy_a,
@@ -236,8 +241,48 @@ impl Network {
         Ok(net)
     }
 
+    /// A copy for inference on `device` with weights of `kind`: on a CPU
+    /// its convolution weights are stored channels-last, and its inputs
+    /// are converted to that layout, which oneDNN's CPU convolutions run
+    /// faster (docs/benchmarks.md: about 1.1–1.4× at the batch sizes of
+    /// search and self-play); on CUDA it is [`Network::copy_to`]. The
+    /// outputs are the same numbers up to the rounding of the other
+    /// kernels.
+    ///
+    /// # Errors
+    ///
+    /// Any libtorch error while copying.
+    pub fn inference_copy(&self, device: Device, kind: Kind) -> Result<Network> {
+        let mut net = self.copy_to(device, kind)?;
+        if device == Device::Cpu && channels_last_enabled() {
+            net.to_channels_last();
+        }
+        Ok(net)
+    }
+
+    /// Stores every 4-dimensional weight channels-last (same values, NHWC
+    /// strides) and marks the network so that `forward_t` converts its
+    /// input likewise.
+    fn to_channels_last(&mut self) {
+        tch::no_grad(|| {
+            for (_, mut v) in self.vs.variables() {
+                if v.dim() == 4 {
+                    let cl = channels_last(&v);
+                    v.set_data(&cl);
+                }
+            }
+        });
+        self.channels_last = true;
+    }
+
+    /// Whether the weights are stored channels-last (see
+    /// [`Network::inference_copy`]).
+    pub fn is_channels_last(&self) -> bool {
+        self.channels_last
+    }
+
     /// Copies the weights of `other` (same config) into this network,
-    /// keeping this network's device and kind.
+    /// keeping this network's device, kind and layout.
     ///
     /// # Errors
     ///
@@ -251,6 +296,9 @@ impl Network {
         let kind = self.vs.kind();
         self.vs.copy(&other.vs)?;
         self.vs.set_kind(kind);
+        if self.channels_last {
+            self.to_channels_last();
+        }
         Ok(())
     }
 
@@ -263,6 +311,13 @@ impl Network {
     /// If `xs` has the wrong shape; use [`Network::f_forward_t`] for input
     /// that was not checked.
     pub fn forward_t(&self, xs: &Tensor, train: bool) -> Output {
+        let cl;
+        let xs = if self.channels_last {
+            cl = channels_last(xs);
+            &cl
+        } else {
+            xs
+        };
         let mut h = self.input.forward_t(xs, train).relu();
         for block in &self.tower {
             h = block.forward_t(&h, train);
@@ -316,6 +371,19 @@ impl ModuleT for Network {
         let out = Network::forward_t(self, xs, train);
         Tensor::cat(&[out.policy, out.wdl], 1)
     }
+}
+
+/// `t` (`[N, C, H, W]`) with the same values stored channels-last: NHWC
+/// strides, the layout libtorch's `channels_last` memory format names.
+fn channels_last(t: &Tensor) -> Tensor {
+    t.permute([0, 2, 3, 1]).contiguous().permute([0, 3, 1, 2])
+}
+
+/// Whether inference copies on a CPU store their weights channels-last:
+/// yes unless the environment sets `DAMA_CHANNELS_LAST=0` (to measure the
+/// other layout, or on a CPU where it turns out slower).
+fn channels_last_enabled() -> bool {
+    std::env::var_os("DAMA_CHANNELS_LAST").is_none_or(|v| v != "0")
 }
 
 pub(crate) fn to_i64(v: usize) -> Result<i64> {

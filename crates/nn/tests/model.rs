@@ -422,3 +422,49 @@ fn lanes_split_a_batch_without_changing_it() {
     let err = NnEvaluator::with_lanes(&net, Device::Cpu, Precision::F32, 10_000).unwrap_err();
     assert!(err.to_string().contains("10000 inference lanes"), "{err}");
 }
+
+/// An inference copy on the CPU stores its convolutions channels-last (a
+/// faster layout for oneDNN) and computes the same outputs as the network
+/// it copies, in f32 to rounding; weights loaded later keep the layout and
+/// reach the outputs.
+#[test]
+fn channels_last_inference_copies_compute_the_same_outputs() {
+    tch::manual_seed(11);
+    let net = Network::new(&ModelConfig::quick(), Device::Cpu).unwrap();
+    let copy = net.inference_copy(Device::Cpu, Kind::Float).unwrap();
+    assert!(!net.is_channels_last());
+    if std::env::var_os("DAMA_CHANNELS_LAST").is_none_or(|v| v != "0") {
+        assert!(copy.is_channels_last());
+    }
+    let states: Vec<DamaState> = common::random_states(5, 32, 3)
+        .into_iter()
+        .map(DamaState::new)
+        .collect();
+    let mut builder = dama_nn::BatchBuilder::new();
+    builder.reset(<DamaState as dama_game::NnInput>::SHAPE);
+    for s in &states {
+        builder.push_state(s);
+    }
+    let planes = Tensor::from_slice(builder.planes_slice()).view([
+        states.len() as i64,
+        encode::NUM_PLANES as i64,
+        8,
+        8,
+    ]);
+    let max_diff = |a: &Network, b: &Network| {
+        tch::no_grad(|| {
+            let (x, y) = (a.forward_t(&planes, false), b.forward_t(&planes, false));
+            let p = (x.policy - y.policy).abs().max().double_value(&[]);
+            let w = (x.wdl - y.wdl).abs().max().double_value(&[]);
+            p.max(w)
+        })
+    };
+    assert!(max_diff(&net, &copy) < 1e-4, "{}", max_diff(&net, &copy));
+    // New weights: the copy follows them and keeps its layout.
+    let other = Network::new(&ModelConfig::quick(), Device::Cpu).unwrap();
+    assert!(max_diff(&other, &copy) > 1e-3, "two random networks agree");
+    let mut copy = copy;
+    copy.copy_weights_from(&other).unwrap();
+    assert_eq!(copy.is_channels_last(), other.inference_copy(Device::Cpu, Kind::Float).unwrap().is_channels_last());
+    assert!(max_diff(&other, &copy) < 1e-4, "{}", max_diff(&other, &copy));
+}
