@@ -465,6 +465,16 @@ fn channels_last_inference_copies_compute_the_same_outputs() {
     assert!(max_diff(&other, &copy) > 1e-3, "two random networks agree");
     let mut copy = copy;
     copy.copy_weights_from(&other).unwrap();
-    assert_eq!(copy.is_channels_last(), other.inference_copy(Device::Cpu, Kind::Float).unwrap().is_channels_last());
-    assert!(max_diff(&other, &copy) < 1e-4, "{}", max_diff(&other, &copy));
+    assert_eq!(
+        copy.is_channels_last(),
+        other
+            .inference_copy(Device::Cpu, Kind::Float)
+            .unwrap()
+            .is_channels_last()
+    );
+    assert!(
+        max_diff(&other, &copy) < 1e-4,
+        "{}",
+        max_diff(&other, &copy)
+    );
 }
