@@ -206,9 +206,13 @@ impl NnEvaluator {
     ///
     /// [`Error::Config`] if the configs differ; libtorch errors.
     pub fn load_weights_from(&mut self, net: &Network) -> Result<()> {
-        self.net.copy_weights_from(net)?;
+        let diff = self.net.config().differences(net.config());
+        if !diff.is_empty() {
+            return Err(Error::Config(diff.join("; ")));
+        }
+        self.net = net.inference_copy(self.net.device(), self.precision.kind())?;
         if let Some(lanes) = &self.lanes {
-            lanes.load(&self.net, self.net.device(), self.precision)?;
+            lanes.load(net, self.net.device(), self.precision)?;
         }
         Ok(())
     }

@@ -41,6 +41,9 @@ pub struct Output {
 struct ConvBn {
     conv: nn::Conv2D,
     bn: nn::BatchNorm,
+    /// The batch norm is folded into the convolution's weights and bias
+    /// (an inference copy: see [`Network::inference_copy`]).
+    folded: bool,
 }
 
 impl ConvBn {
@@ -53,11 +56,54 @@ impl ConvBn {
         ConvBn {
             conv: nn::conv2d(p / conv, cin, cout, k, cfg),
             bn: nn::batch_norm2d(p / bn, cout, Default::default()),
+            folded: false,
         }
     }
 
     fn forward_t(&self, xs: &Tensor, train: bool) -> Tensor {
-        xs.apply(&self.conv).apply_t(&self.bn, train)
+        if self.folded {
+            xs.apply(&self.conv)
+        } else {
+            xs.apply(&self.conv).apply_t(&self.bn, train)
+        }
+    }
+
+    /// Folds the batch norm's running statistics and affine parameters
+    /// into the convolution: `γ (conv(x) − μ) / √(σ² + ε) + β` is
+    /// `conv'(x) + b'` with each output channel's weights scaled by
+    /// `s = γ / √(σ² + ε)` and `b' = β − μ s`. Inference only: the
+    /// running statistics stop mattering, and the bias lives outside the
+    /// variable store.
+    fn fold(&mut self) -> Result<()> {
+        let eps = nn::BatchNormConfig::default().eps;
+        tch::no_grad(|| -> Result<()> {
+            let bn = &self.bn;
+            let scale = bn.running_var.f_add_scalar(eps)?.f_rsqrt()?;
+            let scale = match &bn.ws {
+                Some(g) => scale.f_mul(g)?,
+                None => scale,
+            };
+            let shift = bn.running_mean.f_mul(&scale)?.f_neg()?;
+            let shift = match &bn.bs {
+                Some(b) => shift.f_add(b)?,
+                None => shift,
+            };
+            let w = self.conv.ws.f_mul(&scale.f_view([-1, 1, 1, 1])?)?;
+            self.conv.ws.f_copy_(&w)?;
+            self.conv.bs = Some(shift);
+            Ok(())
+        })?;
+        self.folded = true;
+        Ok(())
+    }
+
+    /// The folded bias in `kind` (the variable store's `set_kind` does
+    /// not see it).
+    fn set_bias_kind(&mut self, kind: Kind) -> Result<()> {
+        if let Some(b) = &self.conv.bs {
+            self.conv.bs = Some(b.f_to_kind(kind)?);
+        }
+        Ok(())
     }
 }
 
@@ -233,6 +279,7 @@ impl Network {
     ///
     /// Any libtorch error while copying.
     pub fn copy_to(&self, device: Device, kind: Kind) -> Result<Network> {
+        self.refuse_inference_copy()?;
         let mut net = Network::new(&self.config, device)?;
         net.vs.copy(&self.vs)?;
         if kind != Kind::Float {
@@ -241,23 +288,51 @@ impl Network {
         Ok(net)
     }
 
-    /// A copy for inference on `device` with weights of `kind`: on a CPU
-    /// its convolution weights are stored channels-last, and its inputs
-    /// are converted to that layout, which oneDNN's CPU convolutions run
-    /// faster (docs/benchmarks.md: about 1.1–1.4× at the batch sizes of
-    /// search and self-play); on CUDA it is [`Network::copy_to`]. The
-    /// outputs are the same numbers up to the rounding of the other
-    /// kernels.
+    /// A copy for inference on `device` with weights of `kind`: its batch
+    /// norms are folded into the convolutions before (in f32) it takes
+    /// `kind` (one pass over the activations fewer per layer), and on a
+    /// CPU its convolution weights are stored channels-last, and its
+    /// inputs converted to that layout, which oneDNN's CPU convolutions
+    /// run faster (docs/benchmarks.md). The outputs are the same numbers
+    /// up to rounding. An inference copy evaluates only: it cannot be
+    /// copied, trained or take other weights (make a new one).
     ///
     /// # Errors
     ///
-    /// Any libtorch error while copying.
+    /// Any libtorch error while copying; [`Error::Config`] for a copy of
+    /// an inference copy.
     pub fn inference_copy(&self, device: Device, kind: Kind) -> Result<Network> {
-        let mut net = self.copy_to(device, kind)?;
+        let mut net = self.copy_to(device, Kind::Float)?;
+        for cb in net.conv_bns() {
+            cb.fold()?;
+        }
+        if kind != Kind::Float {
+            net.vs.set_kind(kind);
+            for cb in net.conv_bns() {
+                cb.set_bias_kind(kind)?;
+            }
+        }
         if device == Device::Cpu && channels_last_enabled() {
             net.to_channels_last();
         }
         Ok(net)
+    }
+
+    /// Whether this is an inference copy (batch norms folded).
+    pub fn is_inference_copy(&self) -> bool {
+        self.input.folded
+    }
+
+    /// Every convolution with its batch norm.
+    fn conv_bns(&mut self) -> Vec<&mut ConvBn> {
+        let mut all = vec![&mut self.input];
+        for block in &mut self.tower {
+            all.push(&mut block.a);
+            all.push(&mut block.b);
+        }
+        all.push(&mut self.policy_a);
+        all.push(&mut self.value_a);
+        all
     }
 
     /// Stores every 4-dimensional weight channels-last (same values, NHWC
@@ -271,8 +346,21 @@ impl Network {
                     v.set_data(&cl);
                 }
             }
+            // The folded convolutions' weights are variables too (changed
+            // in place), so the loop above covered them.
         });
         self.channels_last = true;
+    }
+
+    fn refuse_inference_copy(&self) -> Result<()> {
+        if self.is_inference_copy() {
+            return Err(Error::Config(
+                "an inference copy (batch norms folded) is not copied or given weights: \
+                 make a new one from the trained network"
+                    .into(),
+            ));
+        }
+        Ok(())
     }
 
     /// Whether the weights are stored channels-last (see
@@ -282,13 +370,15 @@ impl Network {
     }
 
     /// Copies the weights of `other` (same config) into this network,
-    /// keeping this network's device, kind and layout.
+    /// keeping this network's device and kind.
     ///
     /// # Errors
     ///
     /// [`Error::Incompatible`]-like config differences as [`Error::Config`],
     /// or libtorch errors.
     pub fn copy_weights_from(&mut self, other: &Network) -> Result<()> {
+        self.refuse_inference_copy()?;
+        other.refuse_inference_copy()?;
         let diff = self.config.differences(&other.config);
         if !diff.is_empty() {
             return Err(Error::Config(diff.join("; ")));
@@ -296,9 +386,6 @@ impl Network {
         let kind = self.vs.kind();
         self.vs.copy(&other.vs)?;
         self.vs.set_kind(kind);
-        if self.channels_last {
-            self.to_channels_last();
-        }
         Ok(())
     }
 

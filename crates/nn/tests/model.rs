@@ -423,58 +423,56 @@ fn lanes_split_a_batch_without_changing_it() {
     assert!(err.to_string().contains("10000 inference lanes"), "{err}");
 }
 
-/// An inference copy on the CPU stores its convolutions channels-last (a
-/// faster layout for oneDNN) and computes the same outputs as the network
-/// it copies, in f32 to rounding; weights loaded later keep the layout and
-/// reach the outputs.
+/// An inference copy folds its batch norms into the convolutions and, on
+/// the CPU, stores them channels-last (a faster layout for oneDNN); it
+/// computes the same outputs as the network it copies, in f32 to
+/// rounding, after the batch norms have learned statistics of their own.
+/// It is refused as the source or target of a weight copy, and an
+/// evaluator given new weights makes a new one.
 #[test]
-fn channels_last_inference_copies_compute_the_same_outputs() {
+fn inference_copies_compute_the_same_outputs() {
     tch::manual_seed(11);
-    let net = Network::new(&ModelConfig::quick(), Device::Cpu).unwrap();
+    let mut t = trainer(11, OptimizerConfig::default(), 0.05);
+    let (_, _, batch) = common::dataset(12, 32);
+    // Training steps move the batch norms' running statistics and affine
+    // parameters away from their identity start, so folding them matters.
+    for _ in 0..5 {
+        t.train_step(&batch).unwrap();
+    }
+    let net = t.network();
     let copy = net.inference_copy(Device::Cpu, Kind::Float).unwrap();
-    assert!(!net.is_channels_last());
+    assert!(!net.is_inference_copy() && !net.is_channels_last());
+    assert!(copy.is_inference_copy());
     if std::env::var_os("DAMA_CHANNELS_LAST").is_none_or(|v| v != "0") {
         assert!(copy.is_channels_last());
     }
-    let states: Vec<DamaState> = common::random_states(5, 32, 3)
-        .into_iter()
-        .map(DamaState::new)
-        .collect();
-    let mut builder = dama_nn::BatchBuilder::new();
-    builder.reset(<DamaState as dama_game::NnInput>::SHAPE);
-    for s in &states {
-        builder.push_state(s);
-    }
-    let planes = Tensor::from_slice(builder.planes_slice()).view([
-        states.len() as i64,
-        encode::NUM_PLANES as i64,
-        8,
-        8,
-    ]);
     let max_diff = |a: &Network, b: &Network| {
         tch::no_grad(|| {
-            let (x, y) = (a.forward_t(&planes, false), b.forward_t(&planes, false));
+            let (x, y) = (
+                a.forward_t(&batch.planes, false),
+                b.forward_t(&batch.planes, false),
+            );
             let p = (x.policy - y.policy).abs().max().double_value(&[]);
             let w = (x.wdl - y.wdl).abs().max().double_value(&[]);
             p.max(w)
         })
     };
-    assert!(max_diff(&net, &copy) < 1e-4, "{}", max_diff(&net, &copy));
-    // New weights: the copy follows them and keeps its layout.
-    let other = Network::new(&ModelConfig::quick(), Device::Cpu).unwrap();
-    assert!(max_diff(&other, &copy) > 1e-3, "two random networks agree");
-    let mut copy = copy;
-    copy.copy_weights_from(&other).unwrap();
-    assert_eq!(
-        copy.is_channels_last(),
-        other
-            .inference_copy(Device::Cpu, Kind::Float)
-            .unwrap()
-            .is_channels_last()
-    );
-    assert!(
-        max_diff(&other, &copy) < 1e-4,
-        "{}",
-        max_diff(&other, &copy)
-    );
+    assert!(max_diff(net, &copy) < 1e-4, "{}", max_diff(net, &copy));
+    let fresh = Network::new(&ModelConfig::quick(), Device::Cpu).unwrap();
+    assert!(max_diff(&fresh, &copy) > 1e-3, "two networks agree");
+    // bf16: close.
+    let bf16 = net.inference_copy(Device::Cpu, Kind::BFloat16).unwrap();
+    let out = tch::no_grad(|| bf16.forward_t(&batch.planes.to_kind(Kind::BFloat16), false));
+    let reference = tch::no_grad(|| net.forward_t(&batch.planes, false));
+    let wdl = |t: &Tensor| t.to_kind(Kind::Float).softmax(1, Kind::Float);
+    let d = (wdl(&out.wdl) - wdl(&reference.wdl)).abs().max().double_value(&[]);
+    assert!(d < 0.05, "bf16 WDL differs by {d}");
+    // Copies of an inference copy are refused.
+    assert!(copy.copy_to(Device::Cpu, Kind::Float).is_err());
+    let mut other = Network::new(&ModelConfig::quick(), Device::Cpu).unwrap();
+    assert!(other.copy_weights_from(&copy).is_err());
+    // An evaluator given new weights evaluates with them.
+    let mut eval = NnEvaluator::new(&fresh, Device::Cpu, Precision::F32).unwrap();
+    eval.load_weights_from(net).unwrap();
+    assert!(max_diff(net, eval.network()) < 1e-4);
 }
