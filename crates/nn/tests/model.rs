@@ -465,7 +465,10 @@ fn inference_copies_compute_the_same_outputs() {
     let out = tch::no_grad(|| bf16.forward_t(&batch.planes.to_kind(Kind::BFloat16), false));
     let reference = tch::no_grad(|| net.forward_t(&batch.planes, false));
     let wdl = |t: &Tensor| t.to_kind(Kind::Float).softmax(1, Kind::Float);
-    let d = (wdl(&out.wdl) - wdl(&reference.wdl)).abs().max().double_value(&[]);
+    let d = (wdl(&out.wdl) - wdl(&reference.wdl))
+        .abs()
+        .max()
+        .double_value(&[]);
     assert!(d < 0.05, "bf16 WDL differs by {d}");
     // Copies of an inference copy are refused.
     assert!(copy.copy_to(Device::Cpu, Kind::Float).is_err());
