@@ -313,7 +313,7 @@ impl Network {
             }
         }
         if device == Device::Cpu && channels_last_enabled() {
-            net.to_channels_last();
+            net.store_channels_last();
         }
         Ok(net)
     }
@@ -338,7 +338,7 @@ impl Network {
     /// Stores every 4-dimensional weight channels-last (same values, NHWC
     /// strides) and marks the network so that `forward_t` converts its
     /// input likewise.
-    fn to_channels_last(&mut self) {
+    fn store_channels_last(&mut self) {
         tch::no_grad(|| {
             for (_, mut v) in self.vs.variables() {
                 if v.dim() == 4 {
