@@ -346,9 +346,11 @@ impl<G: GameDef> Bot<G> {
                 // holds the position; a search to a simulation count from
                 // a fresh tree (the same answer whatever came before),
                 // unless a checkpoint spec says otherwise (`reuse=`).
-                let reuse = self.net.map_or(matches!(limit, Limit::Time(_)), |n| {
-                    n.inference.reuse_for(limit)
-                });
+                let reuse = self
+                    .net
+                    .map(|n| n.inference)
+                    .unwrap_or_default()
+                    .reuse_for(limit);
                 let mut config = SearchConfig {
                     batch_size: self.net.map_or(self.config.batch_size, |n| {
                         n.leaves(limit, self.config.algorithm)

@@ -449,7 +449,8 @@ fn replay<G: GameDef>(
 }
 
 /// `info …` for a thought: `time_ms`, `nodes`, `reused` (a search that
-/// started from its last tree), `value`, `wdl` (searching bots), `score_cm` and `depth` (alpha-beta), `tablebase
+/// started from its last tree), `value`, `wdl` (searching bots),
+/// `score_cm` and `depth` (alpha-beta), `tablebase
 /// <win|cursed-win|draw|blessed-loss|loss> [dtz N]`, then `pv` last (it
 /// runs to the end of the line).
 fn info_line<G: GameDef>(t: &Thought<G>) -> String {

@@ -152,8 +152,9 @@ impl Default for Lanes {
 }
 
 /// The search of a checkpoint player: deterministic (no noise, no
-/// temperature, no tree reuse: a timed player's spec turns it on), batch 1 on a CPU, [`DEFAULT_CUDA_BATCH`] on
-/// a GPU (a spec's `batch=` replaces it).
+/// temperature, no tree reuse: a timed player's spec turns it on), batch
+/// 1 on a CPU, [`DEFAULT_CUDA_BATCH`] on a GPU (a spec's `batch=`
+/// replaces it).
 ///
 /// [`DEFAULT_CUDA_BATCH`]: crate::spec::DEFAULT_CUDA_BATCH
 pub(crate) fn search_config(

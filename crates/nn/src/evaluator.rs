@@ -206,10 +206,7 @@ impl NnEvaluator {
     ///
     /// [`Error::Config`] if the configs differ; libtorch errors.
     pub fn load_weights_from(&mut self, net: &Network) -> Result<()> {
-        let diff = self.net.config().differences(net.config());
-        if !diff.is_empty() {
-            return Err(Error::Config(diff.join("; ")));
-        }
+        self.net.check_same_config(net)?;
         self.net = net.inference_copy(self.net.device(), self.precision.kind())?;
         if let Some(lanes) = &self.lanes {
             lanes.load(net, self.net.device(), self.precision)?;

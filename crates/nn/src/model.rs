@@ -352,6 +352,17 @@ impl Network {
         self.channels_last = true;
     }
 
+    /// [`Error::Config`] naming the differences if `other` was built from
+    /// another config than this network.
+    pub(crate) fn check_same_config(&self, other: &Network) -> Result<()> {
+        let diff = self.config.differences(&other.config);
+        if diff.is_empty() {
+            Ok(())
+        } else {
+            Err(Error::Config(diff.join("; ")))
+        }
+    }
+
     fn refuse_inference_copy(&self) -> Result<()> {
         if self.is_inference_copy() {
             return Err(Error::Config(
@@ -379,10 +390,7 @@ impl Network {
     pub fn copy_weights_from(&mut self, other: &Network) -> Result<()> {
         self.refuse_inference_copy()?;
         other.refuse_inference_copy()?;
-        let diff = self.config.differences(&other.config);
-        if !diff.is_empty() {
-            return Err(Error::Config(diff.join("; ")));
-        }
+        self.check_same_config(other)?;
         let kind = self.vs.kind();
         self.vs.copy(&other.vs)?;
         self.vs.set_kind(kind);
