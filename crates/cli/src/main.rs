@@ -42,6 +42,16 @@ mod tablebase;
 mod train;
 mod worker;
 
+/// mimalloc serves every allocation of the process: Rust's through this
+/// declaration and, with the crate's `override` feature, libtorch's and the
+/// C libraries' through malloc and free. libtorch allocates and frees
+/// every intermediate tensor of every network call; under glibc's
+/// allocator a profile of self-play spent about a fifth of its time in
+/// malloc, free and the page faults of memory mapped and unmapped again
+/// (docs/benchmarks.md, "The allocator").
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// Train, evaluate and play Turkish draughts networks.
 #[derive(Parser, Debug)]
 #[command(name = "dama", version, about, propagate_version = true)]
