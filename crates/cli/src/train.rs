@@ -436,19 +436,57 @@ fn timestamp() -> String {
 
 /// A stop flag that the first Ctrl-C sets (saying `first`); a second one
 /// exits at once with status 130 (saying `second`).
+///
+/// An interrupt within [`INTERRUPT_ECHO`] of the first is taken for the same
+/// one delivered twice (`timeout -s INT` signals its child and then the
+/// child's process group), not for a second Ctrl-C.
+///
+/// The exit skips the process's exit handlers (`_exit`): libtorch's static
+/// destructors would otherwise run while other threads are still inside
+/// the network (on a GPU that aborts with a C++ exception). Every file of a
+/// run is written atomically, so nothing already written is lost.
 pub(crate) fn stop_on_interrupt(
     first: &'static str,
     second: &'static str,
 ) -> Result<Arc<AtomicBool>> {
     let stop = Arc::new(AtomicBool::new(false));
     let flag = Arc::clone(&stop);
+    let first_at = Mutex::new(None::<std::time::Instant>);
     ctrlc::set_handler(move || {
-        if flag.swap(true, Ordering::SeqCst) {
-            eprintln!("\n{second}");
-            std::process::exit(130);
+        let mut at = first_at
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        match *at {
+            None => {
+                *at = Some(std::time::Instant::now());
+                flag.store(true, Ordering::SeqCst);
+                eprintln!("\n{first}");
+            }
+            Some(t) if t.elapsed() < INTERRUPT_ECHO => {}
+            Some(_) => {
+                eprintln!("\n{second}");
+                exit_now(130);
+            }
         }
-        eprintln!("\n{first}");
     })
     .context("cannot install the Ctrl-C handler")?;
     Ok(stop)
+}
+
+/// How soon after a first interrupt another one counts as the same.
+const INTERRUPT_ECHO: std::time::Duration = std::time::Duration::from_millis(500);
+
+/// Ends the process at once with `code`, without running exit handlers.
+#[cfg(unix)]
+#[allow(unsafe_code)]
+fn exit_now(code: i32) -> ! {
+    // SAFETY: `_exit` takes no pointers and does not return; skipping the
+    // exit handlers is the point (see `stop_on_interrupt`).
+    unsafe { libc::_exit(code) }
+}
+
+/// Ends the process at once with `code`.
+#[cfg(not(unix))]
+fn exit_now(code: i32) -> ! {
+    std::process::exit(code)
 }

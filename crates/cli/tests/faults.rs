@@ -227,6 +227,51 @@ fn a_second_trainer_on_a_run_is_locked_out() {
     assert_eq!(gens.len(), n, "duplicate generation lines: {metrics}");
 }
 
+/// Sends SIGINT to process `pid` (with the `kill` command).
+fn interrupt(pid: u32) {
+    let status = Command::new("kill")
+        .args(["-INT", &pid.to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+}
+
+/// One interrupt delivered twice at once (as `timeout -s INT` does: to its
+/// child, then to the child's process group) stops the run after a clean
+/// checkpoint, from which it resumes. (A second Ctrl-C half a second or more
+/// after the first still exits at once, but the run stops sooner than that
+/// between generations, so no test can time it.)
+#[cfg(unix)]
+#[test]
+fn an_interrupt_delivered_twice_is_one_interrupt() {
+    let tmp = tempfile::tempdir().unwrap();
+    let ckpts = tmp.path().join("checkpoints");
+    let config = write_config(tmp.path(), 1000);
+    let child = train(&config, &ckpts, "echo", false)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let first_model = ckpts.join("echo/models/gen-0001.safetensors");
+    let deadline = Instant::now() + Duration::from_secs(120);
+    while !first_model.exists() {
+        assert!(Instant::now() < deadline, "no first generation");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    interrupt(child.id());
+    interrupt(child.id());
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(stderr.contains("stopped at generation"), "{stderr}");
+    assert!(!stderr.contains("second interrupt"), "{stderr}");
+    ok(train(&config, &ckpts, "echo", true)
+        .arg("--generations")
+        .arg("2")
+        .output()
+        .unwrap());
+}
+
 /// `dama games DIR | head -c1` and the like: a closed stdout ends the
 /// program quietly instead of a panic.
 #[test]
