@@ -242,6 +242,15 @@ impl NnEvaluator {
         }
     }
 
+    /// [`NnEvaluator::infer`]'s outputs in consecutive parts (one per lane
+    /// that took positions), not joined.
+    fn infer_parts(&self, planes: &[f32], n: usize) -> Result<Vec<RawOutput>> {
+        match &self.lanes {
+            Some(lanes) => lanes.infer_parts(planes, n),
+            None => Ok(vec![infer_on(&self.net, self.precision, planes, n)?]),
+        }
+    }
+
     /// Evaluates states with explicit action lists: encodes them, runs one
     /// forward pass, softmaxes the logits of the legal actions only (in the
     /// order given) and returns their priors with the WDL value.
@@ -255,7 +264,7 @@ impl NnEvaluator {
     ) -> Result<Vec<Evaluation>> {
         check_shape::<S>(self.shape())?;
         let mut inputs = std::mem::take(&mut self.inputs);
-        let out = evaluate_with(&mut inputs, batch, |p, n| self.infer(p, n));
+        let out = evaluate_with(&mut inputs, batch, |p, n| self.infer_parts(p, n));
         self.inputs = inputs;
         out
     }
@@ -348,29 +357,40 @@ pub(crate) fn raw_output(
 }
 
 /// Encodes `batch` into `inputs` (reused between calls), runs `infer` once
-/// and turns its raw outputs into evaluations: a softmax over each state's
+/// and turns its raw outputs (the batch's positions in order, in one or
+/// more consecutive parts) into evaluations: a softmax over each state's
 /// legal actions, in the order given, and its WDL.
 pub(crate) fn evaluate_with<S: NnInput>(
     inputs: &mut BatchBuilder,
     batch: &[(&S, &[S::Action])],
-    infer: impl FnOnce(&[f32], usize) -> Result<RawOutput>,
+    infer: impl FnOnce(&[f32], usize) -> Result<Vec<RawOutput>>,
 ) -> Result<Vec<Evaluation>> {
     inputs.reset(S::SHAPE);
     for (state, _) in batch {
         inputs.push_state(*state);
     }
-    let raw = infer(inputs.planes_slice(), inputs.len())?;
+    let parts = infer(inputs.planes_slice(), inputs.len())?;
     let np = S::SHAPE.policy_size();
+    let rows: usize = parts.iter().map(|p| p.wdl.len() / 3).sum();
+    if rows != batch.len()
+        || parts
+            .iter()
+            .any(|p| p.policy_logits.len() != np * (p.wdl.len() / 3))
+    {
+        return Err(Error::Shape(format!(
+            "the network answered {rows} positions of {} asked",
+            batch.len()
+        )));
+    }
+    let rows = parts
+        .iter()
+        .flat_map(|p| p.policy_logits.chunks_exact(np).zip(p.wdl.chunks_exact(3)));
     Ok(batch
         .iter()
-        .enumerate()
-        .map(|(i, (state, actions))| {
-            let logits = &raw.policy_logits[i * np..(i + 1) * np];
-            let w = &raw.wdl[i * 3..i * 3 + 3];
-            Evaluation {
-                policy: masked_softmax(logits, actions.iter().map(|&a| state.policy_index(a))),
-                value: Wdl::<Pov>::new(w[0], w[1], w[2]),
-            }
+        .zip(rows)
+        .map(|((state, actions), (logits, w))| Evaluation {
+            policy: masked_softmax(logits, actions.iter().map(|&a| state.policy_index(a))),
+            value: Wdl::<Pov>::new(w[0], w[1], w[2]),
         })
         .collect())
 }

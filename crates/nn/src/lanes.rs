@@ -111,6 +111,23 @@ impl Lanes {
     /// contiguous parts over the lanes (at most one lane per position), and
     /// returns the outputs in order.
     pub(crate) fn infer(&self, planes: &[f32], n: usize) -> Result<RawOutput> {
+        let parts = self.infer_parts(planes, n)?;
+        let mut out = RawOutput {
+            policy_logits: Vec::with_capacity(parts.iter().map(|p| p.policy_logits.len()).sum()),
+            wdl: Vec::with_capacity(3 * n),
+        };
+        for raw in parts {
+            out.policy_logits.extend_from_slice(&raw.policy_logits);
+            out.wdl.extend_from_slice(&raw.wdl);
+        }
+        Ok(out)
+    }
+
+    /// [`Lanes::infer`]'s outputs as each lane returned them, in order (the
+    /// positions of the first part first), without joining them: joining
+    /// copies every policy logit once more on the calling thread, while the
+    /// lanes wait.
+    pub(crate) fn infer_parts(&self, planes: &[f32], n: usize) -> Result<Vec<RawOutput>> {
         let per = self.shape.planes_len();
         if planes.len() != n * per {
             return Err(Error::Shape(format!(
@@ -119,7 +136,7 @@ impl Lanes {
             )));
         }
         if n == 0 {
-            return Ok(RawOutput::default());
+            return Ok(Vec::new());
         }
         let used = self.lanes.len().min(n);
         let (base, rest) = (n / used, n % used);
@@ -138,14 +155,11 @@ impl Lanes {
         }
         // Every lane that was sent a part answers, even after an error in
         // another, so the channels stay in step.
-        let mut out = RawOutput::default();
+        let mut parts = Vec::with_capacity(used);
         let mut first_error = None;
         for lane in self.lanes.iter().take(used) {
             match lane.answers.recv() {
-                Ok(Ok(raw)) => {
-                    out.policy_logits.extend_from_slice(&raw.policy_logits);
-                    out.wdl.extend_from_slice(&raw.wdl);
-                }
+                Ok(Ok(raw)) => parts.push(raw),
                 Ok(Err(e)) => {
                     first_error.get_or_insert(e);
                 }
@@ -156,7 +170,7 @@ impl Lanes {
         }
         match first_error {
             Some(e) => Err(e),
-            None => Ok(out),
+            None => Ok(parts),
         }
     }
 
