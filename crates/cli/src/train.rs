@@ -347,11 +347,12 @@ impl Progress for Bars {
 fn generation_line(r: &GenerationReport) -> String {
     let sp = &r.selfplay;
     let mut s = format!(
-        "gen {:>3}: {} games ({:.0}/h, {:.0} evals/s, len {:.0}, draws {:.0}% ({:.0}% no-capture), {:.1} captures/game), loss {:.3}",
+        "gen {:>3}: {} games ({:.0}/h, {:.0} evals/s, {:.1} cores, len {:.0}, draws {:.0}% ({:.0}% no-capture), {:.1} captures/game), loss {:.3}",
         r.generation,
         sp.games,
         sp.games_per_hour(),
         sp.evals_per_sec(),
+        sp.cores_busy(),
         sp.avg_length(),
         100.0 * sp.draw_rate(),
         100.0 * sp.no_capture_draw_rate(),

@@ -194,6 +194,10 @@ pub struct SelfplayEvent {
     /// Share of self-play time spent in the network (0–1).
     #[serde(deserialize_with = "real")]
     pub net_time_share: f64,
+    /// Cores kept busy: the process's CPU time during self-play ÷ its wall
+    /// time (0 where the platform cannot measure CPU time).
+    #[serde(deserialize_with = "real")]
+    pub cores_busy: f64,
     /// Evaluations answered by the evaluation cache.
     pub cache_hits: u64,
     /// Mean positions per network call.

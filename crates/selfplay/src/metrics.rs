@@ -24,6 +24,7 @@ pub fn selfplay_event(generation: u32, sp: &SelfplayStats) -> SelfplayEvent {
         evals_per_sec: sp.evals_per_sec(),
         net_evals_per_net_sec: sp.evals_per_net_sec(),
         net_time_share: sp.net_time.as_secs_f64() / secs,
+        cores_busy: sp.cores_busy(),
         cache_hits: sp.cache_hits,
         avg_batch: sp.avg_batch(),
         avg_game_length: sp.avg_length(),
