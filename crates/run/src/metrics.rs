@@ -725,7 +725,8 @@ mod tests {
             assert!(keys.iter().any(|k| k == "generation"), "{kind}");
         }
         assert!(schema["generation"].iter().any(|k| k == "run_games"));
-        assert_eq!(schema["selfplay"].len(), 30);
+        assert!(schema["selfplay"].iter().any(|k| k == "cores_busy"));
+        assert_eq!(schema["selfplay"].len(), 31);
     }
 
     /// docs/run-directory.md documents every key of every kind.
