@@ -479,3 +479,47 @@ fn inference_copies_compute_the_same_outputs() {
     eval.load_weights_from(net).unwrap();
     assert!(max_diff(net, eval.network()) < 1e-4);
 }
+
+/// The scheduling policy (`/proc/<pid>/task/<tid>/stat`, field 41) of
+/// every thread of this process named `name`.
+#[cfg(target_os = "linux")]
+fn policies_of_threads_named(name: &str) -> Vec<u32> {
+    let mut out = Vec::new();
+    for task in std::fs::read_dir("/proc/self/task").unwrap() {
+        let dir = task.unwrap().path();
+        let comm = std::fs::read_to_string(dir.join("comm")).unwrap_or_default();
+        if comm.trim() != name {
+            continue;
+        }
+        let stat = std::fs::read_to_string(dir.join("stat")).unwrap();
+        // Fields after the command (which may hold spaces) start at 3.
+        let rest = &stat[stat.rfind(')').unwrap() + 2..];
+        let policy = rest.split(' ').nth(41 - 3).unwrap();
+        out.push(policy.parse().unwrap());
+    }
+    out
+}
+
+/// Lanes run under `SCHED_BATCH` (3), so that waking one never preempts
+/// the thread handing out a batch (docs/benchmarks.md, issue 29); the
+/// caller keeps the default policy (0).
+#[cfg(target_os = "linux")]
+#[test]
+fn lanes_never_preempt_the_thread_that_wakes_them() {
+    const SCHED_OTHER: u32 = 0;
+    const SCHED_BATCH: u32 = 3;
+    let net = Network::new(&ModelConfig::quick(), Device::Cpu).unwrap();
+    let _many = NnEvaluator::with_lanes(&net, Device::Cpu, Precision::F32, 2).unwrap();
+    let lanes = [
+        policies_of_threads_named("dama-infer-0"),
+        policies_of_threads_named("dama-infer-1"),
+    ]
+    .concat();
+    // Other tests of this binary may run lanes at the same time: at least
+    // this evaluator's two, and every one under the batch policy.
+    assert!(lanes.len() >= 2, "lane threads found: {lanes:?}");
+    assert!(lanes.iter().all(|&p| p == SCHED_BATCH), "{lanes:?}");
+    let own = std::fs::read_to_string("/proc/thread-self/stat").unwrap();
+    let rest = &own[own.rfind(')').unwrap() + 2..];
+    assert_eq!(rest.split(' ').nth(41 - 3), Some(&*SCHED_OTHER.to_string()));
+}
