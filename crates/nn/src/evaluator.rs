@@ -264,10 +264,62 @@ impl NnEvaluator {
     ) -> Result<Vec<Evaluation>> {
         check_shape::<S>(self.shape())?;
         let mut inputs = std::mem::take(&mut self.inputs);
-        let out = evaluate_with(&mut inputs, batch, |p, n| self.infer_parts(p, n));
+        let out = match &self.lanes {
+            Some(lanes) => evaluate_on_lanes(&mut inputs, batch, lanes),
+            None => evaluate_with(&mut inputs, batch, |p, n| self.infer_parts(p, n)),
+        };
         self.inputs = inputs;
         out
     }
+}
+
+/// [`NnEvaluator::evaluate_states`] on lanes: the caller encodes the batch
+/// and lists each position's legal actions' policy indices; the lanes run
+/// the network and softmax their own positions' legal logits.
+fn evaluate_on_lanes<S: NnInput>(
+    inputs: &mut BatchBuilder,
+    batch: &[(&S, &[S::Action])],
+    lanes: &crate::lanes::Lanes,
+) -> Result<Vec<Evaluation>> {
+    inputs.reset(S::SHAPE);
+    let mut legal = Vec::new();
+    let mut ends = Vec::with_capacity(batch.len());
+    for (state, actions) in batch {
+        inputs.push_state(*state);
+        legal.extend(actions.iter().map(|&a| state.policy_index(a) as u32));
+        ends.push(legal.len() as u32);
+    }
+    let parts = lanes.priors(inputs.planes_slice(), inputs.len(), &legal, &ends)?;
+    let mut out = Vec::with_capacity(batch.len());
+    let mut rows = ends.iter().zip(batch);
+    for part in &parts {
+        let mut from = 0;
+        let mut base = None;
+        for w in part.wdl.chunks_exact(3) {
+            let (&end, (_, actions)) = rows.next().ok_or_else(|| too_many(batch.len()))?;
+            let base = *base.get_or_insert(end as usize - actions.len());
+            let to = end as usize - base;
+            let policy = part
+                .probs
+                .get(from..to)
+                .ok_or_else(|| too_many(batch.len()))?;
+            out.push(Evaluation {
+                policy: policy.to_vec(),
+                value: Wdl::<Pov>::new(w[0], w[1], w[2]),
+            });
+            from = to;
+        }
+    }
+    if out.len() != batch.len() {
+        return Err(too_many(batch.len()));
+    }
+    Ok(out)
+}
+
+fn too_many(asked: usize) -> Error {
+    Error::Shape(format!(
+        "the lanes answered another number of positions or priors than the {asked} asked"
+    ))
 }
 
 /// [`NnEvaluator::infer`] on one network.
@@ -397,19 +449,31 @@ pub(crate) fn evaluate_with<S: NnInput>(
 
 /// Softmax over the logits at `indices` (the legal actions), in that order.
 pub fn masked_softmax(logits: &[f32], indices: impl Iterator<Item = usize>) -> Vec<f32> {
-    let mut p: Vec<f32> = indices.map(|i| logits[i]).collect();
+    let mut p = Vec::new();
+    softmax_into(logits, indices, &mut p);
+    p
+}
+
+/// [`masked_softmax`], appended to `out`.
+pub(crate) fn softmax_into(
+    logits: &[f32],
+    indices: impl Iterator<Item = usize>,
+    out: &mut Vec<f32>,
+) {
+    let start = out.len();
+    out.extend(indices.map(|i| logits[i]));
+    let p = &mut out[start..];
     let max = p.iter().copied().fold(f32::NEG_INFINITY, f32::max);
     let mut sum = 0.0;
-    for v in &mut p {
+    for v in p.iter_mut() {
         *v = (*v - max).exp();
         sum += *v;
     }
     if sum > 0.0 && sum.is_finite() {
-        for v in &mut p {
+        for v in p.iter_mut() {
             *v /= sum;
         }
     }
-    p
 }
 
 impl<G> Evaluator<G> for NnEvaluator

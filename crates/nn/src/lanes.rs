@@ -9,12 +9,13 @@
 //! nested in one network call).
 
 use std::sync::mpsc::{channel, Receiver, Sender};
+use std::sync::Mutex;
 use std::thread::JoinHandle;
 
 use tch::Device;
 
 use crate::error::{Error, Result};
-use crate::evaluator::{infer_on, Precision, RawOutput};
+use crate::evaluator::{infer_on, input_tensor, softmax_into, Precision, RawOutput};
 use crate::model::Network;
 use dama_game::Shape;
 
@@ -22,15 +23,45 @@ use dama_game::Shape;
 enum Job {
     /// Run the network on `n` encoded positions.
     Infer { planes: Vec<f32>, n: usize },
+    /// Run the network on `n` encoded positions and softmax each one's
+    /// legal actions' logits: position `i`'s policy indices are
+    /// `legal[ends[i - 1]..ends[i]]` (from 0 for the first).
+    Priors {
+        planes: Vec<f32>,
+        n: usize,
+        legal: Vec<u32>,
+        ends: Vec<u32>,
+    },
     /// Replace the lane's network (a copy made by the caller).
     Load(Box<Network>),
     /// Run every batch size from 1 to `max` twice.
     Warm { max: usize },
 }
 
+/// What a lane answers.
+enum Answer {
+    /// [`Job::Infer`]'s outputs.
+    Raw(RawOutput),
+    /// [`Job::Priors`]' outputs.
+    Priors(Priors),
+    /// Done (started, loaded, warmed up).
+    Done,
+}
+
+/// A part of a batch evaluated by [`Lanes::priors`]: each position's
+/// priors over its legal actions, one position after another, and the
+/// win/draw/loss probabilities (`[n, 3]`).
+#[derive(Debug)]
+pub(crate) struct Priors {
+    pub(crate) probs: Vec<f32>,
+    pub(crate) wdl: Vec<f32>,
+    /// The part's input, back to be reused for another.
+    planes: Vec<f32>,
+}
+
 struct Lane {
     jobs: Option<Sender<Job>>,
-    answers: Receiver<Result<RawOutput>>,
+    answers: Receiver<Result<Answer>>,
     thread: Option<JoinHandle<()>>,
 }
 
@@ -38,6 +69,9 @@ struct Lane {
 pub(crate) struct Lanes {
     lanes: Vec<Lane>,
     shape: Shape,
+    /// Input buffers the lanes gave back, for the next parts: a fresh
+    /// buffer of this size costs page faults on every call.
+    spare: Mutex<Vec<Vec<f32>>>,
 }
 
 impl std::fmt::Debug for Lanes {
@@ -73,7 +107,7 @@ impl Lanes {
         for i in 0..k {
             let copy = net.inference_copy(device, precision.kind())?;
             let (jobs, inbox) = channel::<Job>();
-            let (outbox, answers) = channel::<Result<RawOutput>>();
+            let (outbox, answers) = channel::<Result<Answer>>();
             let thread = std::thread::Builder::new()
                 .name(format!("dama-infer-{i}"))
                 .spawn(move || lane_main(copy, precision, shape, &inbox, &outbox))
@@ -95,7 +129,11 @@ impl Lanes {
             }
         }
         tch::set_num_threads(caller_threads);
-        let lanes = Lanes { lanes, shape };
+        let lanes = Lanes {
+            lanes,
+            shape,
+            spare: Mutex::new(Vec::new()),
+        };
         match failed {
             Some(e) => Err(e),
             None => Ok(lanes),
@@ -153,13 +191,97 @@ impl Lanes {
                 },
             )?;
         }
-        // Every lane that was sent a part answers, even after an error in
-        // another, so the channels stay in step.
+        self.receive(used, |answer| match answer {
+            Answer::Raw(raw) => Ok(raw),
+            _ => Err(out_of_step()),
+        })
+    }
+
+    /// Runs the network on `n` positions (`planes` as
+    /// [`Lanes::infer`]) whose legal actions' policy indices are `legal`,
+    /// position `i`'s ending at `ends[i]`, split into contiguous parts
+    /// over the lanes; each lane softmaxes its positions' legal logits, so
+    /// that neither the work nor the full policy rows land on the caller.
+    /// Returns the parts in order.
+    pub(crate) fn priors(
+        &self,
+        planes: &[f32],
+        n: usize,
+        legal: &[u32],
+        ends: &[u32],
+    ) -> Result<Vec<Priors>> {
+        let per = self.shape.planes_len();
+        let np = self.shape.policy_size();
+        if planes.len() != n * per || ends.len() != n {
+            return Err(Error::Shape(format!(
+                "priors: {} plane values and {} positions' actions for {n} positions of {per}",
+                planes.len(),
+                ends.len()
+            )));
+        }
+        if ends.windows(2).any(|w| w[0] > w[1])
+            || ends.last().is_some_and(|&e| e as usize != legal.len())
+            || legal.iter().any(|&i| i as usize >= np)
+        {
+            return Err(Error::Shape(format!(
+                "priors: legal actions that are not {n} runs of policy indices below {np}"
+            )));
+        }
+        if n == 0 {
+            return Ok(Vec::new());
+        }
+        let used = self.lanes.len().min(n);
+        let (base, rest) = (n / used, n % used);
+        let mut start = 0;
+        for (k, lane) in self.lanes.iter().take(used).enumerate() {
+            let len = base + usize::from(k < rest);
+            let mut part = self
+                .spare
+                .lock()
+                .ok()
+                .and_then(|mut s| s.pop())
+                .unwrap_or_default();
+            part.clear();
+            part.extend_from_slice(&planes[start * per..(start + len) * per]);
+            let from = if start == 0 { 0 } else { ends[start - 1] };
+            let part_ends = ends[start..start + len].iter().map(|&e| e - from).collect();
+            let part_legal = legal[from as usize..ends[start + len - 1] as usize].to_vec();
+            start += len;
+            send(
+                lane,
+                Job::Priors {
+                    planes: part,
+                    n: len,
+                    legal: part_legal,
+                    ends: part_ends,
+                },
+            )?;
+        }
+        self.receive(used, |answer| match answer {
+            Answer::Priors(mut p) => {
+                if let Ok(mut spare) = self.spare.lock() {
+                    spare.push(std::mem::take(&mut p.planes));
+                }
+                Ok(p)
+            }
+            _ => Err(out_of_step()),
+        })
+    }
+
+    /// The answers of the first `used` lanes, each through `take`. Every
+    /// lane that was sent a part answers, even after an error in another,
+    /// so the channels stay in step.
+    fn receive<T>(&self, used: usize, take: impl Fn(Answer) -> Result<T>) -> Result<Vec<T>> {
         let mut parts = Vec::with_capacity(used);
         let mut first_error = None;
         for lane in self.lanes.iter().take(used) {
             match lane.answers.recv() {
-                Ok(Ok(raw)) => parts.push(raw),
+                Ok(Ok(answer)) => match take(answer) {
+                    Ok(part) => parts.push(part),
+                    Err(e) => {
+                        first_error.get_or_insert(e);
+                    }
+                },
                 Ok(Err(e)) => {
                     first_error.get_or_insert(e);
                 }
@@ -200,7 +322,10 @@ impl Lanes {
         let mut first_error = None;
         for lane in &self.lanes {
             match lane.answers.recv() {
-                Ok(Ok(_)) => {}
+                Ok(Ok(Answer::Done)) => {}
+                Ok(Ok(_)) => {
+                    first_error.get_or_insert_with(out_of_step);
+                }
                 Ok(Err(e)) => {
                     first_error.get_or_insert(e);
                 }
@@ -223,6 +348,10 @@ impl Drop for Lanes {
             }
         }
     }
+}
+
+fn out_of_step() -> Error {
+    Error::Config("an inference lane answered another request than the one asked".into())
 }
 
 fn send(lane: &Lane, job: Job) -> Result<()> {
@@ -250,28 +379,86 @@ fn lane_main(
     precision: Precision,
     shape: Shape,
     inbox: &Receiver<Job>,
-    outbox: &Sender<Result<RawOutput>>,
+    outbox: &Sender<Result<Answer>>,
 ) {
     batch_policy();
     crate::device::set_torch_threads(1);
-    let ready = warm(&net, precision, shape, 1).map(|()| RawOutput::default());
+    let ready = warm(&net, precision, shape, 1).map(|()| Answer::Done);
     crate::device::set_torch_threads(1);
     if outbox.send(ready).is_err() {
         return;
     }
+    // The policy rows of the last call, kept between calls.
+    let mut logits = Vec::new();
     while let Ok(job) = inbox.recv() {
         let answer = match job {
-            Job::Infer { planes, n } => infer_on(&net, precision, &planes, n),
+            Job::Infer { planes, n } => infer_on(&net, precision, &planes, n).map(Answer::Raw),
+            Job::Priors {
+                planes,
+                n,
+                legal,
+                ends,
+            } => priors_on(&net, precision, planes, n, &legal, &ends, &mut logits)
+                .map(Answer::Priors),
             Job::Load(new) => {
                 net = *new;
-                Ok(RawOutput::default())
+                Ok(Answer::Done)
             }
-            Job::Warm { max } => warm(&net, precision, shape, max).map(|()| RawOutput::default()),
+            Job::Warm { max } => warm(&net, precision, shape, max).map(|()| Answer::Done),
         };
         if outbox.send(answer).is_err() {
             return;
         }
     }
+}
+
+/// [`Job::Priors`] on `net`: the forward pass, its policy rows copied into
+/// `logits` (reused), each position's legal logits softmaxed.
+fn priors_on(
+    net: &Network,
+    precision: Precision,
+    planes: Vec<f32>,
+    n: usize,
+    legal: &[u32],
+    ends: &[u32],
+    logits: &mut Vec<f32>,
+) -> Result<Priors> {
+    let shape = net.config().shape();
+    let np = shape.policy_size();
+    let Some(xs) = input_tensor(&planes, n, shape, net.device())? else {
+        return Ok(Priors {
+            probs: Vec::new(),
+            wdl: Vec::new(),
+            planes,
+        });
+    };
+    let wdl = tch::no_grad(|| -> Result<Vec<f32>> {
+        let xs = xs.f_to_kind(precision.kind())?;
+        let out = net.f_forward_t(&xs, false)?;
+        let policy = out.policy.f_to_kind(tch::Kind::Float)?.f_contiguous()?;
+        logits.resize(n * np, 0.0);
+        policy.f_copy_data(logits, n * np)?;
+        let wdl = out
+            .wdl
+            .f_to_kind(tch::Kind::Float)?
+            .f_softmax(1, tch::Kind::Float)?
+            .f_contiguous()?;
+        let mut wdl_v = vec![0f32; n * 3];
+        wdl.f_copy_data(&mut wdl_v, n * 3)?;
+        Ok(wdl_v)
+    })?;
+    let mut probs = Vec::with_capacity(legal.len());
+    let mut from = 0;
+    for (row, &end) in logits.chunks_exact(np).zip(ends) {
+        let end = end as usize;
+        softmax_into(
+            row,
+            legal[from..end].iter().map(|&i| i as usize),
+            &mut probs,
+        );
+        from = end;
+    }
+    Ok(Priors { probs, wdl, planes })
 }
 
 /// Puts the calling thread (a lane) under Linux's `SCHED_BATCH` policy: the
