@@ -614,14 +614,29 @@ where
     let mut slots: Vec<Slot<G>> = Vec::new();
     let mut finished: Vec<GameRecord> = Vec::new();
 
+    // Games start at most `stagger` a round, spread over one search's
+    // simulations: games started together would finish their searches
+    // and play their moves in the same rounds, alternating rounds of
+    // heavy tree work (the lanes idle) with rounds of light work (a core
+    // idle); spread, every round has some of each (1.03× evaluations/s,
+    // 1.75 → 1.80 cores busy, docs/benchmarks.md).
+    let stagger = job
+        .selfplay
+        .parallel_games
+        .div_ceil(job.search.simulations.max(1) as usize);
     while finished.len() < total {
         if stop() {
             break;
         }
         // Fill free slots with new games.
-        while slots.len() < job.selfplay.parallel_games && next_index < total {
+        let mut started_now = 0;
+        while slots.len() < job.selfplay.parallel_games
+            && next_index < total
+            && started_now < stagger
+        {
             slots.push(Slot::new(job, next_index)?);
             next_index += 1;
+            started_now += 1;
         }
         // Gather in parallel: each game plays the moves whose search is
         // done and gathers the leaves of its current search.
@@ -701,5 +716,58 @@ pub(crate) fn update_stats(stats: &mut SelfplayStats, record: &GameRecord, steps
         if record.would_have_resigned_wrongly {
             stats.false_resignations += 1;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use dama_mcts::{Algorithm, UniformEvaluator};
+
+    /// Uniform evaluations, recording each call's batch size.
+    struct Recorder(Vec<usize>);
+
+    impl<G: dama_mcts::Game> Evaluator<G> for Recorder {
+        type Error = std::convert::Infallible;
+        fn evaluate(&mut self, batch: &[Leaf<'_, G>]) -> Result<Vec<Evaluation>, Self::Error> {
+            self.0.push(batch.len());
+            UniformEvaluator::default().evaluate(batch)
+        }
+    }
+
+    /// Games start spread over one search's simulations (a few each
+    /// round), not all at once, and every game still gets played.
+    #[test]
+    fn games_start_a_few_a_round() {
+        let selfplay = SelfplayConfig {
+            games_per_generation: 24,
+            parallel_games: 16,
+            max_plies: 30,
+            ..SelfplayConfig::default()
+        };
+        let search = SearchConfig {
+            algorithm: Algorithm::Gumbel,
+            simulations: 8,
+            gumbel_considered_actions: 4,
+            ..SearchConfig::default()
+        };
+        let job: SelfplayJob<'_, Draughts> = SelfplayJob {
+            selfplay: &selfplay,
+            search: &search,
+            rules: dama_engine::Rules::default(),
+            tables: None,
+            generation: 0,
+            seed: 5,
+        };
+        let mut net = Recorder(Vec::new());
+        let mut cache = EvalCache::new(0);
+        let (games, _) = play_games(&job, &mut net, &mut cache, |_, _| Ok(()), || false).unwrap();
+        assert_eq!(games.len(), 24);
+        // 16 games over 8 simulations: 2 a round. Each new game's first
+        // leaf is its root, so the first rounds' batches grow by 2.
+        let batches = &net.0;
+        assert_eq!(&batches[..3], &[2, 4, 6], "{batches:?}");
+        // Later, all 16 games are in flight together.
+        assert!(batches.iter().any(|&b| b > 8), "{batches:?}");
     }
 }
