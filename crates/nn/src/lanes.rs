@@ -469,7 +469,7 @@ fn priors_on(
 /// it, and the caller waited (tens to hundreds of microseconds) before it
 /// could wake the next lane, while a core idled. Measured on 2 cores,
 /// `dama bench selfplay --config configs/quick.toml`: the caller spent 15%
-/// of self-play in handing batches over, 0.4% with this policy. Lanes are
+/// of self-play in handing batches over, under 1% with this policy. Lanes are
 /// CPU-bound threads that the caller waits for, which is what the policy is
 /// for; it needs no privilege, and a failure leaves the default policy.
 fn batch_policy() {
