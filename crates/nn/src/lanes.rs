@@ -173,28 +173,35 @@ impl Lanes {
                 planes.len()
             )));
         }
-        if n == 0 {
-            return Ok(Vec::new());
+        for (lane, rows) in self.split(n) {
+            let job = Job::Infer {
+                planes: planes[rows.start * per..rows.end * per].to_vec(),
+                n: rows.len(),
+            };
+            send(lane, job)?;
         }
-        let used = self.lanes.len().min(n);
-        let (base, rest) = (n / used, n % used);
-        let mut start = 0;
-        for (k, lane) in self.lanes.iter().take(used).enumerate() {
-            let len = base + usize::from(k < rest);
-            let part = planes[start * per..(start + len) * per].to_vec();
-            start += len;
-            send(
-                lane,
-                Job::Infer {
-                    planes: part,
-                    n: len,
-                },
-            )?;
-        }
-        self.receive(used, |answer| match answer {
+        self.receive(self.split(n).count(), |answer| match answer {
             Answer::Raw(raw) => Ok(raw),
             _ => Err(out_of_step()),
         })
+    }
+
+    /// The lanes that take a part of a batch of `n` positions, each with
+    /// its rows: contiguous, in order, as equal as can be, at most one lane
+    /// per position.
+    fn split(&self, n: usize) -> impl Iterator<Item = (&Lane, std::ops::Range<usize>)> {
+        let used = self.lanes.len().min(n);
+        let (base, rest) = (n / used.max(1), n % used.max(1));
+        let mut start = 0;
+        self.lanes
+            .iter()
+            .take(used)
+            .enumerate()
+            .map(move |(k, lane)| {
+                let len = base + usize::from(k < rest);
+                start += len;
+                (lane, start - len..start)
+            })
     }
 
     /// Runs the network on `n` positions (`planes` as
@@ -227,14 +234,7 @@ impl Lanes {
                 "priors: legal actions that are not {n} runs of policy indices below {np}"
             )));
         }
-        if n == 0 {
-            return Ok(Vec::new());
-        }
-        let used = self.lanes.len().min(n);
-        let (base, rest) = (n / used, n % used);
-        let mut start = 0;
-        for (k, lane) in self.lanes.iter().take(used).enumerate() {
-            let len = base + usize::from(k < rest);
+        for (lane, rows) in self.split(n) {
             let mut part = self
                 .spare
                 .lock()
@@ -242,22 +242,18 @@ impl Lanes {
                 .and_then(|mut s| s.pop())
                 .unwrap_or_default();
             part.clear();
-            part.extend_from_slice(&planes[start * per..(start + len) * per]);
-            let from = if start == 0 { 0 } else { ends[start - 1] };
-            let part_ends = ends[start..start + len].iter().map(|&e| e - from).collect();
-            let part_legal = legal[from as usize..ends[start + len - 1] as usize].to_vec();
-            start += len;
-            send(
-                lane,
-                Job::Priors {
-                    planes: part,
-                    n: len,
-                    legal: part_legal,
-                    ends: part_ends,
-                },
-            )?;
+            part.extend_from_slice(&planes[rows.start * per..rows.end * per]);
+            let from = rows.start.checked_sub(1).map_or(0, |r| ends[r]);
+            let to = ends[rows.end - 1];
+            let job = Job::Priors {
+                planes: part,
+                n: rows.len(),
+                legal: legal[from as usize..to as usize].to_vec(),
+                ends: ends[rows].iter().map(|&e| e - from).collect(),
+            };
+            send(lane, job)?;
         }
-        self.receive(used, |answer| match answer {
+        self.receive(self.split(n).count(), |answer| match answer {
             Answer::Priors(mut p) => {
                 if let Ok(mut spare) = self.spare.lock() {
                     spare.push(std::mem::take(&mut p.planes));
