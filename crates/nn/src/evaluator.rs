@@ -242,15 +242,6 @@ impl NnEvaluator {
         }
     }
 
-    /// [`NnEvaluator::infer`]'s outputs in consecutive parts (one per lane
-    /// that took positions), not joined.
-    fn infer_parts(&self, planes: &[f32], n: usize) -> Result<Vec<RawOutput>> {
-        match &self.lanes {
-            Some(lanes) => lanes.infer_parts(planes, n),
-            None => Ok(vec![infer_on(&self.net, self.precision, planes, n)?]),
-        }
-    }
-
     /// Evaluates states with explicit action lists: encodes them, runs one
     /// forward pass, softmaxes the logits of the legal actions only (in the
     /// order given) and returns their priors with the WDL value.
@@ -266,7 +257,9 @@ impl NnEvaluator {
         let mut inputs = std::mem::take(&mut self.inputs);
         let out = match &self.lanes {
             Some(lanes) => evaluate_on_lanes(&mut inputs, batch, lanes),
-            None => evaluate_with(&mut inputs, batch, |p, n| self.infer_parts(p, n)),
+            None => evaluate_with(&mut inputs, batch, |p, n| {
+                infer_on(&self.net, self.precision, p, n)
+            }),
         };
         self.inputs = inputs;
         out
@@ -290,15 +283,15 @@ fn evaluate_on_lanes<S: NnInput>(
         ends.push(legal.len() as u32);
     }
     let parts = lanes.priors(inputs.planes_slice(), inputs.len(), &legal, &ends)?;
+    // The parts hold the batch's positions in order, each position's
+    // priors as many as its actions.
     let mut out = Vec::with_capacity(batch.len());
-    let mut rows = ends.iter().zip(batch);
+    let mut rows = batch.iter();
     for part in &parts {
         let mut from = 0;
-        let mut base = None;
         for w in part.wdl.chunks_exact(3) {
-            let (&end, (_, actions)) = rows.next().ok_or_else(|| too_many(batch.len()))?;
-            let base = *base.get_or_insert(end as usize - actions.len());
-            let to = end as usize - base;
+            let (_, actions) = rows.next().ok_or_else(|| too_many(batch.len()))?;
+            let to = from + actions.len();
             let policy = part
                 .probs
                 .get(from..to)
@@ -409,34 +402,30 @@ pub(crate) fn raw_output(
 }
 
 /// Encodes `batch` into `inputs` (reused between calls), runs `infer` once
-/// and turns its raw outputs (the batch's positions in order, in one or
-/// more consecutive parts) into evaluations: a softmax over each state's
+/// and turns its raw outputs into evaluations: a softmax over each state's
 /// legal actions, in the order given, and its WDL.
 pub(crate) fn evaluate_with<S: NnInput>(
     inputs: &mut BatchBuilder,
     batch: &[(&S, &[S::Action])],
-    infer: impl FnOnce(&[f32], usize) -> Result<Vec<RawOutput>>,
+    infer: impl FnOnce(&[f32], usize) -> Result<RawOutput>,
 ) -> Result<Vec<Evaluation>> {
     inputs.reset(S::SHAPE);
     for (state, _) in batch {
         inputs.push_state(*state);
     }
-    let parts = infer(inputs.planes_slice(), inputs.len())?;
+    let raw = infer(inputs.planes_slice(), inputs.len())?;
     let np = S::SHAPE.policy_size();
-    let rows: usize = parts.iter().map(|p| p.wdl.len() / 3).sum();
-    if rows != batch.len()
-        || parts
-            .iter()
-            .any(|p| p.policy_logits.len() != np * (p.wdl.len() / 3))
-    {
+    let rows = raw.wdl.len() / 3;
+    if rows != batch.len() || raw.policy_logits.len() != np * rows {
         return Err(Error::Shape(format!(
             "the network answered {rows} positions of {} asked",
             batch.len()
         )));
     }
-    let rows = parts
-        .iter()
-        .flat_map(|p| p.policy_logits.chunks_exact(np).zip(p.wdl.chunks_exact(3)));
+    let rows = raw
+        .policy_logits
+        .chunks_exact(np)
+        .zip(raw.wdl.chunks_exact(3));
     Ok(batch
         .iter()
         .zip(rows)

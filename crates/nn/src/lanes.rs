@@ -149,23 +149,6 @@ impl Lanes {
     /// contiguous parts over the lanes (at most one lane per position), and
     /// returns the outputs in order.
     pub(crate) fn infer(&self, planes: &[f32], n: usize) -> Result<RawOutput> {
-        let parts = self.infer_parts(planes, n)?;
-        let mut out = RawOutput {
-            policy_logits: Vec::with_capacity(parts.iter().map(|p| p.policy_logits.len()).sum()),
-            wdl: Vec::with_capacity(3 * n),
-        };
-        for raw in parts {
-            out.policy_logits.extend_from_slice(&raw.policy_logits);
-            out.wdl.extend_from_slice(&raw.wdl);
-        }
-        Ok(out)
-    }
-
-    /// [`Lanes::infer`]'s outputs as each lane returned them, in order (the
-    /// positions of the first part first), without joining them: joining
-    /// copies every policy logit once more on the calling thread, while the
-    /// lanes wait.
-    pub(crate) fn infer_parts(&self, planes: &[f32], n: usize) -> Result<Vec<RawOutput>> {
         let per = self.shape.planes_len();
         if planes.len() != n * per {
             return Err(Error::Shape(format!(
@@ -180,10 +163,19 @@ impl Lanes {
             };
             send(lane, job)?;
         }
-        self.receive(self.split(n).count(), |answer| match answer {
+        let parts = self.receive(self.split(n).count(), |answer| match answer {
             Answer::Raw(raw) => Ok(raw),
             _ => Err(out_of_step()),
-        })
+        })?;
+        let mut out = RawOutput {
+            policy_logits: Vec::with_capacity(parts.iter().map(|p| p.policy_logits.len()).sum()),
+            wdl: Vec::with_capacity(3 * n),
+        };
+        for raw in parts {
+            out.policy_logits.extend_from_slice(&raw.policy_logits);
+            out.wdl.extend_from_slice(&raw.wdl);
+        }
+        Ok(out)
     }
 
     /// The lanes that take a part of a batch of `n` positions, each with

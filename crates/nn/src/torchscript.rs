@@ -239,7 +239,7 @@ impl TorchScriptEvaluator {
     ) -> Result<Vec<Evaluation>> {
         check_shape::<S>(self.shape)?;
         let mut inputs = std::mem::take(&mut self.inputs);
-        let out = evaluate_with(&mut inputs, batch, |p, n| Ok(vec![self.infer(p, n)?]));
+        let out = evaluate_with(&mut inputs, batch, |p, n| self.infer(p, n));
         self.inputs = inputs;
         out
     }
