@@ -93,6 +93,28 @@ pub fn read_network<F: Features>(
         &[NETWORK_FORMAT_VERSION],
         "an evaluator file",
     )?;
+    decode_network::<F>(path, &bytes, rules)
+}
+
+/// Decodes the bytes of an evaluator file of the game whose features are
+/// `F` (a network built into the program, say); `path` names them in the
+/// messages. As [`read_network`] otherwise.
+///
+/// # Errors
+///
+/// As [`read_network`], but for [`Error::Io`].
+pub fn decode_network<F: Features>(
+    path: &Path,
+    bytes: &[u8],
+    rules: Option<&F::Rules>,
+) -> Result<(FloatNet, Vec<(String, String)>), Error> {
+    frame::check(
+        path,
+        bytes,
+        NETWORK_MAGIC,
+        &[NETWORK_FORMAT_VERSION],
+        "an evaluator file",
+    )?;
     let bad = |m: &str| Error::format(path, m);
     let header_len = u32::from_le_bytes([bytes[12], bytes[13], bytes[14], bytes[15]]) as usize;
     if header_len > MAX_HEADER {
@@ -130,7 +152,7 @@ pub fn read_network<F: Features>(
             ),
         ));
     }
-    let body = frame::verify(path, &bytes)?;
+    let body = frame::verify(path, bytes)?;
     let header =
         std::str::from_utf8(&body[16..16 + header_len]).map_err(|_| bad("header is not UTF-8"))?;
     let mut file_rules = None;

@@ -42,7 +42,9 @@ mod simd;
 
 pub use error::Error;
 pub use features::{check_features, Features, MAX_ACTIVE};
-pub use file::{read_network, write_network, NETWORK_FORMAT_VERSION, NETWORK_MAGIC};
+pub use file::{
+    decode_network, read_network, write_network, NETWORK_FORMAT_VERSION, NETWORK_MAGIC,
+};
 pub use float::FloatNet;
 pub use quant::{Accumulator, Network};
 pub use sample::{
