@@ -535,6 +535,8 @@ fn sample_chunk_game(id: u64) -> ChunkGame {
         moves: vec!["d3-d4".into(), "d6-d5".into()],
         result: GameResult::Draw,
         termination: "move cap".into(),
+        ending: dama_game::EndReason::MoveCap,
+        captures: 0,
         resigned: false,
         resign_disabled: false,
         would_have_resigned_wrongly: false,

@@ -1,5 +1,6 @@
 //! [`Game`]: a game in progress, with its history and draw rules.
 
+use dama_game::EndReason;
 use dama_mcts::{Outcome, Player};
 
 use crate::board::{Color, Position};
@@ -86,7 +87,7 @@ impl Game {
     /// The result if the game is over (see [`Game::termination`]).
     #[must_use]
     pub fn outcome(&self) -> Option<Outcome> {
-        self.termination().map(|(o, _)| o)
+        self.termination().map(|(o, _, _)| o)
     }
 
     /// The result and why, if the game is over, in this order: a side
@@ -97,35 +98,35 @@ impl Game {
     /// (`repetition`) and the no-capture limit (`no-capture limit`) are
     /// draws.
     #[must_use]
-    pub fn termination(&self) -> Option<(Outcome, &'static str)> {
+    pub fn termination(&self) -> Option<(Outcome, EndReason, &'static str)> {
         let p = &self.position;
         let (us, them) = (p.turn(), p.turn().other());
-        let win = |c: Color, why| Some((Outcome::Win(player(c)), why));
+        let win = |c: Color, why| Some((Outcome::Win(player(c)), EndReason::NoMoves, why));
         let (ours, theirs) = (p.count(us), p.count(them));
         if ours == 0 || theirs == 0 {
             return win(if ours == 0 { them } else { us }, "no pieces");
         }
         if self.rules.one_piece_each && ours == 1 && theirs == 1 {
-            return Some((Outcome::Draw, "one piece each"));
+            return Some((Outcome::Draw, EndReason::Other, "one piece each"));
         }
         if p.legal_moves().is_empty() {
             let mut other = *p;
             other.set_turn(them);
             return if other.legal_moves().is_empty() {
-                Some((Outcome::Draw, "neither side can move"))
+                Some((Outcome::Draw, EndReason::Other, "neither side can move"))
             } else {
                 win(them, "no legal move")
             };
         }
         if self.repetitions() >= 3 {
-            return Some((Outcome::Draw, "repetition"));
+            return Some((Outcome::Draw, EndReason::Repetition, "repetition"));
         }
         if self
             .rules
             .no_capture_limit
             .is_some_and(|l| self.since_capture >= l)
         {
-            return Some((Outcome::Draw, "no-capture limit"));
+            return Some((Outcome::Draw, EndReason::NoCaptureLimit, "no-capture limit"));
         }
         None
     }

@@ -2,8 +2,8 @@
 //! [`GameDef`].
 
 use dama_game::{
-    DecisionSquares, GameDef, GameError, Geometry, IncompleteTurn, MoveSquares, Piece, PieceKind,
-    SideInfo,
+    DecisionSquares, Ending, GameDef, GameError, Geometry, IncompleteTurn, MoveSquares, Piece,
+    PieceKind, SideInfo,
 };
 use dama_mcts::{Game as _, Outcome, Player};
 
@@ -88,8 +88,9 @@ impl GameDef for MiniDama {
         game.moves()
     }
 
-    fn termination(game: &Game) -> Option<String> {
-        game.termination().map(|(_, why)| why.to_owned())
+    fn ending(game: &Game) -> Option<Ending> {
+        game.termination()
+            .map(|(_, reason, why)| Ending::new(reason, why))
     }
 
     fn complete_turn(game: &Game, decisions: &[Step]) -> Result<Move, GameError> {

@@ -126,6 +126,8 @@ mod tests {
             moves: vec![],
             result: GameResult::Draw,
             termination: "test".into(),
+            ending: dama_game::EndReason::Other,
+            captures: 0,
             resigned: false,
             resign_disabled: false,
             would_have_resigned_wrongly: false,

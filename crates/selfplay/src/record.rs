@@ -13,8 +13,10 @@
 //!               the chunk, then the records
 //! ```
 //!
-//! Format 2 (before Turkish Tafl) is still read: its payload is the records
-//! alone, all of them draughts games.
+//! Format 3 (before records said how a game ended as a typed reason and
+//! counted its captures) and format 2 (before Turkish Tafl: the records
+//! alone, all of them draughts games) are still read: their records get
+//! the reason and the captures from their text ([`LegacyRecord`]).
 //!
 //! Files are written to a temporary name and renamed into place, so a reader
 //! never sees half a chunk. A truncated or altered file fails the length or
@@ -36,7 +38,10 @@ use crate::Error;
 
 /// The current on-disk format version. Bump it when `GameRecord` changes and
 /// keep a reader for the old versions.
-pub const FORMAT_VERSION: u32 = 3;
+pub const FORMAT_VERSION: u32 = 4;
+
+/// The format before [`GameRecord::ending`] and [`GameRecord::captures`].
+const FORMAT_TEXT_ENDINGS: u32 = 3;
 
 /// The format before the game's name was written (draughts records only).
 const FORMAT_DRAUGHTS_ONLY: u32 = 2;
@@ -190,6 +195,10 @@ pub struct GameRecord {
     /// Why the game ended, in words (`no legal move`, `threefold repetition`,
     /// `resigned`, `move cap`, ...).
     pub termination: String,
+    /// Why the game ended, as every game's statistics count it.
+    pub ending: dama_game::EndReason,
+    /// The moves that captured something.
+    pub captures: u32,
     /// True when the loser resigned.
     pub resigned: bool,
     /// True when resignation was disabled for this game to measure false
@@ -231,6 +240,63 @@ impl GameRecord {
                     self.rules
                 ))
             })
+    }
+}
+
+/// A record of formats 2 and 3, which kept how a game ended as text only.
+#[derive(Deserialize)]
+#[cfg_attr(test, derive(Serialize))]
+struct LegacyRecord {
+    game_id: u64,
+    generation: u32,
+    rules: String,
+    start: String,
+    moves: Vec<String>,
+    result: GameResult,
+    termination: String,
+    resigned: bool,
+    resign_disabled: bool,
+    would_have_resigned_wrongly: bool,
+    samples: Vec<Sample>,
+}
+
+impl LegacyRecord {
+    /// The record with the reason and the captures its text gives: the
+    /// words these formats' writers used (draughts' and Turkish Tafl's
+    /// `Repetition`, `NoCaptureLimit`, self-play's `move cap` and
+    /// `tablebase`; Mini draughts' records of these formats said
+    /// `repetition` and `no-capture limit`), and captures as the moves
+    /// written with `x`, as every game's notation writes them. Only old
+    /// files are read this way.
+    fn upgrade(self) -> GameRecord {
+        use dama_game::EndReason;
+        let ending = match self.termination.as_str() {
+            "Repetition" | "repetition" => EndReason::Repetition,
+            "NoCaptureLimit" | "no-capture limit" => EndReason::NoCaptureLimit,
+            "NoPieces" | "Blocked" | "NoMoves" | "no pieces" | "no legal move" => {
+                EndReason::NoMoves
+            }
+            crate::selfplay::MOVE_CAP => EndReason::MoveCap,
+            crate::selfplay::TABLEBASE => EndReason::Tablebase,
+            _ => EndReason::Other,
+        };
+        let captures = self.moves.iter().filter(|m| m.contains('x')).count() as u32;
+        GameRecord {
+            game: GameName::default(),
+            game_id: self.game_id,
+            generation: self.generation,
+            rules: self.rules,
+            start: self.start,
+            moves: self.moves,
+            result: self.result,
+            termination: self.termination,
+            ending,
+            captures,
+            resigned: self.resigned,
+            resign_disabled: self.resign_disabled,
+            would_have_resigned_wrongly: self.would_have_resigned_wrongly,
+            samples: self.samples,
+        }
     }
 }
 
@@ -320,10 +386,10 @@ pub fn decode_chunk(bytes: &[u8]) -> Result<Vec<GameRecord>, String> {
         return Err("not a dama game file (bad magic number)".into());
     }
     let version = u32::from_le_bytes(bytes[8..12].try_into().map_err(|_| "header")?);
-    if version != FORMAT_VERSION && version != FORMAT_DRAUGHTS_ONLY {
+    if ![FORMAT_DRAUGHTS_ONLY, FORMAT_TEXT_ENDINGS, FORMAT_VERSION].contains(&version) {
         return Err(format!(
             "game file format version {version}, this build reads versions \
-             {FORMAT_DRAUGHTS_ONLY} and {FORMAT_VERSION}"
+             {FORMAT_DRAUGHTS_ONLY} to {FORMAT_VERSION}"
         ));
     }
     let len = u64::from_le_bytes(bytes[12..20].try_into().map_err(|_| "header")?);
@@ -344,11 +410,20 @@ pub fn decode_chunk(bytes: &[u8]) -> Result<Vec<GameRecord>, String> {
     if fnv1a64(payload) != sum {
         return Err("checksum mismatch (file altered or corrupted)".into());
     }
-    let decoded = if version == FORMAT_DRAUGHTS_ONLY {
-        bincode::serde::decode_from_slice(payload, bincode_config())
-            .map(|(games, used): (Vec<GameRecord>, usize)| ((GameName::Draughts, games), used))
-    } else {
-        bincode::serde::decode_from_slice(payload, bincode_config())
+    let legacy = |(games, used): (Vec<LegacyRecord>, usize)| {
+        (games.into_iter().map(LegacyRecord::upgrade).collect(), used)
+    };
+    let decoded = match version {
+        FORMAT_DRAUGHTS_ONLY => bincode::serde::decode_from_slice(payload, bincode_config())
+            .map(legacy)
+            .map(|(games, used)| ((GameName::Draughts, games), used)),
+        FORMAT_TEXT_ENDINGS => bincode::serde::decode_from_slice(payload, bincode_config()).map(
+            |((game, games), used): ((GameName, Vec<LegacyRecord>), usize)| {
+                let (games, used) = legacy((games, used));
+                ((game, games), used)
+            },
+        ),
+        _ => bincode::serde::decode_from_slice(payload, bincode_config()),
     };
     let ((game, mut games), used): ((GameName, Vec<GameRecord>), usize) =
         decoded.map_err(|e| format!("cannot decode games: {e}"))?;
@@ -410,6 +485,8 @@ mod tests {
             moves: vec!["d3-d4".into(), "d6-d5".into()],
             result: GameResult::Draw,
             termination: "move cap".into(),
+            ending: dama_game::EndReason::MoveCap,
+            captures: 0,
             resigned: false,
             resign_disabled: true,
             would_have_resigned_wrongly: false,
@@ -508,10 +585,64 @@ mod tests {
         assert!(err.contains("variant=chess"), "{err}");
     }
 
+    /// `game` as formats 2 and 3 wrote it.
+    fn legacy(g: &GameRecord) -> LegacyRecord {
+        LegacyRecord {
+            game_id: g.game_id,
+            generation: g.generation,
+            rules: g.rules.clone(),
+            start: g.start.clone(),
+            moves: g.moves.clone(),
+            result: g.result,
+            termination: g.termination.clone(),
+            resigned: g.resigned,
+            resign_disabled: g.resign_disabled,
+            would_have_resigned_wrongly: g.would_have_resigned_wrongly,
+            samples: g.samples.clone(),
+        }
+    }
+
+    #[test]
+    fn format_3_chunks_read_with_their_endings_and_captures_from_the_text() {
+        use dama_game::EndReason;
+        let mut games = Vec::new();
+        for (i, (words, reason)) in [
+            ("Repetition", EndReason::Repetition),
+            // Mini draughts' words in these formats.
+            ("repetition", EndReason::Repetition),
+            ("no-capture limit", EndReason::NoCaptureLimit),
+            ("NoCaptureLimit", EndReason::NoCaptureLimit),
+            ("move cap", EndReason::MoveCap),
+            ("KingEscaped", EndReason::Other),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            let mut g = sample_game(i as u64);
+            g.game = GameName::MiniDama;
+            g.moves = vec!["c3-d4".into(), "e5xc3".into(), "b2xd4".into()];
+            g.termination = words.into();
+            g.ending = reason;
+            g.captures = 2;
+            games.push(g);
+        }
+        let old: Vec<LegacyRecord> = games.iter().map(legacy).collect();
+        let payload =
+            bincode::serde::encode_to_vec((GameName::MiniDama, &old), bincode_config()).unwrap();
+        let mut bytes = Vec::new();
+        bytes.extend_from_slice(MAGIC);
+        bytes.extend_from_slice(&3u32.to_le_bytes());
+        bytes.extend_from_slice(&(payload.len() as u64).to_le_bytes());
+        bytes.extend_from_slice(&fnv1a64(&payload).to_le_bytes());
+        bytes.extend_from_slice(&payload);
+        assert_eq!(decode_chunk(&bytes).unwrap(), games);
+    }
+
     #[test]
     fn format_2_chunks_still_read_as_draughts() {
         let games = vec![sample_game(5)];
-        let payload = bincode::serde::encode_to_vec(&games, bincode_config()).unwrap();
+        let old: Vec<LegacyRecord> = games.iter().map(legacy).collect();
+        let payload = bincode::serde::encode_to_vec(&old, bincode_config()).unwrap();
         let mut bytes = Vec::new();
         bytes.extend_from_slice(MAGIC);
         bytes.extend_from_slice(&2u32.to_le_bytes());
@@ -533,7 +664,7 @@ mod tests {
         write_chunk(&path, &[sample_game(7)]).unwrap();
         let bytes = fs::read(&path).unwrap();
         assert_eq!(&bytes[..8], b"DAMAGAME");
-        assert_eq!(u32::from_le_bytes(bytes[8..12].try_into().unwrap()), 3);
+        assert_eq!(u32::from_le_bytes(bytes[8..12].try_into().unwrap()), 4);
         let len = u64::from_le_bytes(bytes[12..20].try_into().unwrap()) as usize;
         assert_eq!(len, bytes.len() - HEADER_LEN);
     }

@@ -12,7 +12,7 @@
 use std::time::{Duration, Instant};
 
 use dama_draughts::Draughts;
-use dama_game::{GameDef, NnInput};
+use dama_game::{EndReason, Ending, GameDef, NnInput};
 use dama_mcts::{
     driver, Budget, CachedEvaluator, Evaluation, Evaluator, Leaf, Outcome, Player, Pov, Search,
     SearchConfig, Wdl,
@@ -58,17 +58,18 @@ pub fn opening<G: GameDef>(rules: &G::Rules, plies: u32, rng: &mut ChaCha8Rng) -
 /// The end of the game at a decision point: the winner (`None` for a draw)
 /// and why, in words; `None` while it goes on. A game the rules have not
 /// ended may be ended by the search state's tables (`tablebase`).
-fn end<G: GameDef>(state: &G::State) -> Option<(Option<Player>, String)> {
+fn end<G: GameDef>(state: &G::State) -> Option<(Option<Player>, Ending)> {
     let winner = |o: Outcome| match o {
         Outcome::Win(p) => Some(p),
         Outcome::Draw => None,
     };
     let game = G::game_of(state);
     if let Some(o) = G::outcome(game) {
-        return Some((winner(o), G::termination(game).unwrap_or_default()));
+        let ending = G::ending(game).unwrap_or_else(|| Ending::new(EndReason::Other, ""));
+        return Some((winner(o), ending));
     }
     let o = dama_mcts::Game::outcome(state)?;
-    Some((winner(o), TABLEBASE.into()))
+    Some((winner(o), Ending::new(EndReason::Tablebase, TABLEBASE)))
 }
 
 fn moves_played<G: GameDef>(state: &G::State) -> u32 {
@@ -455,7 +456,12 @@ where
                 self.would_resign[ci] = true;
             } else {
                 let winner = player.other();
-                self.finish(job, game_result(Some(winner)), "resigned".into(), true);
+                self.finish(
+                    job,
+                    game_result(Some(winner)),
+                    Ending::new(EndReason::Other, "resigned"),
+                    true,
+                );
                 return Ok(());
             }
         }
@@ -494,12 +500,17 @@ where
         let mut steps = Vec::new();
         loop {
             let state = self.search.root_state();
-            if let Some((winner, text)) = end::<G>(state) {
-                self.finish(job, game_result(winner), text, false);
+            if let Some((winner, ending)) = end::<G>(state) {
+                self.finish(job, game_result(winner), ending, false);
                 return Ok(());
             }
             if moves_played::<G>(state) >= job.selfplay.max_plies {
-                self.finish(job, GameResult::Draw, MOVE_CAP.into(), false);
+                self.finish(
+                    job,
+                    GameResult::Draw,
+                    Ending::new(EndReason::MoveCap, MOVE_CAP),
+                    false,
+                );
                 return Ok(());
             }
             steps.clear();
@@ -520,10 +531,11 @@ where
         &mut self,
         job: &SelfplayJob<'_, G>,
         result: GameResult,
-        termination: String,
+        ending: Ending,
         resigned: bool,
     ) {
         let state = self.search.root_state();
+        let history = G::history(G::game_of(state));
         let winner = match result {
             GameResult::WhiteWins => Some(Player::First),
             GameResult::BlackWins => Some(Player::Second),
@@ -550,12 +562,14 @@ where
             generation: job.generation,
             rules: job.rules.to_string(),
             start: self.start.clone(),
-            moves: G::history(G::game_of(state))
-                .iter()
-                .map(ToString::to_string)
-                .collect(),
+            moves: history.iter().map(ToString::to_string).collect(),
             result,
-            termination,
+            termination: ending.text,
+            ending: ending.reason,
+            captures: history
+                .iter()
+                .filter(|m| !G::move_squares(m).captured.is_empty())
+                .count() as u32,
             resigned,
             resign_disabled: self.resign_disabled,
             would_have_resigned_wrongly: wrongly,
@@ -703,14 +717,14 @@ pub(crate) fn update_stats(stats: &mut SelfplayStats, record: &GameRecord, steps
     if record.resigned {
         stats.resignations += 1;
     }
-    match record.termination.as_str() {
-        "NoCaptureLimit" => stats.no_capture_draws += 1,
-        "Repetition" => stats.repetition_draws += 1,
-        MOVE_CAP => stats.move_cap_draws += 1,
-        TABLEBASE => stats.tablebase_endings += 1,
-        _ => {}
+    match record.ending {
+        EndReason::NoCaptureLimit => stats.no_capture_draws += 1,
+        EndReason::Repetition => stats.repetition_draws += 1,
+        EndReason::MoveCap => stats.move_cap_draws += 1,
+        EndReason::Tablebase => stats.tablebase_endings += 1,
+        EndReason::NoMoves | EndReason::Other => {}
     }
-    stats.captures += record.moves.iter().filter(|m| m.contains('x')).count() as u64;
+    stats.captures += u64::from(record.captures);
     if record.resign_disabled {
         stats.playthrough_games += 1;
         if record.would_have_resigned_wrongly {

@@ -20,7 +20,9 @@ use std::time::Instant;
 
 use dama_draughts::alphabeta::{AlphaBeta, SearchLimits, MATE_BOUND};
 use dama_draughts::encode::{self, PLANES_LEN};
+use dama_draughts::Draughts;
 use dama_engine::{Color, Game, Move, Rules};
+use dama_game::{EndReason, Ending, GameDef};
 use dama_tablebase::Tablebase;
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
@@ -157,15 +159,15 @@ fn play_one(job: &TeacherJob<'_>, index: usize) -> Result<(GameRecord, u32), Err
     let limits = SearchLimits::depth(job.teacher.depth);
     let mut pending = Vec::new();
     let mut steps = 0u32;
-    let (winner, termination) = loop {
-        if let Some((outcome, termination)) = game.termination() {
-            break (outcome.winner(), format!("{termination:?}"));
+    let (winner, ending) = loop {
+        if let (Some((outcome, _)), Some(ending)) = (game.termination(), Draughts::ending(&game)) {
+            break (outcome.winner(), ending);
         }
         if let Some(winner) = probe(&game, job.tablebase.as_deref()) {
-            break (winner, TABLEBASE.to_owned());
+            break (winner, Ending::new(EndReason::Tablebase, TABLEBASE));
         }
         if game.moves().len() as u32 >= job.selfplay.max_plies {
-            break (None, MOVE_CAP.to_owned());
+            break (None, Ending::new(EndReason::MoveCap, MOVE_CAP));
         }
         let history = dama_draughts::game_history_hashes(&game);
         let report = engine.search(game.position(), &history, limits);
@@ -205,7 +207,13 @@ fn play_one(job: &TeacherJob<'_>, index: usize) -> Result<(GameRecord, u32), Err
         start,
         moves: game.moves().iter().map(ToString::to_string).collect(),
         result: result_of(winner),
-        termination,
+        termination: ending.text,
+        ending: ending.reason,
+        captures: game
+            .moves()
+            .iter()
+            .filter(|m| !Draughts::move_squares(m).captured.is_empty())
+            .count() as u32,
         resigned: false,
         resign_disabled: false,
         would_have_resigned_wrongly: false,

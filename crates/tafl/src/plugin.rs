@@ -4,13 +4,13 @@
 use std::sync::Arc;
 
 use dama_game::{
-    DecisionSquares, GameDef, GameError, Geometry, IncompleteTurn, MoveSquares, OwnError,
-    OwnFactory, OwnSpec, Piece, PieceKind, SideInfo,
+    DecisionSquares, EndReason, Ending, GameDef, GameError, Geometry, IncompleteTurn, MoveSquares,
+    OwnError, OwnFactory, OwnSpec, Piece, PieceKind, SideInfo,
 };
 use dama_mcts::{Outcome, Player};
 
 use crate::search::{player, TaflState};
-use crate::{Game, Move, MoveKind, Position, Side, Square, Step, TaflRules};
+use crate::{Game, Move, MoveKind, Position, Side, Square, Step, TaflRules, Termination};
 
 /// Turkish Tafl, as every layer above the rules sees it.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -97,8 +97,17 @@ impl GameDef for Tafl {
         game.moves()
     }
 
-    fn termination(game: &Game) -> Option<String> {
-        Some(format!("{:?}", game.outcome()?.termination))
+    fn ending(game: &Game) -> Option<Ending> {
+        let termination = game.outcome()?.termination;
+        let reason = match termination {
+            Termination::NoMoves => EndReason::NoMoves,
+            Termination::Repetition => EndReason::Repetition,
+            Termination::KingEscaped
+            | Termination::KingSurrounded
+            | Termination::Locked
+            | Termination::PlyLimit => EndReason::Other,
+        };
+        Some(Ending::new(reason, format!("{termination:?}")))
     }
 
     fn complete_turn(game: &Game, decisions: &[Step]) -> Result<Move, GameError> {
