@@ -133,7 +133,7 @@ impl EvaluatorBundleMeta {
     pub fn player_spec(
         &self,
         limit: AlphaBetaLimit,
-        eval: Option<PathBuf>,
+        eval: Option<dama_game::EvalSource>,
     ) -> Result<PlayerSpec, Error> {
         let spec = PlayerSpec::AlphaBeta {
             limit,
@@ -232,7 +232,7 @@ impl EvaluatorBundle {
     pub fn alphabeta_spec(&self, limit: Option<AlphaBetaLimit>) -> Result<BotSpec, Error> {
         let spec = self.meta.player_spec(
             limit.unwrap_or(self.meta.limit),
-            Some(self.evaluator_path()),
+            Some(self.evaluator_path().into()),
         )?;
         let PlayerSpec::AlphaBeta {
             limit,

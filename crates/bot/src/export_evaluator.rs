@@ -48,7 +48,7 @@ pub struct EvaluatorExportReport {
 }
 
 /// The evaluator file `path` names: the file itself, or the `best.nnue` of
-/// a run directory.
+/// a run directory (`shipped`, the built-in network, is the caller's).
 fn source_file(path: &Path) -> Result<PathBuf, Error> {
     if path.is_dir() {
         let best = dama_run::RunDir::new(path).best_evaluator();
@@ -88,18 +88,31 @@ fn run_of(file: &Path) -> Option<PathBuf> {
 /// copy that does not read back the same, limits out of bounds; I/O
 /// errors.
 pub fn export_evaluator(opts: &EvaluatorExportOptions) -> Result<EvaluatorExportReport, Error> {
-    let source = source_file(&opts.evaluator)?;
     let out = &opts.out;
     let fail = |path: &Path, p: String| Error::Bundle {
         path: path.to_path_buf(),
         problems: vec![p],
     };
-    let bytes = dama_nn::files::read_bounded(&source, MAX_EVALUATOR_FILE)
-        .map_err(|e| fail(&source, format!("cannot read the evaluator file: {e}")))?;
+    // `shipped` (unless a file of that name is there): the network built
+    // into the program.
+    let shipped =
+        opts.evaluator.as_os_str() == dama_game::EvalSource::SHIPPED && !opts.evaluator.exists();
+    let (source, bytes) = if shipped {
+        (
+            PathBuf::from(dama_draughts::shipped::SHIPPED_PATH),
+            dama_draughts::shipped::SHIPPED_BYTES.to_vec(),
+        )
+    } else {
+        let source = source_file(&opts.evaluator)?;
+        let bytes = dama_nn::files::read_bounded(&source, MAX_EVALUATOR_FILE)
+            .map_err(|e| fail(&source, format!("cannot read the evaluator file: {e}")))?;
+        (source, bytes)
+    };
     // The source is read whole before anything is written, so the bundle
     // holds one version of a file that training may be replacing.
-    let (net, header) = dama_nnue::read_network::<dama_draughts::DraughtsFeatures>(&source, None)
-        .map_err(|e| fail(&source, e.to_string()))?;
+    let (net, header) =
+        dama_nnue::decode_network::<dama_draughts::DraughtsFeatures>(&source, &bytes, None)
+            .map_err(|e| fail(&source, e.to_string()))?;
     let rules = net
         .check::<dama_draughts::DraughtsFeatures>()
         .map_err(|e| fail(&source, e))?;
@@ -132,13 +145,17 @@ pub fn export_evaluator(opts: &EvaluatorExportOptions) -> Result<EvaluatorExport
         generation,
         step: value("step").and_then(|s| s.parse().ok()),
         elo: Vec::new(),
-        source: source.display().to_string(),
+        source: if shipped {
+            format!("shipped ({})", source.display())
+        } else {
+            source.display().to_string()
+        },
         dama_version: env!("CARGO_PKG_VERSION").to_owned(),
     };
     // The limits are checked before anything is written.
     meta.player_spec(meta.limit, None)
         .map_err(|e| Error::Input(format!("cannot export with these limits: {e}")))?;
-    if let (Some(run), Some(g)) = (run_of(&source), generation) {
+    if let (Some(run), Some(g), false) = (run_of(&source), generation, shipped) {
         meta.elo = elo_entries_of_run(&run, g);
     }
 

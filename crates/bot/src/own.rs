@@ -60,7 +60,7 @@ pub fn own_player<G: GameDef>(spec: &BotSpec, options: &BotOptions) -> Result<Ow
             let player = PlayerSpec::AlphaBeta {
                 limit: b.meta.limit,
                 tt_mb: b.meta.tt_mb,
-                eval: Some(b.dir.join(&b.meta.evaluator_file)),
+                eval: Some(b.dir.join(&b.meta.evaluator_file).into()),
                 threads: b.meta.threads,
             };
             (player, format!("bundle:{}", dir.display()), Some(b.meta))

@@ -47,8 +47,9 @@ pub enum BotSpec {
         limit: AlphaBetaLimit,
         /// Table size in MiB.
         tt_mb: usize,
-        /// A learned evaluator file instead of the handcrafted evaluation.
-        eval: Option<PathBuf>,
+        /// A learned evaluation (the shipped network or a file) instead of
+        /// the handcrafted one.
+        eval: Option<dama_game::EvalSource>,
         /// Search threads (Lazy SMP; 1 searches on the bot's thread alone).
         threads: usize,
     },
@@ -73,8 +74,8 @@ impl BotSpec {
                 Ok(Some(dama_nn::read_meta(path)?.rules))
             }
             BotSpec::AlphaBeta {
-                eval: Some(path), ..
-            } => Ok(dama_draughts::Evaluation::load(path, None)?
+                eval: Some(source), ..
+            } => Ok(dama_draughts::Evaluation::of_spec(Some(source), None)?
                 .rules()
                 .copied()),
             _ => Ok(None),
@@ -102,12 +103,12 @@ impl BotSpec {
             // (its feature set); a file no game loads is draughts' to
             // refuse by name.
             BotSpec::AlphaBeta {
-                eval: Some(path), ..
+                eval: Some(source), ..
             } => Ok(Some(
                 dama_nn::GameName::ALL
                     .iter()
                     .copied()
-                    .find(|g| evaluator_rules(*g, path).is_some())
+                    .find(|g| evaluator_rules(*g, source).is_some())
                     .unwrap_or(dama_nn::GameName::Draughts),
             )),
             _ => Ok(None),
@@ -115,26 +116,29 @@ impl BotSpec {
     }
 }
 
-/// Whether `path` is a learned evaluator of game `game` (its alpha-beta
-/// engine loads it: the file reads, and its feature set is the game's),
-/// and if so the rules it was trained for, as text (`None` inside: every
-/// rule set).
-pub fn evaluator_rules(game: dama_nn::GameName, path: &std::path::Path) -> Option<Option<String>> {
-    struct Load<'a>(&'a std::path::Path);
+/// Whether `source` is a learned evaluator of game `game` (its alpha-beta
+/// engine loads it: the file reads and its feature set is the game's, or
+/// the game ships a network), and if so the rules it was trained for, as
+/// text (`None` inside: every rule set).
+pub fn evaluator_rules(
+    game: dama_nn::GameName,
+    source: &dama_game::EvalSource,
+) -> Option<Option<String>> {
+    struct Load<'a>(&'a dama_game::EvalSource);
     impl dama_nn::WithGame for Load<'_> {
         type Output = Option<Option<String>>;
         fn run<G: dama_game::GameDef>(self) -> Self::Output {
             let spec = dama_game::OwnSpec::AlphaBeta(dama_game::AlphaBetaSpec {
                 limit: dama_game::AlphaBetaLimit::Depth(1),
                 tt_mb: 1,
-                eval: Some(self.0.to_path_buf()),
+                eval: Some(self.0.clone()),
                 threads: 1,
             });
             let factory = G::own_players(&spec, &G::Tables::default()).ok()?;
             Some(factory.trained_rules().map(|r| r.to_string()))
         }
     }
-    game.with(Load(path))
+    game.with(Load(source))
 }
 
 impl FromStr for BotSpec {

@@ -59,7 +59,7 @@ impl dama_nn::WithGame for Analyse<'_> {
 
     fn run<G: GameDef>(self) -> Result<()> {
         let args = self.0;
-        let mut bot = args.bot.build::<G>()?;
+        let mut bot = args.bot.build::<G>(args.rules.as_deref())?;
         let rules = rules_for(args.rules.as_deref(), &bot)?;
         let mut game = if args.position.trim() == "startpos" {
             G::start(&rules)

@@ -36,10 +36,10 @@ enum BenchKind {
 
 #[derive(Args, Debug)]
 struct SearchBenchArgs {
-    /// The learned evaluator file (default: a random network of the same
+    /// The learned evaluation, `shipped` or a file (default: a random network of the same
     /// architecture: speed does not depend on the weights).
     #[arg(long)]
-    eval: Option<std::path::PathBuf>,
+    eval: Option<String>,
     /// Positions, taken from seeded random games.
     #[arg(long, default_value_t = 40, value_parser = clap::value_parser!(u32).range(1..=10_000))]
     positions: u32,
@@ -79,8 +79,11 @@ pub fn run(args: &BenchArgs) -> Result<()> {
 fn search(args: &SearchBenchArgs) -> Result<()> {
     use dama_draughts::{AlphaBeta, Evaluation, SearchLimits};
     let learned = match &args.eval {
-        Some(path) => Evaluation::load(path, None)
-            .with_context(|| format!("cannot load the evaluator {}", path.display()))?,
+        Some(text) => {
+            let source = dama_game::EvalSource::parse(text);
+            Evaluation::of_spec(Some(&source), None)
+                .with_context(|| format!("cannot load the evaluator {source}"))?
+        }
         None => {
             let net = dama_draughts::Network::from_float(&dama_nnue::FloatNet::random::<
                 dama_draughts::DraughtsFeatures,
@@ -88,7 +91,7 @@ fn search(args: &SearchBenchArgs) -> Result<()> {
                 &dama_engine::Rules::default(), 1
             ))?;
             Evaluation::Learned {
-                path: "random network".into(),
+                evaluator: dama_game::EvalSource::File("random network".into()),
                 network: std::sync::Arc::new(net),
             }
         }

@@ -16,13 +16,20 @@ use dama_game::GameDef;
 use dama_mcts::Algorithm;
 use dama_nn::GameName;
 
+/// The time per move of the default bot, the alpha-beta engine with the
+/// shipped learned evaluator.
+pub const SHIPPED_BOT_MS: u64 = 1000;
+
 /// Which bot, and how strong.
 #[derive(Args, Debug, Clone)]
 pub struct BotArgs {
     /// The bot: `bundle:DIR`, a bundle directory, a `.safetensors`
     /// checkpoint, or a player spec (`ckpt:PATH[,sims=N]`, `mcts:sims=N`,
     /// `alphabeta:depth=N|time=MS`, `greedy`, `random`, `policy:PATH`).
-    /// Default: `alphabeta:depth=4`, or the --checkpoint/--bundle given.
+    /// Default: the --checkpoint/--bundle given, else the strongest bot:
+    /// `alphabeta:time=1000,eval=shipped` (the learned evaluator dama
+    /// ships) in a game and rules it ships one for, `alphabeta:depth=4`
+    /// elsewhere.
     /// Turkish Tafl bots: a Tafl checkpoint or bundle, `mcts:sims=N`,
     /// `random`, `greedy` or `alphabeta:depth=N` (whole moves, 1 to 8).
     #[arg(long, conflicts_with_all = ["checkpoint", "bundle"])]
@@ -68,7 +75,8 @@ pub struct BotArgs {
 
 impl BotArgs {
     /// The bot asked for: --bot, --checkpoint (with the checkpoint
-    /// players' defaults), --bundle, or `alphabeta:depth=4`.
+    /// players' defaults), --bundle, or `alphabeta:depth=4` (before the
+    /// game is known: [`BotArgs::spec_for`] gives the game's default).
     pub fn spec(&self) -> Result<BotSpec> {
         Ok(if let Some(s) = &self.bot {
             s.parse().with_context(|| format!("bad --bot `{s}`"))?
@@ -130,11 +138,38 @@ impl BotArgs {
         Ok(Some(std::sync::Arc::new(tb)))
     }
 
-    /// Builds the bot of game `G`, its default limit set from
-    /// --sims/--time (the endgame tables only for a game they hold; an
-    /// explicit --tablebase for another gets a note).
-    pub fn build<G: GameDef>(&self) -> Result<Bot<G>> {
-        let spec = self.spec()?;
+    /// The bot asked for in game `G` under the rules text `rules` (the
+    /// command's --rules): as [`BotArgs::spec`], but without a bot named
+    /// the strongest: the alpha-beta engine with the game's shipped
+    /// learned evaluator at [`SHIPPED_BOT_MS`] a move where it ships one
+    /// for those rules.
+    pub fn spec_for<G: GameDef>(&self, rules: Option<&str>) -> Result<BotSpec> {
+        let named = self.bot.is_some() || self.checkpoint.is_some() || self.bundle.is_some();
+        let Some(shipped) = G::shipped_evaluator_rules().filter(|_| !named) else {
+            return self.spec();
+        };
+        let asked = match rules {
+            Some(t) => dama_bot::parse_rules::<G>(t).with_context(|| format!("--rules `{t}`"))?,
+            None => G::Rules::default(),
+        };
+        if asked != shipped {
+            return self.spec();
+        }
+        Ok(BotSpec::AlphaBeta {
+            limit: dama_eval::AlphaBetaLimit::TimeMs(SHIPPED_BOT_MS),
+            tt_mb: dama_eval::DEFAULT_TT_MB,
+            eval: Some(dama_game::EvalSource::Shipped),
+            threads: 1,
+        })
+    }
+
+    /// Builds the bot of game `G` for the rules text `rules` (the
+    /// command's --rules; it picks the default bot: [`BotArgs::spec_for`]),
+    /// its default limit set from --sims/--time (the endgame tables only
+    /// for a game they hold; an explicit --tablebase for another gets a
+    /// note).
+    pub fn build<G: GameDef>(&self, rules: Option<&str>) -> Result<Bot<G>> {
+        let spec = self.spec_for::<G>(rules)?;
         dama_nn::device::set_torch_threads(1);
         let tablebase = if dama_eval::games::takes_tablebase::<G>() {
             self.open_tablebase()?
@@ -218,7 +253,7 @@ impl dama_nn::WithGame for Serve<'_> {
 
     fn run<G: GameDef>(self) -> Result<()> {
         let args = self.0;
-        let bot = args.bot.build::<G>()?;
+        let bot = args.bot.build::<G>(args.rules.as_deref())?;
         // Refuses another game's rules by name before the session starts.
         rules_for(args.rules.as_deref(), &bot)?;
         let mut session = Session::new(bot);

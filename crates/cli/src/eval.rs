@@ -125,7 +125,9 @@ pub struct CurveArgs {
     checkpoints: PathBuf,
     /// Anchor players, weakest first, starting with random (pinned at Elo 0):
     /// `default` (random, greedy, alphabeta:depth=2, alphabeta:depth=4,
-    /// alphabeta:time=100) or a comma-separated list of specs.
+    /// alphabeta:time=100) or a comma-separated list of specs (a spec's own
+    /// options stay with it: `…,alphabeta:time=100,eval=shipped` ends the
+    /// list with the shipped learned evaluator, the strongest anchor).
     #[arg(long, default_value = "default")]
     anchors: String,
     /// Games per pairing (each checkpoint against each anchor, and each anchor
@@ -543,6 +545,23 @@ fn run_dir(run: &str, checkpoints: &std::path::Path) -> PathBuf {
     }
 }
 
+/// Splits a comma-separated list of player specs whose own options are
+/// comma-separated too: a piece with `=` and no `:` (`eval=shipped`,
+/// `threads=2`) is an option of the spec before it.
+fn split_specs(list: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for piece in list.split(',').map(str::trim) {
+        match out.last_mut() {
+            Some(last) if piece.contains('=') && !piece.contains(':') => {
+                last.push(',');
+                last.push_str(piece);
+            }
+            _ => out.push(piece.to_owned()),
+        }
+    }
+    out
+}
+
 /// Runs `dama curve`.
 pub fn run_curve(args: &CurveArgs) -> Result<()> {
     use dama_selfplay::curve::{self, CurveConfig};
@@ -553,10 +572,7 @@ pub fn run_curve(args: &CurveArgs) -> Result<()> {
             .map(|s| (*s).to_owned())
             .collect()
     } else {
-        args.anchors
-            .split(',')
-            .map(|s| s.trim().to_owned())
-            .collect()
+        split_specs(&args.anchors)
     };
     let budget = match (args.sims, args.time) {
         (_, Some(ms)) => dama_eval::SearchBudget::Time(std::time::Duration::from_millis(ms)),
@@ -632,4 +648,23 @@ pub fn run_curve(args: &CurveArgs) -> Result<()> {
         dir.join("curve.csv").display()
     );
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn specs_split_at_commas_between_specs_only() {
+        assert_eq!(
+            super::split_specs(
+                "random, greedy,alphabeta:time=100,alphabeta:time=100,eval=shipped,threads=2,engine:a.sh"
+            ),
+            [
+                "random",
+                "greedy",
+                "alphabeta:time=100",
+                "alphabeta:time=100,eval=shipped,threads=2",
+                "engine:a.sh"
+            ]
+        );
+    }
 }

@@ -23,9 +23,9 @@ pub struct ExportArgs {
         conflicts_with = "evaluator"
     )]
     checkpoint: Option<PathBuf>,
-    /// A learned evaluator (`.nnue`), or a learned-evaluator run's
-    /// directory (its `best.nnue`): a bundle that the alpha-beta engine
-    /// plays with it.
+    /// A learned evaluator (`.nnue`), a learned-evaluator run's directory
+    /// (its `best.nnue`), or `shipped` (the network built into dama): a
+    /// bundle that the alpha-beta engine plays with it.
     #[arg(long)]
     evaluator: Option<PathBuf>,
     /// The bundle directory to write.

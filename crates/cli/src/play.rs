@@ -84,7 +84,7 @@ impl dama_nn::WithGame for Play<'_> {
 
     fn run<G: GameDef>(self) -> Result<()> {
         let args = self.0;
-        let bot = args.bot.build::<G>()?;
+        let bot = args.bot.build::<G>(args.rules.as_deref())?;
         let rules = rules_for(args.rules.as_deref(), &bot)?;
         if let Some(why) = bot
             .trained_rules()

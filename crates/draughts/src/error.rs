@@ -1,8 +1,7 @@
 //! The errors of Turkish draughts' own players.
 
-use std::path::PathBuf;
-
 use dama_engine::Rules;
+use dama_game::EvalSource;
 
 /// Why the alpha-beta engine or its evaluation could not play.
 #[derive(Debug, thiserror::Error)]
@@ -13,10 +12,10 @@ pub enum EngineError {
     #[error("evaluator")]
     Evaluator(#[from] dama_nnue::Error),
     /// A learned evaluation asked to play rules it was not trained for.
-    #[error("the evaluator {} was trained for rules `{trained}`, not `{asked}`", path.display())]
+    #[error("the evaluator {evaluator} was trained for rules `{trained}`, not `{asked}`")]
     Rules {
-        /// The evaluator file.
-        path: PathBuf,
+        /// The evaluator (`shipped` or its file).
+        evaluator: EvalSource,
         /// Its rules.
         trained: Rules,
         /// The game's.

@@ -7,10 +7,11 @@
 //! rather than a full computation. [`Evaluation`] is the choice made at run
 //! time; the search is compiled once per evaluator.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 
 use dama_engine::{Position, Rules};
+use dama_game::EvalSource;
 use dama_nnue::Accumulator;
 
 use crate::error::EngineError;
@@ -84,10 +85,10 @@ pub enum Evaluation {
     /// The handcrafted evaluation.
     #[default]
     Handcrafted,
-    /// A learned network, loaded from `path`.
+    /// A learned network, loaded from `evaluator`.
     Learned {
-        /// The evaluator file.
-        path: PathBuf,
+        /// The shipped network or the evaluator file.
+        evaluator: EvalSource,
         /// The quantized network.
         network: Arc<Network>,
     },
@@ -104,21 +105,43 @@ impl Evaluation {
         let (float, _) = dama_nnue::read_network::<DraughtsFeatures>(path, rules)?;
         let network = Network::from_float(&float)?;
         Ok(Evaluation::Learned {
-            path: path.to_path_buf(),
+            evaluator: EvalSource::File(path.to_path_buf()),
             network: Arc::new(network),
         })
     }
 
-    /// The evaluation an `alphabeta:` spec names: the handcrafted one
-    /// without `eval=`, else the learned one in that file.
+    /// The network dama ships for the standard Turkish rules
+    /// ([`crate::shipped`]); with `rules`, refuses other rules.
     ///
     /// # Errors
     ///
-    /// As [`Evaluation::load`].
-    pub fn of_spec(eval: Option<&Path>, rules: Option<&Rules>) -> Result<Evaluation, EngineError> {
+    /// [`EngineError::Rules`] for other rules.
+    pub fn shipped(rules: Option<&Rules>) -> Result<Evaluation, EngineError> {
+        let evaluation = Evaluation::Learned {
+            evaluator: EvalSource::Shipped,
+            network: crate::shipped::shipped_network()?,
+        };
+        if let Some(rules) = rules {
+            evaluation.check_rules(rules)?;
+        }
+        Ok(evaluation)
+    }
+
+    /// The evaluation an `alphabeta:` spec names: the handcrafted one
+    /// without `eval=`, else the shipped network or the learned one in
+    /// that file.
+    ///
+    /// # Errors
+    ///
+    /// As [`Evaluation::load`] and [`Evaluation::shipped`].
+    pub fn of_spec(
+        eval: Option<&EvalSource>,
+        rules: Option<&Rules>,
+    ) -> Result<Evaluation, EngineError> {
         match eval {
             None => Ok(Evaluation::Handcrafted),
-            Some(path) => Evaluation::load(path, rules),
+            Some(EvalSource::Shipped) => Evaluation::shipped(rules),
+            Some(EvalSource::File(path)) => Evaluation::load(path, rules),
         }
     }
 
@@ -138,9 +161,9 @@ impl Evaluation {
     /// [`EngineError::Rules`] naming both rules.
     pub fn check_rules(&self, rules: &Rules) -> Result<(), EngineError> {
         match self {
-            Evaluation::Learned { path, network } if network.rules() != rules => {
+            Evaluation::Learned { evaluator, network } if network.rules() != rules => {
                 Err(EngineError::Rules {
-                    path: path.clone(),
+                    evaluator: evaluator.clone(),
                     trained: *network.rules(),
                     asked: *rules,
                 })

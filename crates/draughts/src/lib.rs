@@ -21,6 +21,7 @@ pub mod features;
 mod own;
 pub mod players;
 mod plugin;
+pub mod shipped;
 mod state;
 
 pub use alphabeta::{game_history_hashes, AlphaBeta, AlphaBetaPlayer, SearchLimits, SearchReport};

@@ -56,7 +56,7 @@ pub(crate) fn factory(
     Ok(match spec {
         OwnSpec::Greedy => Arc::new(Greedy),
         OwnSpec::AlphaBeta(a) => {
-            let evaluation = Evaluation::of_spec(a.eval.as_deref(), None)
+            let evaluation = Evaluation::of_spec(a.eval.as_ref(), None)
                 .map_err(|e| OwnError::Load(Box::new(e)))?;
             Arc::new(AlphaBetaFactory {
                 spec: a.clone(),

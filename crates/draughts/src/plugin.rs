@@ -3,10 +3,10 @@
 
 use std::sync::Arc;
 
-use dama_engine::{Game, Move, Position, Role, Rules, Square, Step};
+use dama_engine::{Game, Move, Position, Role, Rules, Square, Step, Termination};
 use dama_game::{
-    DecisionSquares, GameDef, GameError, Geometry, MoveSquares, OwnError, OwnFactory, OwnSpec,
-    Piece, PieceKind, SideInfo, TableVerdict,
+    DecisionSquares, EndReason, Ending, GameDef, GameError, Geometry, MoveSquares, OwnError,
+    OwnFactory, OwnSpec, Piece, PieceKind, SideInfo, TableVerdict,
 };
 use dama_mcts::{Outcome, Player};
 use dama_tablebase::Tablebase;
@@ -102,9 +102,17 @@ impl GameDef for Draughts {
         game.moves()
     }
 
-    fn termination(game: &Game) -> Option<String> {
+    fn ending(game: &Game) -> Option<Ending> {
         let (_, termination) = game.termination()?;
-        Some(format!("{termination:?}"))
+        let reason = match termination {
+            Termination::NoPieces | Termination::Blocked => EndReason::NoMoves,
+            Termination::Repetition => EndReason::Repetition,
+            Termination::NoCaptureLimit => EndReason::NoCaptureLimit,
+            Termination::MutualBlock | Termination::OnePieceEach | Termination::KingBeatsMan => {
+                EndReason::Other
+            }
+        };
+        Some(Ending::new(reason, format!("{termination:?}")))
     }
 
     fn complete_turn(game: &Game, decisions: &[Step]) -> Result<Move, GameError> {
@@ -214,6 +222,10 @@ impl GameDef for Draughts {
         tables: &Option<Arc<Tablebase>>,
     ) -> Result<Arc<dyn OwnFactory<Draughts>>, OwnError> {
         crate::own::factory(spec, tables)
+    }
+
+    fn shipped_evaluator_rules() -> Option<Rules> {
+        crate::shipped::shipped_rules().ok()
     }
 
     /// A network plays the variant it was trained for: other rule options

@@ -51,6 +51,11 @@ pub fn factory<G: GameDef>(
     let name = spec.to_string();
     match spec {
         PlayerSpec::Random => Ok(crate::games::random(name)),
+        PlayerSpec::Engine { path, time_ms } => Ok(Arc::new(crate::engine::EngineFactory {
+            name,
+            path: path.clone(),
+            time: time_ms.map(std::time::Duration::from_millis),
+        })),
         #[cfg(feature = "network")]
         PlayerSpec::Checkpoint { .. } | PlayerSpec::Policy { .. } => {
             crate::network::factory(spec, name, options)

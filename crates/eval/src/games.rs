@@ -83,6 +83,7 @@ pub fn check_spec<G: GameDef>(spec: &PlayerSpec) -> Result<(), Error> {
     match spec {
         // Written once for every game.
         PlayerSpec::Random
+        | PlayerSpec::Engine { .. }
         | PlayerSpec::Mcts { .. }
         | PlayerSpec::Checkpoint { .. }
         | PlayerSpec::Policy { .. } => Ok(()),

@@ -46,6 +46,7 @@
 
 mod arena;
 mod batched;
+mod engine;
 mod error;
 mod factory;
 pub mod games;

@@ -7,10 +7,12 @@
 //! | `alphabeta:depth=N` | alpha-beta to `N` plies |
 //! | `alphabeta:time=MS` | alpha-beta, iterative deepening for `MS` ms per move |
 //! | `alphabeta:…,eval=PATH` | alpha-beta with a learned evaluator file (`dama nnue`) |
+//! | `alphabeta:…,eval=shipped` | alpha-beta with the learned evaluator dama ships (`networks/`) |
 //! | `alphabeta:…,threads=N` | alpha-beta on `N` threads (Lazy SMP, `1..=64`, default 1) |
 //! | `mcts:sims=N` | pure MCTS with random rollouts, `N` simulations per decision |
 //! | `ckpt:PATH[,sims=N\|time=MS][,search=gumbel\|puct]` | a checkpoint with search, `N` simulations per decision or `MS` ms per move |
 //! | `policy:PATH` | a checkpoint's raw policy, no search |
+//! | `engine:PATH[,time=MS]` | another program speaking dama's line protocol (`docs/protocol.md`), `go time MS` per move (default: its own limit) |
 //!
 //! Options after the colon are `key=value` pairs separated by commas
 //! (`alphabeta:depth=6,tt=64`); a `ckpt:`/`policy:` spec starts with the path.
@@ -24,7 +26,9 @@ use dama_mcts::{Algorithm, MAX_SIMULATIONS};
 use serde::{Deserialize, Serialize};
 
 use crate::Error;
-use dama_game::own::{MAX_SEARCH_DEPTH, MAX_SEARCH_THREADS as MAX_THREADS, MAX_SEARCH_TT_MB};
+use dama_game::own::{
+    EvalSource, MAX_SEARCH_DEPTH, MAX_SEARCH_THREADS as MAX_THREADS, MAX_SEARCH_TT_MB,
+};
 pub use dama_game::AlphaBetaLimit;
 
 /// How much a checkpoint player searches.
@@ -80,10 +84,11 @@ pub enum PlayerSpec {
         limit: AlphaBetaLimit,
         /// Transposition table size in MiB (default 16).
         tt_mb: usize,
-        /// A learned evaluator file (`eval=PATH`) instead of the handcrafted
-        /// evaluation.
+        /// A learned evaluation (`eval=shipped`, the network dama ships,
+        /// or `eval=PATH`, an evaluator file) instead of the handcrafted
+        /// one.
         #[serde(default)]
-        eval: Option<PathBuf>,
+        eval: Option<EvalSource>,
         /// Search threads (`threads=N`, Lazy SMP; default 1, at most
         /// [`dama_game::own::MAX_SEARCH_THREADS`]).
         #[serde(default = "default_threads")]
@@ -114,6 +119,17 @@ pub enum PlayerSpec {
     Policy {
         /// The checkpoint file.
         path: PathBuf,
+    },
+    /// Another program speaking dama's line protocol (`docs/protocol.md`)
+    /// on its standard input and output: a frozen build of an earlier
+    /// commit, or another engine.
+    Engine {
+        /// The program (a wrapper script for one that needs arguments).
+        path: PathBuf,
+        /// Milliseconds per move (`go time MS`); `None`: the engine's own
+        /// limit (`go`).
+        #[serde(default)]
+        time_ms: Option<u64>,
     },
 }
 
@@ -371,11 +387,11 @@ impl FromStr for PlayerSpec {
                         "eval" => {
                             if v.is_empty() {
                                 return Err(Error::Spec(
-                                    "`alphabeta`: eval needs the path of an evaluator file"
+                                    "`alphabeta`: eval needs `shipped` or the path of an evaluator file"
                                         .to_owned(),
                                 ));
                             }
-                            eval = Some(PathBuf::from(v));
+                            eval = Some(EvalSource::parse(&v));
                         }
                         "threads" => {
                             threads = number(kind, &k, &v)?;
@@ -414,6 +430,34 @@ impl FromStr for PlayerSpec {
                         "`mcts` needs sims=N with N in 1..={MAX_SIMULATIONS}"
                     ))),
                 }
+            }
+            "engine" => {
+                let mut parts = rest.splitn(2, ',');
+                let path = parts.next().unwrap_or("").trim();
+                if path.is_empty() {
+                    return Err(Error::Spec(
+                        "`engine` needs the program's path: engine:PATH[,time=MS]".to_owned(),
+                    ));
+                }
+                let mut time_ms = None;
+                for (k, v) in options(kind, parts.next().unwrap_or(""))? {
+                    match k.as_str() {
+                        "time" => {
+                            let ms: u64 = number(kind, &k, &v)?;
+                            if ms == 0 || ms > MAX_MOVE_TIME_MS {
+                                return Err(Error::Spec(format!(
+                                    "`engine`: time must be in 1..={MAX_MOVE_TIME_MS} ms (one hour), got {ms}"
+                                )));
+                            }
+                            time_ms = Some(ms);
+                        }
+                        _ => return Err(unknown(kind, &k, "time")),
+                    }
+                }
+                Ok(PlayerSpec::Engine {
+                    path: path.into(),
+                    time_ms,
+                })
             }
             "ckpt" | "policy" => {
                 let mut parts = rest.splitn(2, ',');
@@ -522,7 +566,7 @@ impl FromStr for PlayerSpec {
             }
             _ => Err(Error::Spec(format!(
                 "unknown player `{s}` (random, greedy, alphabeta:depth=N|time=MS, mcts:sims=N, \
-                 ckpt:PATH[,sims=N|time=MS][,search=gumbel|puct][,draw=D][,batch=N][,threads=N][,precision=P][,reuse=on|off], policy:PATH)"
+                 ckpt:PATH[,sims=N|time=MS][,search=gumbel|puct][,draw=D][,batch=N][,threads=N][,precision=P][,reuse=on|off], policy:PATH, engine:PATH[,time=MS])"
             ))),
         }
     }
@@ -596,7 +640,7 @@ impl fmt::Display for PlayerSpec {
                     write!(f, ",threads={threads}")?;
                 }
                 if let Some(path) = eval {
-                    write!(f, ",eval={}", path.display())?;
+                    write!(f, ",eval={path}")?;
                 }
                 Ok(())
             }
@@ -623,6 +667,13 @@ impl fmt::Display for PlayerSpec {
                 inference.write_options(f)
             }
             PlayerSpec::Policy { path } => write!(f, "policy:{}", path.display()),
+            PlayerSpec::Engine { path, time_ms } => {
+                write!(f, "engine:{}", path.display())?;
+                if let Some(ms) = time_ms {
+                    write!(f, ",time={ms}")?;
+                }
+                Ok(())
+            }
         }
     }
 }
@@ -675,6 +726,28 @@ mod tests {
             serde_json::from_str(r#"{"alpha_beta":{"limit":{"depth":3},"tt_mb":16,"eval":null}}"#)
                 .unwrap();
         assert_eq!(old, "alphabeta:depth=3".parse().unwrap());
+        // `eval=shipped` names the network dama ships; any other value is
+        // a file, written in files as the path alone, as before.
+        let shipped: PlayerSpec = "alphabeta:time=100,eval=shipped".parse().unwrap();
+        assert!(matches!(
+            &shipped,
+            PlayerSpec::AlphaBeta {
+                eval: Some(EvalSource::Shipped),
+                ..
+            }
+        ));
+        assert_eq!(shipped.to_string(), "alphabeta:time=100,eval=shipped");
+        let file: PlayerSpec = "alphabeta:depth=3,eval=nets/a.nnue".parse().unwrap();
+        assert!(matches!(
+            &file,
+            PlayerSpec::AlphaBeta { eval: Some(EvalSource::File(p)), .. } if p.as_os_str() == "nets/a.nnue"
+        ));
+        let json = serde_json::to_string(&file).unwrap();
+        assert!(json.contains(r#""eval":"nets/a.nnue""#), "{json}");
+        for spec in [shipped, file] {
+            let json = serde_json::to_string(&spec).unwrap();
+            assert_eq!(serde_json::from_str::<PlayerSpec>(&json).unwrap(), spec);
+        }
         let two: PlayerSpec = "alphabeta:depth=3,threads=2".parse().unwrap();
         let json = serde_json::to_string(&two).unwrap();
         assert_eq!(serde_json::from_str::<PlayerSpec>(&json).unwrap(), two);

@@ -61,7 +61,7 @@ fn positions(count: usize, seed: u64) -> Vec<Position> {
 fn the_quantized_network_picks_the_float_networks_moves() {
     let float = FloatNet::random::<D>(&Rules::default(), 21);
     let learned = Evaluation::Learned {
-        path: "test".into(),
+        evaluator: dama_game::EvalSource::File("test".into()),
         network: Arc::new(Network::from_float(&float).expect("network")),
     };
     let reference = FloatEval(float);

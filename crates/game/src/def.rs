@@ -19,6 +19,49 @@ pub type GameError = Box<dyn std::error::Error + Send + Sync + 'static>;
 /// winner of a finished game scores, `None` for a draw or a game running.
 pub type TournamentPoints<G> = fn(&<G as GameDef>::Game) -> Option<u32>;
 
+/// Why a game ended, in the reasons that every layer above the rules
+/// counts by (self-play's statistics, the records); the game's own words
+/// for it are [`Ending::text`].
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum EndReason {
+    /// The side to move could not move (no legal move, or no pieces).
+    NoMoves,
+    /// A position occurred for the third time.
+    Repetition,
+    /// Too many plies without a capture (draughts' 50-ply rule).
+    NoCaptureLimit,
+    /// Self-play's own cap on a game's length (not a rule of the game).
+    MoveCap,
+    /// The endgame tables called the position (self-play, not the rules).
+    Tablebase,
+    /// Any other of the game's own endings (one piece each, a Tafl King's
+    /// escape, a ply limit...), or a record too old to say.
+    #[default]
+    Other,
+}
+
+/// How a game ended ([`GameDef::ending`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Ending {
+    /// The reason, as every game's statistics count it.
+    pub reason: EndReason,
+    /// The game's own words (what game records and pages show).
+    pub text: String,
+}
+
+impl Ending {
+    /// An ending for `reason` in the game's words `text`.
+    pub fn new(reason: EndReason, text: impl Into<String>) -> Ending {
+        Ending {
+            reason,
+            text: text.into(),
+        }
+    }
+}
+
 /// The decisions given for a turn end before its move does (or go beyond
 /// it).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
@@ -217,9 +260,15 @@ pub trait GameDef: Copy + Default + Debug + Send + Sync + 'static {
     /// The whole moves played since the start position.
     fn history(game: &Self::Game) -> &[Self::Move];
 
+    /// How the game ended (a reason every layer counts by, and the game's
+    /// words for it), or `None` while it goes on.
+    fn ending(game: &Self::Game) -> Option<Ending>;
+
     /// Why the game ended, in a word or two (what game records keep), or
-    /// `None` while it goes on.
-    fn termination(game: &Self::Game) -> Option<String>;
+    /// `None` while it goes on: [`GameDef::ending`]'s text.
+    fn termination(game: &Self::Game) -> Option<String> {
+        Self::ending(game).map(|e| e.text)
+    }
 
     /// The whole move made of one turn's decisions, taken in order from
     /// [`GameDef::search_state`] of `game`.
@@ -335,6 +384,14 @@ pub trait GameDef: Copy + Default + Debug + Send + Sync + 'static {
         let _ = tables;
         Self::check_own(spec)?;
         Err(OwnError::NotAvailable)
+    }
+
+    /// The rules of the learned evaluator the game ships, built into the
+    /// program (`alphabeta:…,eval=shipped`), if it ships one: the bots
+    /// default to the alpha-beta engine with it under those rules. The
+    /// default: none.
+    fn shipped_evaluator_rules() -> Option<Self::Rules> {
+        None
     }
 
     /// Why a network trained under `trained` refuses to play `asked`, in

@@ -19,11 +19,11 @@ pub mod player;
 mod shape;
 
 pub use def::{
-    side_index, DecisionSquares, GameDef, GameError, Geometry, IncompleteTurn, MoveSquares, Piece,
-    PieceKind, SideInfo, TableVerdict, TournamentPoints,
+    side_index, DecisionSquares, EndReason, Ending, GameDef, GameError, Geometry, IncompleteTurn,
+    MoveSquares, Piece, PieceKind, SideInfo, TableVerdict, TournamentPoints,
 };
 pub use input::NnInput;
-pub use own::{AlphaBetaLimit, AlphaBetaSpec, OwnError, OwnFactory, OwnSpec};
+pub use own::{AlphaBetaLimit, AlphaBetaSpec, EvalSource, OwnError, OwnFactory, OwnSpec};
 pub use player::Choice;
 pub use shape::{Shape, ShapeError, MAX_PLANES, MAX_SIDE};
 

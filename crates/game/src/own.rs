@@ -37,6 +37,74 @@ pub enum AlphaBetaLimit {
     TimeMs(u64),
 }
 
+/// Where a learned evaluation comes from (`eval=shipped` or
+/// `eval=PATH`).
+///
+/// Written in files as its `eval=` text (`"shipped"` or the path), as the
+/// path alone was before the shipped network.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(into = "String", from = "String")]
+pub enum EvalSource {
+    /// The game's best network, built into the program (for Turkish
+    /// draughts `networks/turkish.nnue` of the repository; a game without
+    /// one refuses it by name).
+    Shipped,
+    /// An evaluator file.
+    File(PathBuf),
+}
+
+impl EvalSource {
+    /// What `eval=` names it by: `shipped`, or the path.
+    pub const SHIPPED: &'static str = "shipped";
+
+    /// Reads an `eval=` value: `shipped`, else a path (a file called
+    /// `shipped` is `./shipped`).
+    #[must_use]
+    pub fn parse(text: &str) -> EvalSource {
+        if text == Self::SHIPPED {
+            EvalSource::Shipped
+        } else {
+            EvalSource::File(PathBuf::from(text))
+        }
+    }
+
+    /// The file, if it is one.
+    #[must_use]
+    pub fn file(&self) -> Option<&std::path::Path> {
+        match self {
+            EvalSource::Shipped => None,
+            EvalSource::File(p) => Some(p),
+        }
+    }
+}
+
+impl std::fmt::Display for EvalSource {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            EvalSource::Shipped => f.write_str(Self::SHIPPED),
+            EvalSource::File(p) => write!(f, "{}", p.display()),
+        }
+    }
+}
+
+impl From<String> for EvalSource {
+    fn from(s: String) -> Self {
+        EvalSource::parse(&s)
+    }
+}
+
+impl From<EvalSource> for String {
+    fn from(e: EvalSource) -> Self {
+        e.to_string()
+    }
+}
+
+impl From<PathBuf> for EvalSource {
+    fn from(p: PathBuf) -> Self {
+        EvalSource::File(p)
+    }
+}
+
 /// An alpha-beta engine's settings (`alphabeta:depth=N|time=MS,tt=MB,eval=PATH,threads=N`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct AlphaBetaSpec {
@@ -44,8 +112,8 @@ pub struct AlphaBetaSpec {
     pub limit: AlphaBetaLimit,
     /// Transposition table size in MiB.
     pub tt_mb: usize,
-    /// A learned evaluator file instead of the handcrafted evaluation.
-    pub eval: Option<PathBuf>,
+    /// A learned evaluation instead of the handcrafted one.
+    pub eval: Option<EvalSource>,
     /// Search threads (1: one).
     pub threads: usize,
 }

@@ -162,7 +162,14 @@ pub struct NnueTrain {
     /// Mirror positions left-right at random (default true).
     pub mirror: bool,
     /// Where each generation's training starts: `"random"` (a fresh
-    /// network, the default) or `"previous"` (the previous generation's).
+    /// network, the default), `"previous"` (the previous generation's), or
+    /// a network the run starts from: `"shipped"` (the one dama ships,
+    /// `eval=shipped`) or the path of an evaluator file. A run that starts
+    /// from a network copies it in as generation 0 (`models/gen-0000.nnue`):
+    /// it is the best evaluation until a generation beats it at the gate
+    /// (self-play plays with it, the first gate is against it), generation
+    /// 1 trains on from its weights and each later one from the previous
+    /// generation's, so training goes on across machines and days.
     /// Measured here: training on from the previous network made each
     /// generation weaker at a fixed depth while the loss fell (issue 27's
     /// note), and a fresh network per generation trained on the window does
@@ -170,15 +177,52 @@ pub struct NnueTrain {
     pub init: TrainInit,
 }
 
-/// Where a generation's training starts.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
+/// Where a generation's training starts (`[train] init`).
+///
+/// Written in the config as one string: `"random"`, `"previous"`,
+/// `"shipped"`, or a path.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(from = "String", into = "String")]
 pub enum TrainInit {
     /// A fresh random network (seeded by the run and the generation).
     #[default]
     Random,
     /// The previous generation's network.
     Previous,
+    /// The run starts from a network (generation 0): the shipped one or a
+    /// file; later generations train on from the previous one.
+    Start(dama_game::EvalSource),
+}
+
+impl TrainInit {
+    /// The network the run starts from, if any.
+    #[must_use]
+    pub fn start(&self) -> Option<&dama_game::EvalSource> {
+        match self {
+            TrainInit::Start(s) => Some(s),
+            _ => None,
+        }
+    }
+}
+
+impl From<String> for TrainInit {
+    fn from(s: String) -> Self {
+        match s.as_str() {
+            "random" => TrainInit::Random,
+            "previous" => TrainInit::Previous,
+            _ => TrainInit::Start(dama_game::EvalSource::parse(&s)),
+        }
+    }
+}
+
+impl From<TrainInit> for String {
+    fn from(t: TrainInit) -> Self {
+        match t {
+            TrainInit::Random => "random".to_owned(),
+            TrainInit::Previous => "previous".to_owned(),
+            TrainInit::Start(s) => s.to_string(),
+        }
+    }
 }
 
 impl Default for NnueTrain {
@@ -535,11 +579,44 @@ pub(crate) fn play_openings(
     (samples, event)
 }
 
+/// Copies the network a run starts from into `dir` as generation 0
+/// (`models/gen-0000.nnue`) and as `best.nnue`, refusing one trained for
+/// other rules than the run's.
+fn copy_start(start: &dama_game::EvalSource, rules: &Rules, dir: &RunDir) -> Result<(), Error> {
+    let named = |e: dama_nnue::Error| Error::Config(format!("train.init = \"{start}\": {e}"));
+    let (net, meta) = match start {
+        dama_game::EvalSource::Shipped => {
+            let (net, meta) = dama_draughts::shipped::shipped_float()?;
+            let trained: Rules = net
+                .rules
+                .parse()
+                .map_err(|e| Error::Config(format!("the shipped network's rules: {e}")))?;
+            if trained != *rules {
+                return Err(Error::Config(format!(
+                    "train.init = \"shipped\": the shipped network plays the rules `{trained}`, not the run's `{rules}`"
+                )));
+            }
+            (net, meta)
+        }
+        dama_game::EvalSource::File(path) => {
+            read_network::<DraughtsFeatures>(path, Some(rules)).map_err(named)?
+        }
+    };
+    let mut keep: Vec<(&str, String)> = vec![("started_from", start.to_string())];
+    if let Some((_, g)) = meta.iter().find(|(k, _)| k == "generation") {
+        keep.push(("start_generation", g.clone()));
+    }
+    for path in [dir.evaluator(0), dir.best_evaluator()] {
+        write_network(&path, &net, &keep).map_err(dama_draughts::EngineError::from)?;
+    }
+    Ok(())
+}
+
 fn alphabeta(limit: AlphaBetaLimit, eval: Option<&Path>) -> PlayerSpec {
     PlayerSpec::AlphaBeta {
         limit,
         tt_mb: dama_eval::DEFAULT_TT_MB,
-        eval: eval.map(Path::to_path_buf),
+        eval: eval.map(|p| p.to_path_buf().into()),
         threads: 1,
     }
 }
@@ -725,7 +802,7 @@ impl NnueRun {
             // `best.nnue` as the state names it: a session stopped between
             // writing it and `state.json` may have left a network the
             // resumed generation does not accept.
-            if state.best_generation == 0 {
+            if state.best_generation == 0 && config.train.init.start().is_none() {
                 match std::fs::remove_file(dir.best_evaluator()) {
                     Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
                         return Err(Error::io(&dir.best_evaluator(), e))
@@ -749,6 +826,9 @@ impl NnueRun {
             }
             dama_run::files::write_atomic(&dir.config(), toml_text.as_bytes())
                 .map_err(|e| Error::io(&dir.config(), e))?;
+            if let Some(start) = config.train.init.start() {
+                copy_start(start, &config.rules, dir)?;
+            }
             RunState::new_run()
         };
         dama_run::metrics::truncate_after_generation(&dir.metrics(), state.generation)?;
@@ -799,6 +879,12 @@ impl NnueRun {
         &self.config
     }
 
+    /// Whether the run started from a network (`[train] init = "shipped"`
+    /// or a path), its generation 0.
+    pub fn starts_from_network(&self) -> bool {
+        self.config.train.init.start().is_some()
+    }
+
     /// The run directory.
     pub fn dir(&self) -> &RunDir {
         &self.dir
@@ -828,21 +914,23 @@ impl NnueRun {
         Ok(self.metrics.write(event)?)
     }
 
-    /// The best evaluation so far: the handcrafted one until a network
-    /// passes the gate.
+    /// The best evaluation so far: the handcrafted one (or the network
+    /// the run started from) until a network passes the gate.
     ///
     /// # Errors
     ///
     /// The best network's file cannot be read.
     pub fn best_evaluation(&self) -> Result<Evaluation, Error> {
-        Ok(if self.state.best_generation == 0 {
-            Evaluation::Handcrafted
-        } else {
-            Evaluation::load(
-                &self.dir.evaluator(self.state.best_generation),
-                Some(&self.config.rules),
-            )?
-        })
+        Ok(
+            if self.state.best_generation == 0 && !self.starts_from_network() {
+                Evaluation::Handcrafted
+            } else {
+                Evaluation::load(
+                    &self.dir.evaluator(self.state.best_generation),
+                    Some(&self.config.rules),
+                )?
+            },
+        )
     }
 
     /// Stage 1: plays generation `generation`'s games with the best
@@ -937,7 +1025,13 @@ impl NnueRun {
             window.extend(s);
         }
         window.extend_from_slice(samples);
-        let init = if generation > 1 && config.train.init == TrainInit::Previous {
+        let on_from_previous = match config.train.init {
+            TrainInit::Random => false,
+            TrainInit::Previous => generation > 1,
+            // Generation 0 is the start network.
+            TrainInit::Start(_) => true,
+        };
+        let init = if on_from_previous {
             read_network::<DraughtsFeatures>(&dir.evaluator(generation - 1), Some(&config.rules))
                 .map_err(dama_draughts::EngineError::from)?
                 .0
@@ -1035,7 +1129,7 @@ impl NnueRun {
     ) -> Result<bool, Error> {
         let config = &self.config;
         let new_path = self.dir.evaluator(generation);
-        let best_path = (self.state.best_generation > 0)
+        let best_path = (self.state.best_generation > 0 || self.starts_from_network())
             .then(|| self.dir.evaluator(self.state.best_generation));
         let gate_limit = AlphaBetaLimit::Depth(config.gate.depth);
         let accepted = if config.gate.games == 0 {
@@ -1053,7 +1147,7 @@ impl NnueRun {
                 self.threads,
                 progress,
             )?;
-            let name = if self.state.best_generation == 0 {
+            let name = if best_path.is_none() {
                 "gate: handcrafted".to_owned()
             } else {
                 format!("gate: gen-{}", self.state.best_generation)

@@ -181,3 +181,110 @@ fn bad_configs_are_refused_by_key() {
     assert!(!is_nnue_config("[run]\ngenerations = 3\n"));
     assert!(!is_nnue_config("not toml ["));
 }
+
+/// The largest difference between two networks' feature weights.
+fn max_ft_diff(a: &dama_nnue::FloatNet, b: &dama_nnue::FloatNet) -> f32 {
+    a.ft_w
+        .iter()
+        .zip(&b.ft_w)
+        .map(|(x, y)| (x - y).abs())
+        .fold(0.0, f32::max)
+}
+
+#[test]
+fn a_run_starts_from_a_network_and_trains_on_from_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut cfg = config(TINY);
+    cfg.run.generations = 1;
+    let first = RunDir::new(tmp.path().join("first"));
+    run(&cfg, &first, false);
+    let parent = first.evaluator(1);
+    let read = |p: &std::path::Path| {
+        dama_nnue::read_network::<dama_draughts::DraughtsFeatures>(p, Some(&cfg.rules))
+            .unwrap()
+            .0
+    };
+
+    // `init = PATH`: generation 0 is that network, generation 1 trains on
+    // from it (one step moves no weight far) and is gated against it.
+    let started = config(&TINY.replace(
+        "[train]\n",
+        &format!("[train]\ninit = {:?}\n", parent.display().to_string()),
+    ));
+    use dama_selfplay::nnue::TrainInit;
+    assert_eq!(
+        started.train.init,
+        TrainInit::Start(dama_game::EvalSource::File(parent.clone()))
+    );
+    let mut started = started;
+    started.run.generations = 1;
+    started.train.steps_per_generation = 1;
+    let second = RunDir::new(tmp.path().join("second"));
+    run(&started, &second, false);
+    let (p, zero, one) = (
+        read(&parent),
+        read(&second.evaluator(0)),
+        read(&second.evaluator(1)),
+    );
+    assert_eq!(
+        max_ft_diff(&p, &zero),
+        0.0,
+        "generation 0 is the start network"
+    );
+    let moved = max_ft_diff(&p, &one);
+    assert!(
+        moved > 0.0 && moved < 0.01,
+        "one step from the parent moved {moved}"
+    );
+    let fresh = dama_nnue::FloatNet::random::<dama_draughts::DraughtsFeatures>(&cfg.rules, 1);
+    assert!(max_ft_diff(&fresh, &one) > 0.05);
+    let events = read_metrics(&second.metrics()).unwrap();
+    assert!(
+        events
+            .iter()
+            .any(|e| matches!(e, MetricsEvent::Eval(x) if x.opponent == "gate: gen-0")),
+        "the first gate is against the start network"
+    );
+
+    // A start network of other rules, or a missing file, is refused by key.
+    for (init, want) in [
+        (
+            TrainInit::Start(dama_game::EvalSource::Shipped),
+            "the shipped network plays the rules",
+        ),
+        (
+            TrainInit::Start(dama_game::EvalSource::File("no/such.nnue".into())),
+            "train.init",
+        ),
+    ] {
+        let mut croda = started.clone();
+        croda.train.init = init.clone();
+        croda.rules = "variant=croda".parse().unwrap();
+        let err = run_nnue(
+            &croda,
+            &RunDir::new(
+                tmp.path()
+                    .join(format!("bad-{}", String::from(init.clone()).len())),
+            ),
+            NnueRunOptions { resume: false },
+            &AtomicBool::new(false),
+            &|_: NnueProgress| {},
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(err.contains(want), "{init:?}: {err}");
+    }
+    for (text, want) in [
+        ("random", TrainInit::Random),
+        ("previous", TrainInit::Previous),
+        ("shipped", TrainInit::Start(dama_game::EvalSource::Shipped)),
+        (
+            "nets/a.nnue",
+            TrainInit::Start(dama_game::EvalSource::File("nets/a.nnue".into())),
+        ),
+    ] {
+        let c = config(&TINY.replace("[train]\n", &format!("[train]\ninit = {text:?}\n")));
+        assert_eq!(c.train.init, want);
+        assert!(c.to_toml().unwrap().contains(&format!("init = {text:?}")));
+    }
+}

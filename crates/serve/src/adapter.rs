@@ -139,7 +139,7 @@ fn alphabeta(limit: AlphaBetaLimit, eval: Option<&str>) -> OwnSpec {
     OwnSpec::AlphaBeta(AlphaBetaSpec {
         limit,
         tt_mb: 1,
-        eval: eval.map(Into::into),
+        eval: eval.map(dama_game::EvalSource::parse),
         threads: 1,
     })
 }
@@ -175,6 +175,19 @@ pub fn has_evaluators(game: GameName) -> bool {
         }
     }
     game.with(Takes)
+}
+
+/// The rules of the learned evaluator game `game` ships
+/// (`eval=shipped`), as text, if it ships one.
+pub fn shipped_rules(game: GameName) -> Option<String> {
+    struct Shipped;
+    impl dama_nn::WithGame for Shipped {
+        type Output = Option<String>;
+        fn run<G: GameDef>(self) -> Option<String> {
+            G::shipped_evaluator_rules().map(|r| r.to_string())
+        }
+    }
+    game.with(Shipped)
 }
 
 /// The game a bot plays when it has a network (`None`: a baseline, which

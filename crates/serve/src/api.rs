@@ -134,7 +134,7 @@ async fn info(State(s): St) -> Json<Value> {
         "rules": options,
         "default_rules": Rules::default().to_string(),
         "startpos": dama_engine::Position::startpos().to_string(),
-        "default_bot": s.catalogue.default_id(),
+        "default_bot": s.catalogue.default_id(GameName::default()),
         "limits": {
             "max_sims": l.max_sims, "max_time_ms": l.max_time_ms, "max_depth": l.max_depth,
             "max_body": l.max_body, "max_games": l.max_games,
@@ -191,7 +191,7 @@ async fn bots(State(s): St, ApiQuery(q): ApiQuery<BotsQuery>) -> ApiResult<Json<
     let st = s.clone();
     let list = blocking(move || Ok(st.catalogue.list(game))).await?;
     Ok(Json(
-        json!({"game": game.as_str(), "default": s.catalogue.default_id(), "bots": list}),
+        json!({"game": game.as_str(), "default": s.catalogue.default_id(game), "bots": list}),
     ))
 }
 
@@ -246,7 +246,14 @@ async fn bot_and_game<G: GameDef>(
     let name: GameName = G::NAME
         .parse()
         .map_err(|_| ApiError::bad_request(format!("{} is not served", G::TITLE)))?;
-    let id = bot.map_or_else(|| s.catalogue.default_id().to_owned(), str::to_owned);
+    let id = bot.map_or_else(
+        || {
+            s.catalogue
+                .default_id_for::<G>(&asked.unwrap_or_default())
+                .to_owned()
+        },
+        str::to_owned,
+    );
     let st = s.clone();
     let bot_id = id.clone();
     let (chosen, trained) = blocking(move || {

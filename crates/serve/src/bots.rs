@@ -212,12 +212,26 @@ impl Catalogue {
         }
     }
 
-    /// The id a game gets when the request names no bot.
-    pub fn default_id(&self) -> &'static str {
+    /// The id game `game` gets when the request names no bot: the
+    /// command line's bot, else the strongest (the alpha-beta engine with
+    /// the learned evaluator the game ships, `shipped`), else `alphabeta`.
+    pub fn default_id(&self, game: GameName) -> &'static str {
         if self.default.is_some() {
             "default"
+        } else if adapter::shipped_rules(game).is_some() {
+            "shipped"
         } else {
             "alphabeta"
+        }
+    }
+
+    /// As [`Catalogue::default_id`] for a game of `G` under `rules`: the
+    /// shipped evaluator only for the rules it was trained for.
+    pub fn default_id_for<G: GameDef>(&self, rules: &G::Rules) -> &'static str {
+        if self.default.is_none() && G::shipped_evaluator_rules().as_ref() != Some(rules) {
+            "alphabeta"
+        } else {
+            self.default_id(GameName::of::<G>().unwrap_or_default())
         }
     }
 
@@ -247,6 +261,19 @@ impl Catalogue {
                     _ => Strength::default(),
                 },
                 rules: trained_rules_text(spec),
+            });
+        }
+        if let Some(rules) = adapter::shipped_rules(game) {
+            out.push(BotEntry {
+                id: "shipped".into(),
+                label: "alpha-beta with the learned evaluation dama ships (the strongest)".into(),
+                kind: "evaluator",
+                strength: StrengthKind::Depth,
+                default: Strength {
+                    depth: Some(DEFAULT_DEPTH),
+                    ..Strength::default()
+                },
+                rules: Some(rules),
             });
         }
         let offered = adapter::baselines(game);
@@ -325,7 +352,7 @@ impl Catalogue {
             }
             // Only this game's evaluators (another game's network has
             // another feature set).
-            let Some(rules) = dama_bot::evaluator_rules(game, &path) else {
+            let Some(rules) = dama_bot::evaluator_rules(game, &path.clone().into()) else {
                 continue;
             };
             out.push(BotEntry {
@@ -482,6 +509,14 @@ impl Catalogue {
                 };
                 Ok(with(spec, limit))
             }
+            "shipped" if adapter::shipped_rules(game).is_some() => {
+                let limit = self.limit(id, StrengthKind::Depth, strength)?;
+                let mut spec = alphabeta(strength.depth.unwrap_or(DEFAULT_DEPTH));
+                if let BotSpec::AlphaBeta { eval, .. } = &mut spec {
+                    *eval = Some(dama_game::EvalSource::Shipped);
+                }
+                Ok(with(spec, limit))
+            }
             "alphabeta" | "mcts" | "greedy" | "random"
                 if !adapter::baselines(game).contains(&id) =>
             {
@@ -540,6 +575,7 @@ impl Catalogue {
                             "run `{name}` has no learned evaluator (best.nnue) yet"
                         )));
                     }
+                    let path = dama_game::EvalSource::File(path);
                     if dama_bot::evaluator_rules(game, &path).is_none() {
                         return Err(ApiError::not_found(format!(
                             "run `{name}`'s learned evaluator is not one of {}",

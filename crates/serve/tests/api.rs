@@ -1271,3 +1271,45 @@ async fn every_registered_game_is_played_over_the_api() {
         assert!(v["moves"].as_array().unwrap().len() >= 2, "{name}: {v}");
     }
 }
+
+/// The learned evaluator dama ships is the default bot of the game and
+/// rules it was trained for (Turkish draughts, standard rules), playable
+/// at a depth like a run's, and not offered elsewhere.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_shipped_evaluator_is_the_default_bot_where_it_plays() {
+    let runs = tempfile::tempdir().unwrap();
+    let http = Http::new(start(options(runs.path())).await);
+    let bots = http.get("/api/bots").await.json();
+    assert_eq!(bots["default"], "shipped", "{bots}");
+    let shipped = bots["bots"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|b| b["id"] == "shipped")
+        .unwrap_or_else(|| panic!("no shipped bot in {bots}"));
+    assert_eq!(shipped["kind"], "evaluator");
+    assert_eq!(shipped["rules"], Rules::default().to_string());
+    let tafl = http.get("/api/bots?game=tafl").await.json();
+    assert_eq!(tafl["default"], "alphabeta", "{tafl}");
+    assert!(!tafl.to_string().contains("\"shipped\""), "{tafl}");
+    play_out(&http, "shipped", json!({"depth": 2}), 5, 400).await;
+    // Without a bot, other rules get the handcrafted engine; asked for by
+    // name, the shipped evaluator refuses them.
+    let croda = "variant=croda";
+    let created = http
+        .post("/api/games", &json!({"human": "white", "rules": croda}))
+        .await;
+    assert_eq!(created.status, 201, "{}", created.error());
+    let refused = http
+        .post(
+            "/api/games",
+            &json!({"bot": "shipped", "human": "white", "rules": croda}),
+        )
+        .await;
+    assert!(
+        refused.status >= 400 && refused.status < 500,
+        "{}",
+        refused.status
+    );
+    assert!(refused.error().contains("croda"), "{}", refused.error());
+}

@@ -394,6 +394,9 @@ pub fn baseline_of(spec: &dama_game::OwnSpec) -> Result<Baseline, dama_game::Own
             _ if a.threads != 1 => {
                 settings("Turkish Tafl's alpha-beta searches on one thread (threads=1)".into())
             }
+            _ if a.eval == Some(dama_game::EvalSource::Shipped) => settings(
+                "eval=shipped: Turkish Tafl ships no learned evaluator yet (give eval=PATH)".into(),
+            ),
             AlphaBetaLimit::TimeMs(_) => settings(
                 "Turkish Tafl's alpha-beta searches to a depth (depth=N), not a time".into(),
             ),
@@ -416,14 +419,20 @@ pub fn own_of(
     spec: &dama_game::OwnSpec,
 ) -> Result<(Baseline, TaflEvaluation), dama_game::OwnError> {
     let baseline = baseline_of(spec)?;
-    let evaluation = match spec {
-        dama_game::OwnSpec::AlphaBeta(a) => match &a.eval {
-            Some(path) => TaflEvaluation::load(path, None)
-                .map_err(|e| dama_game::OwnError::Load(Box::new(e)))?,
-            None => TaflEvaluation::Handcrafted,
-        },
-        dama_game::OwnSpec::Greedy => TaflEvaluation::Handcrafted,
-    };
+    let evaluation =
+        match spec {
+            dama_game::OwnSpec::AlphaBeta(a) => match &a.eval {
+                Some(dama_game::EvalSource::File(path)) => TaflEvaluation::load(path, None)
+                    .map_err(|e| dama_game::OwnError::Load(Box::new(e)))?,
+                // Refused by `baseline_of` above, with this message.
+                Some(dama_game::EvalSource::Shipped) => return Err(dama_game::OwnError::Settings(
+                    "eval=shipped: Turkish Tafl ships no learned evaluator yet (give eval=PATH)"
+                        .into(),
+                )),
+                None => TaflEvaluation::Handcrafted,
+            },
+            dama_game::OwnSpec::Greedy => TaflEvaluation::Handcrafted,
+        };
     Ok((baseline, evaluation))
 }
 

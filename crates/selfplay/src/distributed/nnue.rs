@@ -160,9 +160,11 @@ pub fn learn_nnue(
     let config = run.config().clone();
     let generations = config.run.generations;
     let mut learner = Learner::open(store.as_ref(), &dir, run.state().generation)?;
-    // Generation 0, the handcrafted evaluation, has no file.
+    // Generation 0, the handcrafted evaluation, has no file (a network
+    // the run starts from has).
+    let starts_from_network = run.starts_from_network();
     let evaluator_files = |g: u32| {
-        if g == 0 {
+        if g == 0 && !starts_from_network {
             Vec::new()
         } else {
             vec![(dir.evaluator(g), dist::evaluator_key(g))]
@@ -335,7 +337,7 @@ impl EvaluatorPlayer {
 
 impl ChunkPlayer for EvaluatorPlayer {
     fn load(&mut self, store: &dyn Store, g: u32, _: &dyn Progress) -> Result<(), Error> {
-        self.evaluation = if g == 0 {
+        self.evaluation = if g == 0 && self.config.train.init.start().is_none() {
             Evaluation::Handcrafted
         } else {
             let path = fetch_files(
