@@ -32,6 +32,8 @@ impl WithGame for Check {
         let name = GameName::of::<G>().unwrap();
         let rules = G::parse_rules(short_rules(name)).unwrap();
         let cpu = dama_nn::device::parse_device("cpu").unwrap();
+        // The same network, so the same games, on every run.
+        dama_nn::device::manual_seed(11);
         let net = Network::new(&ModelConfig::quick().with_shape(G::shape()), cpu).unwrap();
         let mut eval = NnEvaluator::new(&net, cpu, Precision::F32).unwrap();
         let selfplay = SelfplayConfig {
