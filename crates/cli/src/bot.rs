@@ -152,7 +152,7 @@ impl BotArgs {
             Some(t) => dama_bot::parse_rules::<G>(t).with_context(|| format!("--rules `{t}`"))?,
             None => G::Rules::default(),
         };
-        if asked != shipped {
+        if G::refuse_network_rules(&shipped, &asked).is_some() {
             return self.spec();
         }
         Ok(BotSpec::AlphaBeta {

@@ -24,7 +24,12 @@ fn the_default_bot_is_the_shipped_evaluator_where_it_plays() {
         hello(&["--rules", "default"]),
         "alphabeta:time=1000,eval=shipped"
     );
-    // Other rules, another game: the handcrafted engine.
+    // Other options of its variant are the search's, as for networks.
+    assert_eq!(
+        hello(&["--rules", "no_capture_limit=40"]),
+        "alphabeta:time=1000,eval=shipped"
+    );
+    // Another variant, another game: the handcrafted engine.
     assert_eq!(hello(&["--rules", "variant=croda"]), "alphabeta:depth=4");
     assert_eq!(hello(&["--game", "tafl"]), "alphabeta:depth=4");
     // A bot named is the bot played.

@@ -161,7 +161,11 @@ impl Evaluation {
     /// [`EngineError::Rules`] naming both rules.
     pub fn check_rules(&self, rules: &Rules) -> Result<(), EngineError> {
         match self {
-            Evaluation::Learned { evaluator, network } if network.rules() != rules => {
+            // Another variant is refused; other rule options (a
+            // no-capture limit) are the search's, as for networks.
+            Evaluation::Learned { evaluator, network }
+                if network.rules().variant != rules.variant =>
+            {
                 Err(EngineError::Rules {
                     evaluator: evaluator.clone(),
                     trained: *network.rules(),

@@ -110,12 +110,13 @@ pub(crate) fn game_players<G: GameDef>(
     let own = own_spec(spec).ok_or_else(|| not_available::<G>(spec))?;
     let factory = G::own_players(&own, &tables_of::<G>(&options.tablebase))
         .map_err(|e| own_error::<G>(spec, e))?;
-    // A learned evaluation plays the rules it was trained for.
+    // A learned evaluation plays the rules it was trained for, or others
+    // the game does not refuse (draughts: other options of its variant).
     if let (Some(trained), Some(asked)) = (
         factory.trained_rules(),
         options.rules.as_ref().and_then(|r| r.get::<G>()),
     ) {
-        if trained != asked {
+        if G::refuse_network_rules(&trained, &asked).is_some() {
             return Err(Error::Spec(format!(
                 "`{spec}` was trained for rules `{trained}`, not `{asked}`"
             )));

@@ -228,7 +228,9 @@ impl Catalogue {
     /// As [`Catalogue::default_id`] for a game of `G` under `rules`: the
     /// shipped evaluator only for the rules it was trained for.
     pub fn default_id_for<G: GameDef>(&self, rules: &G::Rules) -> &'static str {
-        if self.default.is_none() && G::shipped_evaluator_rules().as_ref() != Some(rules) {
+        let plays = G::shipped_evaluator_rules()
+            .is_some_and(|shipped| G::refuse_network_rules(&shipped, rules).is_none());
+        if self.default.is_none() && !plays {
             "alphabeta"
         } else {
             self.default_id(GameName::of::<G>().unwrap_or_default())
