@@ -33,6 +33,12 @@ const MAX_LINE: usize = 64 * 1024;
 /// in all) to answer before the player gives up on it.
 const SLACK: Duration = Duration::from_secs(30);
 
+/// How long a failed write or read waits for the engine's exit status.
+const EXIT_WAIT: Duration = Duration::from_millis(100);
+
+/// How long a dropped player waits for its engine to obey `quit`.
+const QUIT_WAIT: Duration = Duration::from_millis(200);
+
 /// How long an engine may take to start and answer `hello`.
 const START_TIMEOUT: Duration = Duration::from_secs(60);
 
@@ -104,19 +110,20 @@ impl EngineProcess {
     fn send(&mut self, line: &str) -> Result<(), String> {
         writeln!(self.stdin, "{line}")
             .and_then(|()| self.stdin.flush())
-            .map_err(|e| match self.exit_status() {
+            .map_err(|e| match self.exit_status(EXIT_WAIT) {
                 Some(status) => format!("the engine {} exited ({status})", self.path.display()),
                 None => format!("the engine {} stopped reading: {e}", self.path.display()),
             })
     }
 
-    /// How the process ended, if it has (waiting a moment for it).
-    fn exit_status(&mut self) -> Option<std::process::ExitStatus> {
+    /// How the process ended, if it has, waiting up to `wait` for it.
+    fn exit_status(&mut self, wait: Duration) -> Option<std::process::ExitStatus> {
+        let step = wait / 20;
         for _ in 0..20 {
             if let Ok(Some(status)) = self.child.try_wait() {
                 return Some(status);
             }
-            std::thread::sleep(Duration::from_millis(5));
+            std::thread::sleep(step);
         }
         None
     }
@@ -139,7 +146,7 @@ impl EngineProcess {
                     ))
                 }
                 Err(RecvTimeoutError::Disconnected) => {
-                    let status = self.exit_status().map_or_else(
+                    let status = self.exit_status(EXIT_WAIT).map_or_else(
                         || "closed its output".to_owned(),
                         |s| format!("exited ({s})"),
                     );
@@ -169,11 +176,8 @@ impl Drop for EngineProcess {
     fn drop(&mut self) {
         let _ = self.send("quit");
         // Give it a moment to exit on its own, then make sure.
-        for _ in 0..20 {
-            if matches!(self.child.try_wait(), Ok(Some(_))) {
-                return;
-            }
-            std::thread::sleep(Duration::from_millis(10));
+        if self.exit_status(QUIT_WAIT).is_some() {
+            return;
         }
         let _ = self.child.kill();
         let _ = self.child.wait();
@@ -194,7 +198,7 @@ fn read_lines(from: impl std::io::Read, tx: &mpsc::Sender<Result<String, String>
                 return;
             }
             Ok(_) => {
-                let line = match String::from_utf8(buf.clone()) {
+                let line = match String::from_utf8(std::mem::take(&mut buf)) {
                     Ok(s) => Ok(s.trim_end().to_owned()),
                     Err(_) => Err("a line that is not UTF-8".to_owned()),
                 };

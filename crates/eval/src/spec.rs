@@ -328,6 +328,19 @@ fn number<T: FromStr>(kind: &str, key: &str, v: &str) -> Result<T, Error> {
         .map_err(|_| Error::Spec(format!("`{kind}`: `{key}={v}` is not a valid number")))
 }
 
+/// A `time=MS` option of the `alphabeta`/`ab` and `engine` players: at
+/// least 1 ms, at most an hour.
+fn move_time_ms(kind: &str, key: &str, v: &str) -> Result<u64, Error> {
+    let ms: u64 = number(kind, key, v)?;
+    let kind = if kind == "ab" { "alphabeta" } else { kind };
+    if ms == 0 || ms > MAX_MOVE_TIME_MS {
+        return Err(Error::Spec(format!(
+            "`{kind}`: time must be in 1..={MAX_MOVE_TIME_MS} ms (one hour), got {ms}"
+        )));
+    }
+    Ok(ms)
+}
+
 fn unknown(kind: &str, key: &str, allowed: &str) -> Error {
     Error::Spec(format!(
         "`{kind}`: unknown option `{key}` (allowed: {allowed})"
@@ -367,15 +380,7 @@ impl FromStr for PlayerSpec {
                             }
                             limit = Some(AlphaBetaLimit::Depth(d));
                         }
-                        "time" => {
-                            let ms: u64 = number(kind, &k, &v)?;
-                            if ms == 0 || ms > MAX_MOVE_TIME_MS {
-                                return Err(Error::Spec(format!(
-                                    "`alphabeta`: time must be in 1..={MAX_MOVE_TIME_MS} ms (one hour), got {ms}"
-                                )));
-                            }
-                            limit = Some(AlphaBetaLimit::TimeMs(ms));
-                        }
+                        "time" => limit = Some(AlphaBetaLimit::TimeMs(move_time_ms(kind, &k, &v)?)),
                         "tt" => {
                             tt_mb = number(kind, &k, &v)?;
                             if tt_mb == 0 || tt_mb > MAX_SEARCH_TT_MB {
@@ -442,15 +447,7 @@ impl FromStr for PlayerSpec {
                 let mut time_ms = None;
                 for (k, v) in options(kind, parts.next().unwrap_or(""))? {
                     match k.as_str() {
-                        "time" => {
-                            let ms: u64 = number(kind, &k, &v)?;
-                            if ms == 0 || ms > MAX_MOVE_TIME_MS {
-                                return Err(Error::Spec(format!(
-                                    "`engine`: time must be in 1..={MAX_MOVE_TIME_MS} ms (one hour), got {ms}"
-                                )));
-                            }
-                            time_ms = Some(ms);
-                        }
+                        "time" => time_ms = Some(move_time_ms(kind, &k, &v)?),
                         _ => return Err(unknown(kind, &k, "time")),
                     }
                 }

@@ -473,10 +473,12 @@ impl Catalogue {
             limit,
             strength: *strength,
         };
-        let alphabeta = |depth: u32| BotSpec::AlphaBeta {
-            limit: AlphaBetaLimit::Depth(depth),
+        // The alpha-beta engine at the strength asked for (a depth, else
+        // the server's default), with `eval` as its evaluation.
+        let alphabeta = |eval: Option<dama_game::EvalSource>| BotSpec::AlphaBeta {
+            limit: AlphaBetaLimit::Depth(strength.depth.unwrap_or(DEFAULT_DEPTH)),
             tt_mb: dama_eval::DEFAULT_TT_MB,
-            eval: None,
+            eval,
             threads: 1,
         };
         match id {
@@ -513,11 +515,7 @@ impl Catalogue {
             }
             "shipped" if adapter::shipped_rules(game).is_some() => {
                 let limit = self.limit(id, StrengthKind::Depth, strength)?;
-                let mut spec = alphabeta(strength.depth.unwrap_or(DEFAULT_DEPTH));
-                if let BotSpec::AlphaBeta { eval, .. } = &mut spec {
-                    *eval = Some(dama_game::EvalSource::Shipped);
-                }
-                Ok(with(spec, limit))
+                Ok(with(alphabeta(Some(dama_game::EvalSource::Shipped)), limit))
             }
             "alphabeta" | "mcts" | "greedy" | "random"
                 if !adapter::baselines(game).contains(&id) =>
@@ -541,10 +539,7 @@ impl Catalogue {
                         )));
                     }
                 }
-                Ok(with(
-                    alphabeta(strength.depth.unwrap_or(DEFAULT_DEPTH)),
-                    limit,
-                ))
+                Ok(with(alphabeta(None), limit))
             }
             "mcts" => {
                 let limit = self.limit(id, StrengthKind::Sims, strength)?;
@@ -585,11 +580,7 @@ impl Catalogue {
                         )));
                     }
                     let limit = self.limit(id, StrengthKind::Depth, strength)?;
-                    let mut spec = alphabeta(strength.depth.unwrap_or(DEFAULT_DEPTH));
-                    if let BotSpec::AlphaBeta { eval, .. } = &mut spec {
-                        *eval = Some(path);
-                    }
-                    return Ok(with(spec, limit));
+                    return Ok(with(alphabeta(Some(path)), limit));
                 }
                 if let Some(rest) = id.strip_prefix("run:") {
                     let (name, generation) = rest.rsplit_once('/').ok_or_else(|| {

@@ -419,20 +419,15 @@ pub fn own_of(
     spec: &dama_game::OwnSpec,
 ) -> Result<(Baseline, TaflEvaluation), dama_game::OwnError> {
     let baseline = baseline_of(spec)?;
-    let evaluation =
-        match spec {
-            dama_game::OwnSpec::AlphaBeta(a) => match &a.eval {
-                Some(dama_game::EvalSource::File(path)) => TaflEvaluation::load(path, None)
-                    .map_err(|e| dama_game::OwnError::Load(Box::new(e)))?,
-                // Refused by `baseline_of` above, with this message.
-                Some(dama_game::EvalSource::Shipped) => return Err(dama_game::OwnError::Settings(
-                    "eval=shipped: Turkish Tafl ships no learned evaluator yet (give eval=PATH)"
-                        .into(),
-                )),
-                None => TaflEvaluation::Handcrafted,
-            },
-            dama_game::OwnSpec::Greedy => TaflEvaluation::Handcrafted,
-        };
+    // `baseline_of` refused `eval=shipped`: what is left is a file or none.
+    let evaluation = match spec {
+        dama_game::OwnSpec::AlphaBeta(a) => match a.eval.as_ref().and_then(|e| e.file()) {
+            Some(path) => TaflEvaluation::load(path, None)
+                .map_err(|e| dama_game::OwnError::Load(Box::new(e)))?,
+            None => TaflEvaluation::Handcrafted,
+        },
+        dama_game::OwnSpec::Greedy => TaflEvaluation::Handcrafted,
+    };
     Ok((baseline, evaluation))
 }
 
