@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Installs what the notebooks (notebooks/) and `dama report` need into the
 # project's torch venv (the one scripts/setup-torch.sh creates): matplotlib,
-# pandas, and nbclient/nbconvert/ipykernel to run notebooks headless.
+# pandas, and nbclient/nbconvert/ipykernel to run notebooks headless; and
+# pydraughts, whose Hub client drives `dama bot --protocol hub` in the tests
+# (crates/cli/tests/hub.rs).
 # Idempotent: a second run returns at once (a stamp file in the venv records
 # the pinned set).
 #
@@ -20,6 +22,7 @@ PACKAGES=(
   nbclient==0.11.0
   nbconvert==7.17.2
   ipykernel==7.4.0
+  pydraughts==0.6.7
 )
 LAB_PACKAGES=(jupyterlab==4.6.6)
 
@@ -74,7 +77,7 @@ fi
 
 echo "setup-notebooks: installing ${want[*]} into $VENV" >&2
 "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check "${want[@]}" >&2
-"$VENV/bin/python" -c 'import matplotlib, pandas, nbclient, nbconvert, nbformat, ipykernel' >&2
+"$VENV/bin/python" -c 'import matplotlib, pandas, nbclient, nbconvert, nbformat, ipykernel, draughts' >&2
 # Register the venv's kernel under a fixed name inside the venv itself, so
 # headless runs and `jupyter lab` from the venv find it.
 "$VENV/bin/python" -m ipykernel install --sys-prefix --name python3 \

@@ -21,6 +21,9 @@
 //!   visit shares.
 //! * [`Session`]: the line protocol of `dama bot` (`docs/protocol.md`),
 //!   written once for every game.
+//! * [`serve_hub`]: Scan's Hub protocol (`dama bot --protocol hub`,
+//!   `docs/hub.md`) for the draughts alpha-beta engine, so that programs
+//!   nobody here wrote (Hub, pydraughts) can drive dama.
 //! * [`own_player`] (`own.rs`): the bot's own players (the arena's, the
 //!   game's own through the seam, learned-evaluator bundles). Nothing in
 //!   this crate names a game: a game's players, tables and text for people
@@ -47,6 +50,7 @@ mod error;
 mod evaluator_bundle;
 mod export;
 mod export_evaluator;
+mod hub;
 mod own;
 mod protocol;
 mod python;
@@ -65,6 +69,7 @@ pub use evaluator_bundle::{
 };
 pub use export::{export, ExportOptions, ExportReport};
 pub use export_evaluator::{export_evaluator, EvaluatorExportOptions, EvaluatorExportReport};
+pub use hub::{hub_game, hub_move, hub_position, parse_hub_move, serve_hub, HubConfig};
 pub use own::{own_player, OwnPlayer};
 pub use protocol::{parse_rules, Reply, Session, MAX_LINE, PROTOCOL_VERSION};
 pub use python::find_python;

@@ -73,6 +73,17 @@ pub struct BotArgs {
     pub tablebase: String,
 }
 
+/// The protocol `dama bot` speaks.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Protocol {
+    /// dama's own line protocol (`docs/protocol.md`), every game and bot.
+    #[default]
+    Dama,
+    /// Scan's Hub protocol (`docs/hub.md`): the draughts alpha-beta engine
+    /// in every variant, for Hub, pydraughts and other draughts GUIs.
+    Hub,
+}
+
 impl BotArgs {
     /// The bot asked for: --bot, --checkpoint (with the checkpoint
     /// players' defaults), --bundle, or `alphabeta:depth=4` (before the
@@ -116,7 +127,7 @@ impl BotArgs {
 
     /// The tables of --tablebase, if the directory holds any; a note on
     /// stderr when a directory given explicitly holds none.
-    fn open_tablebase(&self) -> Result<Option<std::sync::Arc<dama_tablebase::Tablebase>>> {
+    pub fn open_tablebase(&self) -> Result<Option<std::sync::Arc<dama_tablebase::Tablebase>>> {
         if self.tablebase.is_empty() {
             return Ok(None);
         }
@@ -238,11 +249,79 @@ pub struct BotCmdArgs {
     /// training rules.
     #[arg(long)]
     rules: Option<String>,
+    /// The protocol: `dama` (every game and bot) or `hub` (Scan's Hub
+    /// protocol: the draughts alpha-beta engine, `--bot alphabeta:…` or an
+    /// evaluator bundle; default the shipped learned evaluator at 1 s a
+    /// move until the GUI sends `level`).
+    #[arg(long, value_enum, default_value_t = Protocol::Dama)]
+    protocol: Protocol,
 }
 
 /// Runs `dama bot`: reads commands from stdin until `quit` or end of input.
 pub fn run(args: &BotCmdArgs) -> Result<()> {
-    args.bot.game()?.with(Serve(args))
+    match args.protocol {
+        Protocol::Dama => args.bot.game()?.with(Serve(args)),
+        Protocol::Hub => serve_hub(args),
+    }
+}
+
+/// `dama bot --protocol hub`: the alpha-beta engine of `--bot` (or an
+/// evaluator bundle) over Scan's Hub protocol.
+fn serve_hub(args: &BotCmdArgs) -> Result<()> {
+    use dama_draughts::Draughts;
+    let game = args.bot.game()?;
+    if game != GameName::Draughts {
+        bail!(
+            "the Hub protocol is draughts' ({} bots speak dama's own protocol: drop --protocol hub)",
+            game.title()
+        );
+    }
+    let rules: dama_engine::Rules = match &args.rules {
+        Some(t) => {
+            dama_bot::parse_rules::<Draughts>(t).with_context(|| format!("--rules `{t}`"))?
+        }
+        None => dama_engine::Rules::default(),
+    };
+    let mut spec = args.bot.spec_for::<Draughts>(args.rules.as_deref())?;
+    if let BotSpec::Bundle(dir) = &spec {
+        let bundle = dama_bot::EvaluatorBundle::load(dir).with_context(|| {
+            format!(
+                "--protocol hub plays the alpha-beta engine: {} is not an evaluator bundle",
+                dir.display()
+            )
+        })?;
+        spec = bundle.alphabeta_spec(None)?;
+    }
+    let BotSpec::AlphaBeta {
+        limit,
+        tt_mb,
+        eval,
+        threads,
+    } = spec
+    else {
+        bail!(
+            "--protocol hub plays the alpha-beta engine (`--bot alphabeta:…[,eval=…]` or an evaluator bundle), not `{spec}`: network and MCTS bots speak dama's own protocol"
+        );
+    };
+    let mut limit = limit;
+    if let Some(ms) = args.bot.time {
+        limit = dama_eval::AlphaBetaLimit::TimeMs(ms);
+    }
+    let config = dama_bot::HubConfig {
+        eval_named: args.bot.bot.is_some() || args.bot.bundle.is_some(),
+        eval,
+        tt_mb,
+        threads,
+        limit,
+        tablebase: args.bot.open_tablebase()?,
+        rules,
+    };
+    dama_bot::serve_hub(
+        config,
+        std::io::BufReader::new(std::io::stdin()),
+        &mut std::io::stdout().lock(),
+    )?;
+    Ok(())
 }
 
 /// `dama bot` for one game.

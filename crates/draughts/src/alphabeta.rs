@@ -340,6 +340,8 @@ pub struct AlphaBeta {
     threads: Vec<ThreadData>,
     tablebase: Option<Arc<Tablebase>>,
     evaluation: Evaluation,
+    /// Raised from outside to stop the search (a protocol's `stop`).
+    abort: Option<Arc<AtomicBool>>,
 }
 
 /// Score of a tablebase win at the root; a win whose capture (or end) is
@@ -365,7 +367,18 @@ impl AlphaBeta {
             threads: vec![ThreadData::default()],
             tablebase: None,
             evaluation: Evaluation::Handcrafted,
+            abort: None,
         }
+    }
+
+    /// Stops each search when `flag` is raised (checked every 1024 nodes
+    /// of the main thread, like the clock): the search answers with its
+    /// deepest completed iteration, as when its time runs out. The flag is
+    /// the caller's to lower before the next search.
+    #[must_use]
+    pub fn with_abort(mut self, flag: Arc<AtomicBool>) -> Self {
+        self.abort = Some(flag);
+        self
     }
 
     /// Searches with `threads` threads (Lazy SMP, see [`AlphaBeta`]);
@@ -489,6 +502,7 @@ impl AlphaBeta {
             counter: (self.threads.len() > 1).then_some(&counter),
             deadline: limits.time.map(|t| start + t),
             node_limit: limits.nodes.unwrap_or(u64::MAX),
+            abort: self.abort.as_deref(),
         };
         // Each thread's data moves into its worker and back.
         let mut datas = std::mem::take(&mut self.threads).into_iter();
@@ -564,6 +578,8 @@ struct Shared<'a> {
     counter: Option<&'a AtomicU64>,
     deadline: Option<Instant>,
     node_limit: u64,
+    /// Raised from outside to stop the search ([`AlphaBeta::with_abort`]).
+    abort: Option<&'a AtomicBool>,
 }
 
 /// What one thread found.
@@ -731,6 +747,9 @@ impl<'a> Worker<'a> {
                 if Instant::now() >= d {
                     self.stop = true;
                 }
+            }
+            if self.shared.abort.is_some_and(|a| a.load(Ordering::Relaxed)) {
+                self.stop = true;
             }
         }
     }
@@ -1281,5 +1300,32 @@ mod tests {
             .store(entry(9, BOUND_EXACT).pack(), Ordering::Relaxed);
         assert_eq!(table.probe(key), None);
         assert_eq!(table.probe(other), None);
+    }
+}
+
+#[cfg(test)]
+mod abort_tests {
+    use super::*;
+
+    #[test]
+    fn a_raised_abort_flag_stops_an_unlimited_search() {
+        let flag = Arc::new(AtomicBool::new(false));
+        let mut engine = AlphaBeta::new(1).with_abort(flag.clone());
+        let pos = Position::startpos();
+        // Lowered: a search to depth 4 completes it.
+        let full = engine.search(&pos, &[], SearchLimits::depth(4));
+        assert_eq!(full.depth, 4);
+        // Raised: a search with no depth or time limit (the node budget
+        // only keeps a broken flag from hanging the test) stops within
+        // its first 1024 nodes, with a legal move.
+        flag.store(true, Ordering::Relaxed);
+        engine.clear();
+        let limits = SearchLimits {
+            nodes: Some(50_000_000),
+            ..SearchLimits::default()
+        };
+        let stopped = engine.search(&pos, &[], limits);
+        assert!(stopped.nodes < 2048, "{} nodes", stopped.nodes);
+        assert!(pos.legal_moves().contains(&stopped.best.unwrap()));
     }
 }

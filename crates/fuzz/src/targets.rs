@@ -151,6 +151,35 @@ pub const TARGETS: &[Target] = &[
         run: bot_protocol,
     },
     Target {
+        name: "hub_protocol",
+        tokens: &[
+            "hub",
+            "init",
+            "set-param name=",
+            " value=",
+            "variant",
+            "croda",
+            "pos pos=",
+            " moves=\"",
+            "\"",
+            "level ",
+            "depth=",
+            "move-time=",
+            "nodes=",
+            "infinite",
+            "go think",
+            "stop",
+            "ping",
+            "-",
+            "x",
+            "e",
+            "W",
+            "\n",
+            "\u{ff}",
+        ],
+        run: hub_protocol,
+    },
+    Target {
         name: "game_chunk",
         tokens: &["DAMAGAME", "\u{0}", "\u{1}", "\u{fb}", "\u{fc}", "\u{fd}"],
         run: game_chunk,
@@ -459,6 +488,26 @@ fn session_protocol<G: dama_game::GameDef>(data: &[u8]) -> bool {
     out.lines().any(|l| !l.starts_with("error"))
 }
 
+/// A Hub session (`dama bot --protocol hub`) of the handcrafted engine at
+/// depth 1, fed `data`; the end of input stops any search it started.
+/// Accepted if some line was answered without an error.
+fn hub_protocol(data: &[u8]) -> bool {
+    let config = dama_bot::HubConfig {
+        eval: None,
+        eval_named: false,
+        tt_mb: 1,
+        threads: 1,
+        limit: dama_eval::AlphaBetaLimit::Depth(1),
+        tablebase: None,
+        rules: dama_engine::Rules::default(),
+    };
+    let mut out = Vec::new();
+    dama_bot::serve_hub(config, std::io::Cursor::new(data.to_vec()), &mut out)
+        .expect("writing to memory does not fail");
+    let out = String::from_utf8(out).expect("the protocol writes UTF-8");
+    out.lines().any(|l| !l.starts_with("error"))
+}
+
 fn with_header(payload: &[u8]) -> Vec<u8> {
     let mut bytes = Vec::with_capacity(28 + payload.len());
     bytes.extend_from_slice(b"DAMAGAME");
@@ -603,6 +652,14 @@ pub fn builtin_seeds(name: &str) -> Vec<Vec<u8>> {
             seeds
         }
         "bot_protocol" => every_game_seeds(BotProtocolSeeds),
+        "hub_protocol" => {
+            let start = dama_bot::hub_position(&Position::startpos());
+            return vec![
+                format!("hub\ninit\npos pos={start}\nlevel depth=2\ngo think\nping\n").into_bytes(),
+                format!("hub\nset-param name=variant value=croda\nset-param name=no_capture_limit value=off\ninit\npos pos={start} moves=\"17-25 48-40\"\nlevel move-time=0.01\ngo analyze\nstop\nquit\n").into_bytes(),
+                format!("pos pos={start} moves=\"17-25 41-33 25x57x33x49\"\nlevel nodes=500\ngo think\n").into_bytes(),
+            ];
+        }
         "game_chunk" => {
             let mut bytes = Vec::new();
             let dir = std::env::temp_dir().join(format!("dama-fuzz-seed-{}", std::process::id()));
