@@ -34,6 +34,8 @@ cargo test -p dama-eval --lib --locked --quiet
 echo "== object storage (the object-store feature: memory:// stands in for s3://, gs://, az://)"
 cargo clippy -p dama-run -p dama-selfplay --features object-store --all-targets --locked -- -D warnings
 cargo test -p dama-run -p dama-selfplay --features object-store --locked --quiet --lib --test object_store 2>&1 | tee -a "$log"
+echo "== the Python module (crates/python: import dama) and its tests"
+scripts/test-python.sh
 echo "== notebooks"
 scripts/test-notebooks.sh
 echo "== distributed run on a local Ray cluster"

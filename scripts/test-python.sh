@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Builds the compiled Python module (crates/python, `import dama`) into the
+# project's venv with maturin and runs its tests (pytest) against the `dama`
+# binary. Installs maturin and pytest (pinned) into the venv first, once.
+#
+# Usage: scripts/test-python.sh [--release]     (default: a debug build, as
+#        the test suite uses; --release for speed measurements)
+# Env:   DAMA_VENV  the venv (default: what scripts/setup-torch.sh prints)
+#        DAMA_BIN   the dama binary (default: target/debug/dama, built if missing)
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+cd "$root"
+profile=()
+for arg in "$@"; do
+  case "$arg" in
+    --release) profile=(--release) ;;
+    *)
+      echo "test-python: unknown argument '$arg'" >&2
+      exit 2
+      ;;
+  esac
+done
+VENV=${DAMA_VENV:-}
+if [ -z "$VENV" ] || [ ! -x "$VENV/bin/python" ]; then
+  VENV="$(scripts/setup-torch.sh | tail -n 1)"
+fi
+PACKAGES=(maturin==1.9.0 pytest==8.4.2)
+STAMP="$VENV/.dama-python-tools"
+if [ "$(cat "$STAMP" 2>/dev/null)" != "${PACKAGES[*]}" ]; then
+  exec 9>"$VENV/.lock-python-tools"
+  flock 9
+  if [ "$(cat "$STAMP" 2>/dev/null)" != "${PACKAGES[*]}" ]; then
+    echo "test-python: installing ${PACKAGES[*]} into $VENV" >&2
+    "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check "${PACKAGES[@]}" >&2
+    echo "${PACKAGES[*]}" > "$STAMP"
+  fi
+fi
+bin=${DAMA_BIN:-$root/target/debug/dama}
+if [ ! -x "$bin" ]; then
+  cargo build --locked -p dama-cli
+fi
+echo "== maturin develop ${profile[*]} (crates/python → import dama)"
+# pyo3 builds for the venv's interpreter.
+(cd crates/python && VIRTUAL_ENV="$VENV" PYO3_PYTHON="$VENV/bin/python" \
+  "$VENV/bin/maturin" develop --locked --quiet "${profile[@]}")
+echo "== pytest crates/python/tests"
+DAMA_BIN="$bin" "$VENV/bin/python" -m pytest -q -p no:cacheprovider crates/python/tests
