@@ -31,7 +31,8 @@ pub struct BotArgs {
     /// ships) in a game and rules it ships one for, `alphabeta:depth=4`
     /// elsewhere.
     /// Turkish Tafl bots: a Tafl checkpoint or bundle, `mcts:sims=N`,
-    /// `random`, `greedy` or `alphabeta:depth=N` (whole moves, 1 to 8).
+    /// `random`, `greedy`, `alphabeta:depth=N` (whole moves, 1 to 8) or
+    /// `alphabeta:time=MS`, with `,eval=FILE` a learned evaluation.
     #[arg(long, conflicts_with_all = ["checkpoint", "bundle"])]
     pub bot: Option<String>,
     /// The game: `draughts` or `tafl` (default: the game of the bot's

@@ -162,8 +162,27 @@ fn sign(side: Side) -> i32 {
     }
 }
 
+/// When a timed search must stop: checked every 1024 nodes.
+#[derive(Clone, Copy, Debug, Default)]
+struct Clock {
+    deadline: Option<std::time::Instant>,
+    stopped: bool,
+}
+
+impl Clock {
+    fn tick(&mut self, nodes: u64) -> bool {
+        if !self.stopped && nodes & 1023 == 0 {
+            if let Some(d) = self.deadline {
+                self.stopped = std::time::Instant::now() >= d;
+            }
+        }
+        self.stopped
+    }
+}
+
 /// Negamax with alpha-beta to `depth` whole moves; the score is for the
-/// side to move. Wins sooner score higher.
+/// side to move. Wins sooner score higher. A stopped `clock` makes the
+/// score meaningless (the caller drops the iteration).
 fn negamax(
     game: &Game,
     depth: u32,
@@ -171,8 +190,12 @@ fn negamax(
     beta: i32,
     nodes: &mut u64,
     eval: &TaflEvaluation,
+    clock: &mut Clock,
 ) -> i32 {
     *nodes += 1;
+    if clock.tick(*nodes) {
+        return 0;
+    }
     let over = game.outcome().is_some();
     if over || depth == 0 {
         let s = if over {
@@ -193,7 +216,7 @@ fn negamax(
     for m in ordered(game) {
         let mut g = game.clone();
         g.play(&m).expect("invariant: a legal move plays");
-        let score = -negamax(&g, depth - 1, -beta, -alpha, nodes, eval);
+        let score = -negamax(&g, depth - 1, -beta, -alpha, nodes, eval, clock);
         if score > best {
             best = score;
         }
@@ -224,6 +247,62 @@ pub fn best_move_with(
     eval: &TaflEvaluation,
     rng: Option<&mut dyn rand::RngCore>,
 ) -> Option<(Move, i32, u64)> {
+    search_root(game, depth, eval, rng, &mut Clock::default())
+}
+
+/// The deepest iteration of a timed search, in whole moves.
+pub const MAX_TIMED_DEPTH: u32 = 32;
+
+/// The best move by iterative deepening within `time` (depth 1, 2, … up to
+/// [`MAX_TIMED_DEPTH`]; an iteration the clock cuts short is dropped, and
+/// depth 1 always completes), its score, the nodes of every iteration and
+/// the depth of the last complete one. `None` when the game is over.
+pub fn timed_best_move_with(
+    game: &Game,
+    time: std::time::Duration,
+    eval: &TaflEvaluation,
+    mut rng: Option<&mut dyn rand::RngCore>,
+) -> Option<(Move, i32, u64, u32)> {
+    let deadline = std::time::Instant::now() + time;
+    let (mut best, mut score, mut nodes) =
+        search_root(game, 1, eval, reborrow(&mut rng), &mut Clock::default())?;
+    let mut depth = 1;
+    for d in 2..=MAX_TIMED_DEPTH {
+        let mut clock = Clock {
+            deadline: Some(deadline),
+            stopped: false,
+        };
+        let Some((m, s, n)) = search_root(game, d, eval, reborrow(&mut rng), &mut clock) else {
+            break;
+        };
+        nodes += n;
+        if clock.stopped {
+            break;
+        }
+        (best, score, depth) = (m, s, d);
+        // A forced result (a win or loss found) will not change deeper.
+        if s.abs() >= WIN || std::time::Instant::now() >= deadline {
+            break;
+        }
+    }
+    Some((best, score, nodes, depth))
+}
+
+/// A shorter borrow of an optional generator, for one more call.
+fn reborrow<'a>(rng: &'a mut Option<&mut dyn rand::RngCore>) -> Option<&'a mut dyn rand::RngCore> {
+    match rng {
+        Some(r) => Some(&mut **r),
+        None => None,
+    }
+}
+
+fn search_root(
+    game: &Game,
+    depth: u32,
+    eval: &TaflEvaluation,
+    rng: Option<&mut dyn rand::RngCore>,
+    clock: &mut Clock,
+) -> Option<(Move, i32, u64)> {
     let moves = ordered(game);
     if moves.is_empty() {
         return None;
@@ -241,7 +320,18 @@ pub fn best_move_with(
         } else {
             -(alpha - 1)
         };
-        let score = -negamax(&g, depth.max(1) - 1, i32::MIN + 1, bound, &mut nodes, eval);
+        let score = -negamax(
+            &g,
+            depth.max(1) - 1,
+            i32::MIN + 1,
+            bound,
+            &mut nodes,
+            eval,
+            clock,
+        );
+        if clock.stopped {
+            break;
+        }
         alpha = alpha.max(score);
         scored.push((m, score));
     }
@@ -264,6 +354,8 @@ pub enum Baseline {
     Greedy,
     /// [`best_move`] at this depth in whole moves.
     AlphaBeta(u32),
+    /// [`timed_best_move_with`] within this many milliseconds a move.
+    AlphaBetaTime(u64),
 }
 
 impl Baseline {
@@ -284,6 +376,10 @@ impl Baseline {
             Baseline::Random => random_move(game, rng),
             Baseline::Greedy => best_move(game, 1, Some(rng)).map(|(m, _, _)| m),
             Baseline::AlphaBeta(d) => best_move_with(game, d, eval, Some(rng)).map(|(m, _, _)| m),
+            Baseline::AlphaBetaTime(ms) => {
+                timed_best_move_with(game, std::time::Duration::from_millis(ms), eval, Some(rng))
+                    .map(|(m, ..)| m)
+            }
         }
     }
 }
@@ -294,6 +390,7 @@ impl std::fmt::Display for Baseline {
             Baseline::Random => f.write_str("random"),
             Baseline::Greedy => f.write_str("greedy"),
             Baseline::AlphaBeta(d) => write!(f, "alphabeta:depth={d}"),
+            Baseline::AlphaBetaTime(ms) => write!(f, "alphabeta:time={ms}"),
         }
     }
 }
@@ -353,14 +450,25 @@ impl dama_game::player::Player<crate::Tafl> for BaselinePlayer {
             .ok_or_else(|| dama_game::player::NoMove.into())
     }
 
-    /// The alpha-beta baseline reports its score, depth and nodes.
+    /// The alpha-beta baseline reports its score, depth and nodes; `time`
+    /// replaces a timed search's own time.
     fn think(
         &mut self,
         game: &Game,
-        _: Option<std::time::Duration>,
+        time: Option<std::time::Duration>,
         rng: &mut dyn rand::RngCore,
     ) -> Result<dama_game::Choice<Move>, dama_game::GameError> {
         match self.baseline {
+            Baseline::AlphaBetaTime(ms) => {
+                let time = time.unwrap_or(std::time::Duration::from_millis(ms));
+                let (best, score, nodes, depth) =
+                    timed_best_move_with(game, time, &self.evaluation, Some(rng))
+                        .ok_or(dama_game::player::NoMove)?;
+                let mut choice = dama_game::Choice::of(best);
+                choice.score = Some((score, depth));
+                choice.nodes = nodes;
+                Ok(choice)
+            }
             Baseline::AlphaBeta(depth) => {
                 let (best, score, nodes) = best_move_with(game, depth, &self.evaluation, Some(rng))
                     .ok_or(dama_game::player::NoMove)?;
@@ -378,8 +486,8 @@ impl dama_game::player::Player<crate::Tafl> for BaselinePlayer {
 pub const MAX_ALPHABETA_DEPTH: u32 = 8;
 
 /// The baseline an own-player spec names (`greedy`, `alphabeta:depth=D`
-/// with `D` in `1..=`[`MAX_ALPHABETA_DEPTH`], one thread, with or without
-/// an evaluator file: [`own_of`] loads it).
+/// with `D` in `1..=`[`MAX_ALPHABETA_DEPTH`] or `alphabeta:time=MS`, one
+/// thread, with or without an evaluator file: [`own_of`] loads it).
 ///
 /// # Errors
 ///
@@ -397,9 +505,13 @@ pub fn baseline_of(spec: &dama_game::OwnSpec) -> Result<Baseline, dama_game::Own
             _ if a.eval == Some(dama_game::EvalSource::Shipped) => settings(
                 "eval=shipped: Turkish Tafl ships no learned evaluator yet (give eval=PATH)".into(),
             ),
-            AlphaBetaLimit::TimeMs(_) => settings(
-                "Turkish Tafl's alpha-beta searches to a depth (depth=N), not a time".into(),
-            ),
+            AlphaBetaLimit::TimeMs(ms) if !(1..=dama_game::own::MAX_MOVE_TIME_MS).contains(&ms) => {
+                settings(format!(
+                    "time={ms} is out of range (1..={} ms)",
+                    dama_game::own::MAX_MOVE_TIME_MS
+                ))
+            }
+            AlphaBetaLimit::TimeMs(ms) => Ok(Baseline::AlphaBetaTime(ms)),
             AlphaBetaLimit::Depth(d) if !(1..=MAX_ALPHABETA_DEPTH).contains(&d) => settings(
                 format!("depth={d} is out of range (1..={MAX_ALPHABETA_DEPTH} whole moves)"),
             ),

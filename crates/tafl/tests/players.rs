@@ -4,7 +4,7 @@
 
 #![allow(clippy::unwrap_used)]
 
-use dama_tafl::players::{best_move, play_out, Baseline};
+use dama_tafl::players::{best_move, play_out, timed_best_move_with, Baseline, TaflEvaluation};
 use dama_tafl::{Game, Position, Side, TaflRules};
 use rand::SeedableRng;
 
@@ -38,4 +38,55 @@ fn alpha_beta_beats_random_from_both_sides() {
         }
         assert!(wins >= 5, "alpha-beta as {side}: {wins}/6");
     }
+}
+
+#[test]
+fn a_timed_search_answers_with_its_last_complete_iteration() {
+    let start = Game::new(TaflRules::default());
+    let time = std::time::Duration::from_millis(300);
+    let (m, score, nodes, depth) =
+        timed_best_move_with(&start, time, &TaflEvaluation::Handcrafted, None).unwrap();
+    assert!(depth >= 2, "depth {depth} in 300 ms");
+    assert!(nodes > 0);
+    // Deterministic without a generator: iteration `depth` is the
+    // fixed-depth search to that depth.
+    let (fixed, fixed_score, _) = best_move(&start, depth, None).unwrap();
+    assert_eq!((m, score), (fixed, fixed_score));
+    // A win in one is found at once, whatever the time.
+    let (m, score, _, _) = timed_best_move_with(
+        &game("B:Wa5,b6:Ba1,Kc8"),
+        time,
+        &TaflEvaluation::Handcrafted,
+        None,
+    )
+    .unwrap();
+    assert_eq!(m.to_string(), "c8-off");
+    assert!(score >= dama_tafl::players::WIN);
+}
+
+#[test]
+fn specs_name_a_depth_or_a_time() {
+    use dama_game::{AlphaBetaLimit, AlphaBetaSpec, OwnSpec};
+    let spec = |limit| {
+        OwnSpec::AlphaBeta(AlphaBetaSpec {
+            limit,
+            tt_mb: 16,
+            eval: None,
+            threads: 1,
+        })
+    };
+    let of = dama_tafl::players::baseline_of;
+    assert_eq!(
+        of(&spec(AlphaBetaLimit::TimeMs(100))).unwrap(),
+        Baseline::AlphaBetaTime(100)
+    );
+    assert_eq!(
+        Baseline::AlphaBetaTime(100).to_string(),
+        "alphabeta:time=100"
+    );
+    assert!(of(&spec(AlphaBetaLimit::TimeMs(0))).is_err());
+    assert_eq!(
+        of(&spec(AlphaBetaLimit::Depth(3))).unwrap(),
+        Baseline::AlphaBeta(3)
+    );
 }
