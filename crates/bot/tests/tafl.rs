@@ -144,7 +144,13 @@ fn undo_newgame_rules_and_a_finished_game() {
 #[test]
 fn baselines_answer_go_with_a_legal_whole_move() {
     // `mcts:` rollouts are the bot's own search, for every game.
-    for spec in ["random", "greedy", "alphabeta:depth=2", "mcts:sims=10"] {
+    for spec in [
+        "random",
+        "greedy",
+        "alphabeta:depth=2",
+        "alphabeta:time=30",
+        "mcts:sims=10",
+    ] {
         let mut s = session(spec);
         assert_eq!(last(&s.handle("position startpos moves c5-c4")), "ok");
         let r = s.handle("go");
@@ -159,7 +165,7 @@ fn baselines_answer_go_with_a_legal_whole_move() {
         assert!(r.lines[0].ends_with(&format!(" pv {best}")), "{r:?}");
     }
     // Players Turkish Tafl does not have are refused by name.
-    for spec in ["alphabeta:time=100", "alphabeta:depth=20"] {
+    for spec in ["alphabeta:threads=2,depth=2", "alphabeta:depth=20"] {
         let e = TaflBot::from_spec(spec, &BotOptions::default()).unwrap_err();
         assert!(e.to_string().contains("Turkish Tafl"), "{spec}: {e}");
     }

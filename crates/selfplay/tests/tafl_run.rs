@@ -155,7 +155,13 @@ fn a_tafl_run_trains_evaluates_per_side_and_resumes() {
     let anchors: Vec<&str> = curve.anchors.iter().map(|r| r.name.as_str()).collect();
     assert_eq!(
         anchors,
-        ["random", "greedy", "alphabeta:depth=2", "alphabeta:depth=4"]
+        [
+            "random",
+            "greedy",
+            "alphabeta:depth=2",
+            "alphabeta:depth=4",
+            "alphabeta:time=100"
+        ]
     );
     let generations: Vec<u32> = curve.points.iter().map(|p| p.generation).collect();
     assert_eq!(generations, [0, 1, 2]);
@@ -177,7 +183,7 @@ fn tafl_configs_refuse_draughts_only_settings_by_name() {
         (
             base.replace(
                 "baselines = [\"random\"]",
-                "baselines = [\"alphabeta:time=100\"]",
+                "baselines = [\"alphabeta:threads=2,depth=2\"]",
             ),
             "eval.baselines",
         ),
