@@ -61,6 +61,7 @@ trait DynGame: Send + Sync {
     fn ending(&self) -> Option<(String, String)>;
     fn perft(&self, depth: u32) -> u64;
     fn planes(&self) -> (Vec<f32>, [usize; 3]);
+    fn actions(&self) -> (Vec<(String, usize)>, usize);
     fn board_text(&self) -> String;
     fn boxed_clone(&self) -> Box<dyn DynGame>;
     fn as_any(&self) -> &dyn Any;
@@ -121,6 +122,16 @@ impl<G: GameDef> DynGame for Typed<G> {
         let mut out = vec![0.0; shape.planes_len()];
         G::search_state(&self.0).encode_planes(&mut out);
         (out, [shape.planes, shape.height, shape.width])
+    }
+    fn actions(&self) -> (Vec<(String, usize)>, usize) {
+        let state = G::search_state(&self.0);
+        let mut actions = Vec::new();
+        dama_mcts::Game::legal_actions(&state, &mut actions);
+        let listed = actions
+            .into_iter()
+            .map(|a| (a.to_string(), state.policy_index(a)))
+            .collect();
+        (listed, G::shape().policy_size())
     }
     fn board_text(&self) -> String {
         G::board_text(&self.0, Side::First)
@@ -270,6 +281,21 @@ impl PyGame {
     fn encode<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, numpy::PyArray3<f32>>> {
         let (planes, [c, h, w]) = self.inner.planes();
         PyArray1::from_vec(py, planes).reshape([c, h, w])
+    }
+
+    /// The first decision of the move to play, as the network's policy
+    /// sees it: `[(action, index)]`, each legal action (a quiet move or a
+    /// capture's first jump, in the game's notation) with its index in the
+    /// policy output (see `policy_size`). A bundle's `model.ts` scores a
+    /// position's `encode()` planes; these indices read its policy.
+    fn actions(&self) -> Vec<(String, usize)> {
+        self.inner.actions().0
+    }
+
+    /// The length of the network's policy output for this game.
+    #[getter]
+    fn policy_size(&self) -> usize {
+        self.inner.actions().1
     }
 
     /// The board as text, the first side at the bottom.

@@ -15,6 +15,7 @@ DAMA_BIN set to the `dama` binary; `pytest crates/python/tests`.
 """
 import os
 import random
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -93,6 +94,32 @@ def test_every_game_encodes_to_its_shape(game, shape):
         x = dama.Game(game, position=pos).encode()
         assert x.shape == shape and x.dtype == np.float32
         assert np.isfinite(x).all() and x.any()
+
+
+@pytest.mark.parametrize("game", dama.games())
+def test_actions_index_the_policy_and_start_the_legal_moves(game):
+    for pos in ["startpos"] + random_positions(game, 30, seed=8):
+        g = dama.Game(game, position=pos)
+        actions = g.actions()
+        indices = [i for _, i in actions]
+        assert actions and len(set(indices)) == len(indices), pos
+        assert all(0 <= i < g.policy_size for i in indices), pos
+        # The actions start from the squares the legal whole moves start from.
+        start = lambda text: re.match(r"K?([a-h][1-8])", text).group(1)
+        assert {start(a) for a, _ in actions} == {start(m) for m in g.legal_moves()}, pos
+
+
+def test_draughts_policy_indices_equal_the_python_twin():
+    from dama_py.encode import policy_index
+    from dama_py.movegen import State, state_steps
+    from dama_py.position import Position
+
+    for pos in random_positions("draughts", 200, seed=9):
+        ours = sorted(i for _, i in dama.Game("draughts", position=pos).actions())
+        p = Position.parse(pos)
+        st = State(p, None)
+        twin = sorted(policy_index(s, p.turn) for s in state_steps(st))
+        assert ours == twin, pos
 
 
 def test_a_game_plays_to_its_end():

@@ -142,6 +142,23 @@ fn a_run_trains_gates_evaluates_and_resumes_bit_for_bit() {
 }
 
 #[test]
+fn the_shipped_learned_evaluator_configs_load() {
+    use dama_selfplay::nnue::TrainInit;
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../configs");
+    for (name, init) in [
+        ("nnue-quick.toml", TrainInit::Random),
+        ("nnue.toml", TrainInit::Random),
+        (
+            "nnue-continue.toml",
+            TrainInit::Start(dama_game::EvalSource::Shipped),
+        ),
+    ] {
+        let config = NnueConfig::load(&dir.join(name)).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(config.train.init, init, "{name}");
+    }
+}
+
+#[test]
 fn bad_configs_are_refused_by_key() {
     for (text, key) in [
         (
