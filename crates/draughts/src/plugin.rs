@@ -213,6 +213,18 @@ impl GameDef for Draughts {
         crate::encode::mirror_policy_index(index)
     }
 
+    fn own_capabilities() -> dama_game::OwnCapabilities {
+        dama_game::OwnCapabilities {
+            greedy: true,
+            alphabeta: Some(dama_game::AlphaBetaCapabilities {
+                max_depth: dama_game::own::MAX_SEARCH_DEPTH,
+                timed: true,
+                max_threads: crate::alphabeta::MAX_THREADS,
+                evaluator_files: true,
+            }),
+        }
+    }
+
     fn check_own(spec: &OwnSpec) -> Result<(), OwnError> {
         crate::own::check(spec)
     }

@@ -357,6 +357,14 @@ pub trait GameDef: Copy + Default + Debug + Send + Sync + 'static {
 
     // --- The game's own players ([`crate::own`]) ---
 
+    /// What the game's own players are, declared: what catalogues offer.
+    /// The default: none. [`GameDef::check_own`] accepts what this
+    /// declares and refuses the rest (a test of every game holds them
+    /// together).
+    fn own_capabilities() -> crate::OwnCapabilities {
+        crate::OwnCapabilities::default()
+    }
+
     /// Checks that the game has the player `spec` asks for, with these
     /// settings, without reading any file. The default: no player of its
     /// own.

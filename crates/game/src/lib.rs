@@ -23,7 +23,10 @@ pub use def::{
     MoveSquares, Piece, PieceKind, SideInfo, TableVerdict, TournamentPoints,
 };
 pub use input::NnInput;
-pub use own::{AlphaBetaLimit, AlphaBetaSpec, EvalSource, OwnError, OwnFactory, OwnSpec};
+pub use own::{
+    AlphaBetaCapabilities, AlphaBetaLimit, AlphaBetaSpec, EvalSource, OwnCapabilities, OwnError,
+    OwnFactory, OwnSpec,
+};
 pub use player::Choice;
 pub use shape::{Shape, ShapeError, MAX_PLANES, MAX_SIDE};
 

@@ -27,6 +27,32 @@ pub const MAX_MOVE_TIME_MS: u64 = 3_600_000;
 /// game may take less.
 pub const MAX_SEARCH_DEPTH: u32 = 64;
 
+/// What a game's own players are, declared by the game
+/// ([`GameDef::own_capabilities`]): what catalogues offer (`dama serve`'s
+/// bots, their depths, learned-evaluator bots) without asking
+/// [`GameDef::check_own`] about made-up specs. A test of every game
+/// (`dama-registry`) holds the declaration and `check_own` together.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct OwnCapabilities {
+    /// `greedy`: the best move one move deep.
+    pub greedy: bool,
+    /// `alphabeta:…`, if the game has an alpha-beta engine.
+    pub alphabeta: Option<AlphaBetaCapabilities>,
+}
+
+/// What a game's alpha-beta engine takes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AlphaBetaCapabilities {
+    /// The deepest `depth=N` (at most [`MAX_SEARCH_DEPTH`]).
+    pub max_depth: u32,
+    /// Whether it searches within a time (`time=MS`).
+    pub timed: bool,
+    /// The most `threads=N`.
+    pub max_threads: usize,
+    /// Whether it plays a learned evaluation from a file (`eval=PATH`).
+    pub evaluator_files: bool,
+}
+
 /// How far an alpha-beta search looks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]

@@ -532,6 +532,72 @@ mod tests {
         }
     }
 
+    /// What a game declares of its own players
+    /// ([`GameDef::own_capabilities`], what catalogues offer) is what
+    /// [`GameDef::check_own`] accepts, at each bound and one past it.
+    #[test]
+    fn every_game_declares_the_own_players_it_checks() {
+        use dama_game::{AlphaBetaLimit, AlphaBetaSpec, EvalSource, OwnError, OwnSpec};
+
+        struct Declared;
+        impl WithGame for Declared {
+            type Output = ();
+            fn run<G: GameDef>(self) {
+                let ab = |limit, threads, eval: Option<EvalSource>| {
+                    G::check_own(&OwnSpec::AlphaBeta(AlphaBetaSpec {
+                        limit,
+                        tt_mb: 1,
+                        eval,
+                        threads,
+                    }))
+                };
+                let caps = G::own_capabilities();
+                assert_eq!(
+                    G::check_own(&OwnSpec::Greedy).is_ok(),
+                    caps.greedy,
+                    "{}",
+                    G::NAME
+                );
+                let Some(a) = caps.alphabeta else {
+                    assert!(
+                        matches!(
+                            ab(AlphaBetaLimit::Depth(1), 1, None),
+                            Err(OwnError::NotAvailable)
+                        ),
+                        "{} declares no alpha-beta",
+                        G::NAME
+                    );
+                    return;
+                };
+                let depth = |d| ab(AlphaBetaLimit::Depth(d), 1, None).is_ok();
+                assert!(depth(1) && depth(a.max_depth), "{}", G::NAME);
+                assert!(!depth(a.max_depth + 1), "{}", G::NAME);
+                assert_eq!(
+                    ab(AlphaBetaLimit::TimeMs(100), 1, None).is_ok(),
+                    a.timed,
+                    "{}",
+                    G::NAME
+                );
+                let threads = |t| ab(AlphaBetaLimit::Depth(1), t, None).is_ok();
+                assert!(
+                    threads(a.max_threads) && !threads(a.max_threads + 1),
+                    "{}",
+                    G::NAME
+                );
+                let file = Some(EvalSource::File("x.nnue".into()));
+                assert_eq!(
+                    ab(AlphaBetaLimit::Depth(1), 1, file).is_ok(),
+                    a.evaluator_files,
+                    "{}",
+                    G::NAME
+                );
+            }
+        }
+        for &g in GameName::ALL {
+            g.with(Declared);
+        }
+    }
+
     /// What a game says it has ([`GameDef::check_own`]) it builds
     /// ([`GameDef::own_players`]), and its players move legally, within a
     /// time when told one; what it refuses it refuses in both. Its text

@@ -10,7 +10,7 @@ use std::any::Any;
 use std::time::Duration;
 
 use dama_bot::{BotOptions, BotSpec, Limit};
-use dama_game::{AlphaBetaLimit, AlphaBetaSpec, GameDef, OwnError, OwnSpec};
+use dama_game::{GameDef, OwnCapabilities};
 use dama_nn::{GameName, GameRules};
 
 pub use dama_bot::Eval;
@@ -114,67 +114,48 @@ impl<G: GameDef> ErasedBot for dama_bot::Bot<G> {
 
 /// The baselines game `game` offers, by catalogue id (`alphabeta`,
 /// `mcts`, `greedy`, `random`): pure MCTS and random for every game, and
-/// the game's own players it has ([`GameDef::check_own`]).
+/// the game's own players it declares ([`GameDef::own_capabilities`]).
 pub fn baselines(game: GameName) -> Vec<&'static str> {
-    struct Offered;
-    impl dama_nn::WithGame for Offered {
-        type Output = Vec<&'static str>;
-        fn run<G: GameDef>(self) -> Vec<&'static str> {
-            let mut ids = Vec::new();
-            if G::check_own(&alphabeta(AlphaBetaLimit::Depth(1), None)).is_ok() {
-                ids.push("alphabeta");
-            }
-            ids.push("mcts");
-            if G::check_own(&OwnSpec::Greedy).is_ok() {
-                ids.push("greedy");
-            }
-            ids.push("random");
-            ids
-        }
+    let own = capabilities(game);
+    let mut ids = Vec::new();
+    if own.alphabeta.is_some() {
+        ids.push("alphabeta");
     }
-    game.with(Offered)
+    ids.push("mcts");
+    if own.greedy {
+        ids.push("greedy");
+    }
+    ids.push("random");
+    ids
 }
 
-fn alphabeta(limit: AlphaBetaLimit, eval: Option<&str>) -> OwnSpec {
-    OwnSpec::AlphaBeta(AlphaBetaSpec {
-        limit,
-        tt_mb: 1,
-        eval: eval.map(dama_game::EvalSource::parse),
-        threads: 1,
-    })
+/// What game `game`'s own players are ([`GameDef::own_capabilities`]).
+fn capabilities(game: GameName) -> OwnCapabilities {
+    struct Declared;
+    impl dama_nn::WithGame for Declared {
+        type Output = OwnCapabilities;
+        fn run<G: GameDef>(self) -> OwnCapabilities {
+            G::own_capabilities()
+        }
+    }
+    game.with(Declared)
 }
 
 /// The deepest alpha-beta search game `game`'s bot takes, if lower than
 /// `limit`, the server's.
 pub fn max_depth(game: GameName, limit: u32) -> Option<u32> {
-    struct Deepest(u32);
-    impl dama_nn::WithGame for Deepest {
-        type Output = Option<u32>;
-        fn run<G: GameDef>(self) -> Option<u32> {
-            let takes = |d| G::check_own(&alphabeta(AlphaBetaLimit::Depth(d), None)).is_ok();
-            if takes(self.0) {
-                return None;
-            }
-            (1..self.0).rev().find(|&d| takes(d))
-        }
-    }
-    game.with(Deepest(limit))
+    capabilities(game)
+        .alphabeta
+        .map(|a| a.max_depth)
+        .filter(|&d| d < limit)
 }
 
 /// Whether game `game` has learned-evaluator bots (`nnue:RUN`, evaluator
 /// bundles): its alpha-beta engine takes an evaluator file.
 pub fn has_evaluators(game: GameName) -> bool {
-    struct Takes;
-    impl dama_nn::WithGame for Takes {
-        type Output = bool;
-        fn run<G: GameDef>(self) -> bool {
-            !matches!(
-                G::check_own(&alphabeta(AlphaBetaLimit::Depth(1), Some("x.nnue"))),
-                Err(OwnError::NotAvailable | OwnError::Settings(_))
-            )
-        }
-    }
-    game.with(Takes)
+    capabilities(game)
+        .alphabeta
+        .is_some_and(|a| a.evaluator_files)
 }
 
 /// The rules of the learned evaluator game `game` ships

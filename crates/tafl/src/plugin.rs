@@ -236,6 +236,18 @@ impl GameDef for Tafl {
         crate::encode::mirror_policy_index(index)
     }
 
+    fn own_capabilities() -> dama_game::OwnCapabilities {
+        dama_game::OwnCapabilities {
+            greedy: true,
+            alphabeta: Some(dama_game::AlphaBetaCapabilities {
+                max_depth: crate::players::MAX_ALPHABETA_DEPTH,
+                timed: true,
+                max_threads: 1,
+                evaluator_files: true,
+            }),
+        }
+    }
+
     fn check_own(spec: &OwnSpec) -> Result<(), OwnError> {
         crate::players::baseline_of(spec).map(|_| ())
     }
