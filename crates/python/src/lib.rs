@@ -13,6 +13,8 @@
 //!   `mcts:sims=N`, `engine:PATH`).
 //! * `dama.play_match`: the arena, its result (wins, draws, losses per
 //!   side, Elo with its interval) as a dict.
+//! * `dama.read_run`: a run directory's metrics, state and config, read by
+//!   the Rust types that write them (`dama_run`).
 //!
 //! The module links no libtorch (`dama-eval` without its `network`
 //! feature): checkpoint players are the `dama` binary's. Every error is a
@@ -554,6 +556,49 @@ fn perft(
     PyGame::new(game, rules, position)?.perft(py, depth)
 }
 
+/// A run directory as its Rust types read it (`docs/run-directory.md`):
+/// a dict of `metrics` (every `metrics.jsonl` event of a kind this build
+/// knows, as a dict with its `kind`; lines of other kinds are left out),
+/// `state` (`state.json`, or `None` before the first generation ends) and
+/// `config` (the run's stored config text, or `None`).
+#[pyfunction]
+fn read_run(py: Python<'_>, path: std::path::PathBuf) -> PyResult<Py<PyAny>> {
+    let dir = dama_run::RunDir::new(path);
+    if !dir.root().is_dir() {
+        return Err(value_error(format!(
+            "{} is not a run directory",
+            dir.root().display()
+        )));
+    }
+    let json = py
+        .detach(|| -> Result<String, String> {
+            let metrics = if dir.metrics().exists() {
+                dama_run::metrics::read_metrics(&dir.metrics()).map_err(|e| e.to_string())?
+            } else {
+                Vec::new()
+            };
+            let events: Vec<&dama_run::MetricsEvent> = metrics
+                .iter()
+                .filter(|e| !matches!(e, dama_run::MetricsEvent::Unknown))
+                .collect();
+            let state = if dir.state().exists() {
+                Some(dama_run::RunState::load(&dir.state()).map_err(|e| e.to_string())?)
+            } else {
+                None
+            };
+            let config = std::fs::read_to_string(dir.config()).ok();
+            serde_json::to_string(&serde_json::json!({
+                "metrics": events,
+                "state": state,
+                "config": config,
+            }))
+            .map_err(|e| e.to_string())
+        })
+        .map_err(value_error)?;
+    let loads = py.import("json")?.getattr("loads")?;
+    Ok(loads.call1((json,))?.unbind())
+}
+
 /// The registered games' names.
 #[pyfunction]
 fn games() -> Vec<String> {
@@ -567,6 +612,7 @@ fn _dama(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(play_match, m)?)?;
     m.add_function(wrap_pyfunction!(perft, m)?)?;
     m.add_function(wrap_pyfunction!(games, m)?)?;
+    m.add_function(wrap_pyfunction!(read_run, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

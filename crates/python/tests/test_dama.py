@@ -183,3 +183,22 @@ def test_errors_are_value_errors_naming_the_problem():
         g.perft(40)
     with pytest.raises(ValueError, match="games"):
         dama.play_match("random", "random", games=0)
+
+
+def test_a_run_directory_reads_through_the_rust_types(tmp_path):
+    subprocess.run(
+        [DAMA_BIN, "train", "--config", str(ROOT / "configs" / "smoke.toml"),
+         "--checkpoints", str(tmp_path), "--run", "smoke", "--quiet"],
+        check=True, capture_output=True,
+    )
+    run = dama.read_run(tmp_path / "smoke")
+    lines = [l for l in (tmp_path / "smoke" / "metrics.jsonl").read_text().splitlines() if l.strip()]
+    assert len(run["metrics"]) == len(lines)
+    kinds = {e["kind"] for e in run["metrics"]}
+    assert {"session", "selfplay", "train", "generation"} <= kinds, kinds
+    assert run["state"]["generation"] == 2
+    assert "[selfplay]" in run["config"]
+    last = [e for e in run["metrics"] if e["kind"] == "generation"][-1]
+    assert last["generation"] == 2
+    with pytest.raises(ValueError, match="not a run directory"):
+        dama.read_run(tmp_path / "nothing")
