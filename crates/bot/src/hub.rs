@@ -18,7 +18,7 @@
 //! `from-to`, a capture `from x to x captured x captured …`.
 
 use std::fmt::Write as _;
-use std::io::{BufRead, Read, Write};
+use std::io::{BufRead, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 use std::sync::Arc;
@@ -31,7 +31,7 @@ use dama_game::own::{MAX_MOVE_TIME_MS, MAX_SEARCH_DEPTH, MAX_SEARCH_THREADS, MAX
 use dama_game::{AlphaBetaLimit, EvalSource};
 use dama_tablebase::Tablebase;
 
-use crate::protocol::MAX_LINE;
+use crate::protocol::{clip, read_bounded_line, Bounded, MAX_LINE};
 
 /// The variants announced in `param name=variant`, by their Hub names.
 const VARIANTS: [(&str, Variant); 4] = [
@@ -179,15 +179,6 @@ fn parse_line(text: &str) -> Result<Line<'_>, String> {
         }
     }
     Ok(Line { command, args })
-}
-
-/// `s`, cut to 60 characters for an error message.
-fn clip(s: &str) -> String {
-    if s.chars().count() <= 60 {
-        s.to_string()
-    } else {
-        format!("{}…", s.chars().take(60).collect::<String>())
-    }
 }
 
 /// A value for a Hub line: quoted when empty or holding a space, `=` or a
@@ -675,34 +666,16 @@ fn seconds(name: &str, value: &str) -> Result<Duration, String> {
         .ok_or_else(|| format!("{name}={} is not a time in seconds", clip(value)))
 }
 
-/// Reads lines of `input` into `events` (bounded at [`MAX_LINE`] bytes),
-/// then [`Event::Eof`].
+/// Reads lines of `input` into `events` (bounded at [`MAX_LINE`] bytes,
+/// as `dama bot`'s own protocol reads them), then [`Event::Eof`] (also on
+/// an I/O error: the GUI is gone).
 fn read_lines(mut input: impl BufRead, events: &mpsc::Sender<Event>) {
     loop {
         let mut line = Vec::new();
-        let mut limited = input.by_ref().take(MAX_LINE as u64 + 1);
-        match limited.read_until(b'\n', &mut line) {
-            Ok(0) | Err(_) => break,
-            Ok(_) => {}
-        }
-        let event = if line.len() > MAX_LINE && !line.ends_with(b"\n") {
-            // Skip the rest of the long line.
-            let mut rest = Vec::new();
-            loop {
-                rest.clear();
-                match input
-                    .by_ref()
-                    .take(MAX_LINE as u64)
-                    .read_until(b'\n', &mut rest)
-                {
-                    Ok(0) | Err(_) => break,
-                    Ok(_) if rest.ends_with(b"\n") => break,
-                    Ok(_) => {}
-                }
-            }
-            Event::TooLong
-        } else {
-            Event::Line(line)
+        let event = match read_bounded_line(&mut input, &mut line) {
+            Ok(None) | Err(_) => break,
+            Ok(Some(Bounded::TooLong)) => Event::TooLong,
+            Ok(Some(Bounded::Line)) => Event::Line(line),
         };
         if events.send(event).is_err() {
             return;
@@ -733,46 +706,41 @@ pub fn serve_hub(
         .map_err(|e| crate::Error::Input(format!("cannot start the input thread: {e}")))?;
     let mut quitting = false;
     while let Ok(event) = rx.recv() {
+        // The lines to write, or `None` to quit.
         let lines = match event {
             Event::Done(done) => {
                 let (report, engine) = *done;
                 hub.engine = Some(engine);
                 hub.searching = false;
-                let lines = report_lines(&report);
-                write_lines(output, &lines)?;
+                write_lines(output, &report_lines(&report))?;
                 if quitting {
                     break;
                 }
                 continue;
             }
-            Event::Eof => {
-                hub.abort.store(true, Ordering::Relaxed);
-                quitting = true;
-                if hub.searching {
-                    continue;
-                }
-                break;
-            }
-            Event::TooLong => vec![format!(
+            Event::Eof => None,
+            Event::TooLong => Some(vec![format!(
                 "error message=\"a line longer than {MAX_LINE} bytes was skipped\""
-            )],
+            )]),
             Event::Line(bytes) => match std::str::from_utf8(&bytes) {
-                Err(_) => vec!["error message=\"a line that is not UTF-8 was skipped\"".into()],
-                Ok(text) => match handle(&mut hub, text, &tx) {
-                    Ok(Some(lines)) => lines,
-                    Ok(None) => {
-                        hub.abort.store(true, Ordering::Relaxed);
-                        quitting = true;
-                        if hub.searching {
-                            continue;
-                        }
-                        break;
-                    }
-                    Err(why) => vec![format!("error message={}", quote(&why))],
-                },
+                Err(_) => Some(vec![
+                    "error message=\"a line that is not UTF-8 was skipped\"".into(),
+                ]),
+                Ok(text) => handle(&mut hub, text, &tx)
+                    .unwrap_or_else(|why| Some(vec![format!("error message={}", quote(&why))])),
             },
         };
-        write_lines(output, &lines)?;
+        match lines {
+            Some(lines) => write_lines(output, &lines)?,
+            // Quit: stop a search and write its answer first.
+            None => {
+                hub.abort.store(true, Ordering::Relaxed);
+                quitting = true;
+                if !hub.searching {
+                    break;
+                }
+            }
+        }
     }
     Ok(())
 }

@@ -511,33 +511,14 @@ pub(crate) fn serve_lines(
     output: &mut impl std::io::Write,
     mut handle: impl FnMut(&[u8]) -> Reply,
 ) -> std::io::Result<()> {
-    use std::io::{BufRead, Read};
     let mut line = Vec::new();
     loop {
-        line.clear();
-        let n = input
-            .by_ref()
-            .take(MAX_LINE as u64 + 1)
-            .read_until(b'\n', &mut line)?;
-        if n == 0 {
-            return Ok(());
-        }
-        let reply = if line.len() > MAX_LINE && line.last() != Some(&b'\n') {
-            // Skip the rest of the long line.
-            let mut rest = Vec::new();
-            loop {
-                rest.clear();
-                let m = input
-                    .by_ref()
-                    .take(MAX_LINE as u64)
-                    .read_until(b'\n', &mut rest)?;
-                if m == 0 || rest.last() == Some(&b'\n') {
-                    break;
-                }
+        let reply = match read_bounded_line(input, &mut line)? {
+            None => return Ok(()),
+            Some(Bounded::TooLong) => {
+                Reply::one(format!("error line longer than {MAX_LINE} bytes"))
             }
-            Reply::one(format!("error line longer than {MAX_LINE} bytes"))
-        } else {
-            handle(&line)
+            Some(Bounded::Line) => handle(&line),
         };
         for l in &reply.lines {
             writeln!(output, "{l}")?;
@@ -545,6 +526,52 @@ pub(crate) fn serve_lines(
         output.flush()?;
         if reply.quit {
             return Ok(());
+        }
+    }
+}
+
+/// What [`read_bounded_line`] read.
+pub(crate) enum Bounded {
+    /// A line of at most [`MAX_LINE`] bytes, in the buffer.
+    Line,
+    /// A longer line, skipped to its end.
+    TooLong,
+}
+
+/// Reads one line into `line` (cleared first), as both protocols read
+/// their input: `None` at the end of input; a line longer than
+/// [`MAX_LINE`] bytes is read no further than that and skipped to its end.
+///
+/// # Errors
+///
+/// I/O errors of `input`.
+pub(crate) fn read_bounded_line(
+    input: &mut impl std::io::BufRead,
+    line: &mut Vec<u8>,
+) -> std::io::Result<Option<Bounded>> {
+    use std::io::{BufRead, Read};
+    line.clear();
+    if input
+        .by_ref()
+        .take(MAX_LINE as u64 + 1)
+        .read_until(b'\n', line)?
+        == 0
+    {
+        return Ok(None);
+    }
+    if line.len() <= MAX_LINE || line.last() == Some(&b'\n') {
+        return Ok(Some(Bounded::Line));
+    }
+    // Skip the rest of the long line.
+    let mut rest = Vec::new();
+    loop {
+        rest.clear();
+        let m = input
+            .by_ref()
+            .take(MAX_LINE as u64)
+            .read_until(b'\n', &mut rest)?;
+        if m == 0 || rest.last() == Some(&b'\n') {
+            return Ok(Some(Bounded::TooLong));
         }
     }
 }

@@ -1301,11 +1301,6 @@ mod tests {
         assert_eq!(table.probe(key), None);
         assert_eq!(table.probe(other), None);
     }
-}
-
-#[cfg(test)]
-mod abort_tests {
-    use super::*;
 
     #[test]
     fn a_raised_abort_flag_stops_an_unlimited_search() {
