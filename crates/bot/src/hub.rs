@@ -296,17 +296,21 @@ fn parse_position(text: &str, rules: Rules) -> Result<Position, String> {
 
 /// The game a Hub `pos` command describes: the position `pos` under
 /// `rules`, then `moves` (Hub moves separated by spaces) played from it.
+/// The GUI rules the game's end: a legal move after one of dama's draws by
+/// rule (threefold repetition, the no-capture limit, one piece each) is
+/// played on, as a GUI without those rules (pydraughts has no 50-ply rule)
+/// sends it; refusing it would leave the GUI waiting for `done`.
 ///
 /// # Errors
 ///
-/// A malformed position or move, or an illegal move, named with its
-/// number.
+/// A malformed position or move, or a move that is not legal in the
+/// position, named with its number.
 pub fn hub_game(pos: &str, moves: &str, rules: Rules) -> Result<Game, String> {
     let mut game = Game::from_position(parse_position(pos, rules)?);
     for (i, text) in moves.split_whitespace().enumerate() {
         let m = parse_hub_move(&game, text).map_err(|e| format!("move {}: {e}", i + 1))?;
-        game.play(&m)
-            .map_err(|e| format!("move {} `{text}`: {e}", i + 1))?;
+        // One of the position's legal moves: played even past a draw.
+        game.play_unchecked(&m);
     }
     Ok(game)
 }
@@ -890,6 +894,22 @@ mod tests {
         let m = parse_hub_move(&game, "28x44x36").unwrap();
         assert!(m.is_capture());
         assert_eq!(hub_move(&m), "28x44x36");
+    }
+
+    #[test]
+    fn moves_past_a_draw_by_rule_are_played_on() {
+        // One piece each is a draw at once in dama's Turkish rules; a GUI
+        // without that rule plays on, and so does the position it sends.
+        let mut text = vec!['e'; 64];
+        text[56] = 'W'; // a1
+        text[7] = 'B'; // h8
+        let pos = format!("W{}", text.iter().collect::<String>());
+        let game = hub_game(&pos, "1-2 64-63 2-1", Rules::default()).unwrap();
+        assert_eq!(game.moves().len(), 3);
+        assert!(game.is_game_over());
+        // A move that is not legal there is still refused, by number.
+        let err = hub_game(&pos, "1-2 64-63 2-11", Rules::default()).unwrap_err();
+        assert!(err.starts_with("move 3:"), "{err}");
     }
 
     #[test]
