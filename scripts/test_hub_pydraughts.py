@@ -27,6 +27,7 @@ what this script does about each:
 import argparse
 import json
 import random
+import signal
 import sys
 import threading
 import time
@@ -157,6 +158,10 @@ def main():
     ap.add_argument("--log", default="/dev/null")
     args = ap.parse_args()
     rng = random.Random(args.seed)
+    # pydraughts waits for `done` for ever: a reply that never comes fails
+    # the test instead of hanging it.
+    signal.signal(signal.SIGALRM, lambda *_: fail("no answer from dama within 600 s (see --log)"))
+    signal.alarm(600)
 
     engine = HubEngine([args.dama, "bot", "--protocol", "hub", "--bot", args.bot, "--tablebase="])
     if engine.id.get("name") != "dama":
