@@ -304,10 +304,11 @@ fn serve_hub(args: &BotCmdArgs) -> Result<()> {
             "--protocol hub plays the alpha-beta engine (`--bot alphabeta:…[,eval=…]` or an evaluator bundle), not `{spec}`: network and MCTS bots speak dama's own protocol"
         );
     };
-    let mut limit = limit;
-    if let Some(ms) = args.bot.time {
-        limit = dama_eval::AlphaBetaLimit::TimeMs(ms);
-    }
+    // --time replaces the spec's own limit.
+    let limit = args
+        .bot
+        .time
+        .map_or(limit, dama_eval::AlphaBetaLimit::TimeMs);
     let config = dama_bot::HubConfig {
         eval_named: args.bot.bot.is_some() || args.bot.bundle.is_some(),
         eval,

@@ -458,27 +458,20 @@ impl dama_game::player::Player<crate::Tafl> for BaselinePlayer {
         time: Option<std::time::Duration>,
         rng: &mut dyn rand::RngCore,
     ) -> Result<dama_game::Choice<Move>, dama_game::GameError> {
-        match self.baseline {
+        let found = match self.baseline {
             Baseline::AlphaBetaTime(ms) => {
                 let time = time.unwrap_or(std::time::Duration::from_millis(ms));
-                let (best, score, nodes, depth) =
-                    timed_best_move_with(game, time, &self.evaluation, Some(rng))
-                        .ok_or(dama_game::player::NoMove)?;
-                let mut choice = dama_game::Choice::of(best);
-                choice.score = Some((score, depth));
-                choice.nodes = nodes;
-                Ok(choice)
+                timed_best_move_with(game, time, &self.evaluation, Some(rng))
             }
-            Baseline::AlphaBeta(depth) => {
-                let (best, score, nodes) = best_move_with(game, depth, &self.evaluation, Some(rng))
-                    .ok_or(dama_game::player::NoMove)?;
-                let mut choice = dama_game::Choice::of(best);
-                choice.score = Some((score, depth));
-                choice.nodes = nodes;
-                Ok(choice)
-            }
-            _ => Ok(dama_game::Choice::of(self.choose(game, rng)?)),
-        }
+            Baseline::AlphaBeta(depth) => best_move_with(game, depth, &self.evaluation, Some(rng))
+                .map(|(best, score, nodes)| (best, score, nodes, depth)),
+            _ => return Ok(dama_game::Choice::of(self.choose(game, rng)?)),
+        };
+        let (best, score, nodes, depth) = found.ok_or(dama_game::player::NoMove)?;
+        let mut choice = dama_game::Choice::of(best);
+        choice.score = Some((score, depth));
+        choice.nodes = nodes;
+        Ok(choice)
     }
 }
 
