@@ -44,6 +44,20 @@ fn value_error(e: impl std::fmt::Display) -> PyErr {
     PyValueError::new_err(e.to_string())
 }
 
+/// Game `G`'s rules from their text, its default rules without one.
+fn rules_of<G: GameDef>(text: Option<&str>) -> Result<G::Rules, String> {
+    match text {
+        Some(t) => G::parse_rules(t).map_err(|e| format!("rules `{t}`: {e}")),
+        None => Ok(G::Rules::default()),
+    }
+}
+
+/// A JSON text as Python objects (`json.loads`).
+fn from_json(py: Python<'_>, json: &str) -> PyResult<Py<PyAny>> {
+    let loads = py.import("json")?.getattr("loads")?;
+    Ok(loads.call1((json,))?.unbind())
+}
+
 fn game_name(name: &str) -> PyResult<GameName> {
     name.parse::<GameName>().map_err(value_error)
 }
@@ -156,10 +170,7 @@ impl WithGame for NewGame<'_> {
     type Output = Result<Box<dyn DynGame>, String>;
 
     fn run<G: GameDef>(self) -> Self::Output {
-        let rules = match self.rules {
-            Some(t) => G::parse_rules(t).map_err(|e| format!("rules `{t}`: {e}"))?,
-            None => G::Rules::default(),
-        };
+        let rules = rules_of::<G>(self.rules)?;
         let game = match self.position {
             Some(p) => G::parse_position(&rules, p).map_err(|e| format!("position `{p}`: {e}"))?,
             None => G::start(&rules),
@@ -475,10 +486,7 @@ impl WithGame for Match<'_> {
     type Output = Result<String, String>;
 
     fn run<G: GameDef>(self) -> Self::Output {
-        let rules = match self.rules {
-            Some(t) => G::parse_rules(t).map_err(|e| format!("rules `{t}`: {e}"))?,
-            None => G::Rules::default(),
-        };
+        let rules = rules_of::<G>(self.rules)?;
         let options = BuildOptions {
             rules: GameRules::new::<G>(rules),
             ..BuildOptions::default()
@@ -538,8 +546,7 @@ fn play_match(
             })
         })
         .map_err(value_error)?;
-    let loads = py.import("json")?.getattr("loads")?;
-    Ok(loads.call1((json,))?.unbind())
+    from_json(py, &json)
 }
 
 /// Leaf nodes `depth` whole moves deep from the start (or `position`) of
@@ -595,8 +602,7 @@ fn read_run(py: Python<'_>, path: std::path::PathBuf) -> PyResult<Py<PyAny>> {
             .map_err(|e| e.to_string())
         })
         .map_err(value_error)?;
-    let loads = py.import("json")?.getattr("loads")?;
-    Ok(loads.call1((json,))?.unbind())
+    from_json(py, &json)
 }
 
 /// The registered games' names.
