@@ -369,11 +369,9 @@ pub fn run_ladder(args: &LadderArgs) -> Result<()> {
             args.checkpoints.join(&args.run)
         }
     };
-    let is_nnue = dama_run::files::read_bounded_string(
-        &dama_run::RunDir::new(&run_dir).config(),
-        dama_run::files::MAX_TEXT_FILE,
-    )
-    .is_ok_and(|t| dama_selfplay::nnue::is_nnue_config(&t));
+    let config = dama_run::RunDir::new(&run_dir).config();
+    let is_nnue = config.exists()
+        && dama_selfplay::RunKind::of_file(&config)? == dama_selfplay::RunKind::Nnue;
     if is_nnue {
         bail!(
             "{} is a learned-evaluator run: rate its networks with `dama curve --run {} --time MS` \

@@ -93,10 +93,10 @@ pub fn run(args: &LearnerArgs) -> Result<()> {
         (None, true) => Some(dir.config()),
         (None, false) => None,
     }
-    .filter(|p| {
-        dama_run::files::read_bounded_string(p, dama_run::files::MAX_TEXT_FILE)
-            .is_ok_and(|t| dama_selfplay::nnue::is_nnue_config(&t))
-    });
+    .filter(|p| p.exists())
+    .map(|p| dama_selfplay::RunKind::of_file(&p).map(|kind| (p, kind)))
+    .transpose()?
+    .and_then(|(p, kind)| (kind == dama_selfplay::RunKind::Nnue).then_some(p));
     if let Some(path) = nnue_config {
         if let Some(d) = args.device {
             // scripts/ray_driver.py names a device for every learner.

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::sync::Mutex;
 
 use anyhow::{bail, Context, Result};
-use dama_draughts::DraughtsFeatures;
+use dama_nnue::LearnedGame;
 use dama_selfplay::nnue::{run_nnue, NnueConfig, NnueProgress, NnueRunOptions};
 use dama_selfplay::{learn_nnue, NnueLearnerOptions, RunDir};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -27,7 +27,9 @@ pub struct NnueTrainArgs {
     pub generations: Option<u32>,
     /// `--seed`.
     pub seed: Option<u64>,
-    /// `--rules`: draughts rules text (learned evaluators are draughts').
+    /// `--game`: the game whose engine learns (the config's by default).
+    pub game: Option<dama_nn::GameName>,
+    /// `--rules`: the game's rules text.
     pub rules: Option<String>,
     /// `--quiet`.
     pub quiet: bool,
@@ -147,10 +149,11 @@ pub fn learner(args: &NnueLearnerArgs) -> Result<()> {
     }
     config.validate().context("invalid config")?;
     eprintln!(
-        "dama learner: learned-evaluator run {}, store {}, rules `{}`, {} generations",
+        "dama learner: learned-evaluator run {}, store {}, {} rules `{}`, {} generations",
         args.run_dir.display(),
         args.store,
-        config.rules,
+        config.game.name.title(),
+        config.rules.text(),
         config.run.generations
     );
     let stop = crate::train::stop_on_interrupt(
@@ -199,12 +202,36 @@ pub fn train(args: &NnueTrainArgs) -> Result<()> {
             .map(|s| s.to_string_lossy().into_owned())
             .unwrap_or_else(|| "nnue".into())
     };
+    if let Some(g) = args.game {
+        if g != config.game.name {
+            if args.resume {
+                bail!(
+                    "--game cannot change on --resume: the run trains {}",
+                    config.game.name.title()
+                );
+            }
+            if config.rules != dama_nn::GameRules::default_for(config.game.name)
+                && args.rules.is_none()
+            {
+                bail!(
+                    "the config's [rules] hold rule options of {} ({}), and --game {g} plays {}: \
+                     give its rules with --rules, or leave [rules] out of the config",
+                    config.game.name.title(),
+                    config.rules.text(),
+                    g.title()
+                );
+            }
+            stem = format!("{stem}-{g}");
+            config.game.name = g;
+            config.rules = dama_nn::GameRules::default_for(g);
+        }
+    }
     if let Some(text) = &args.rules {
-        let r: dama_engine::Rules = text
-            .parse()
-            .map_err(|e| anyhow::anyhow!("--rules `{text}`: {e}"))?;
-        if r.variant != config.rules.variant && !args.from_run_dir {
-            stem = format!("{stem}-{}", r.variant);
+        let r = crate::args::game_rules(config.game.name, text)?;
+        if r != config.rules && !args.from_run_dir {
+            if let Some(s) = crate::args::rules_stem(text) {
+                stem = format!("{stem}-{s}");
+            }
         }
         config.rules = r;
     }
@@ -222,9 +249,10 @@ pub fn train(args: &NnueTrainArgs) -> Result<()> {
         crate::train::run_name(args.run.as_deref(), args.resume, &args.checkpoints, &stem)?;
     let dir = RunDir::new(args.checkpoints.join(&run_name));
     eprintln!(
-        "dama train: learned-evaluator run {run_name} ({}), rules `{}`, {} generations",
+        "dama train: learned-evaluator run {run_name} ({}), {} rules `{}`, {} generations",
         dir.root().display(),
-        config.rules,
+        config.game.name.title(),
+        config.rules.text(),
         config.run.generations
     );
     let stop = crate::train::stop_on_interrupt(
@@ -321,20 +349,36 @@ struct FitArgs {
     /// libtorch threads (0: one per core).
     #[arg(long, default_value_t = 0)]
     threads: usize,
+    /// The game whose samples these are (`draughts`, `tafl`).
+    #[arg(long, default_value = "draughts")]
+    game: dama_nn::GameName,
 }
 
 /// Runs `dama evaluator`.
 pub fn evaluator(args: &EvaluatorArgs) -> Result<()> {
     match &args.what {
-        EvaluatorCommand::Fit(a) => fit(a),
+        EvaluatorCommand::Fit(a) => {
+            struct Fit<'a>(&'a FitArgs);
+            impl dama_registry::WithLearnedGame for Fit<'_> {
+                type Output = Result<()>;
+                fn run<G: LearnedGame>(self) -> Result<()> {
+                    fit::<G>(self.0)
+                }
+            }
+            a.game.with_learned(Fit(a)).unwrap_or_else(|| {
+                bail!("--game {}: its engine plays no learned evaluation", a.game)
+            })
+        }
     }
 }
 
-fn read_all(files: &[PathBuf]) -> Result<(Option<dama_engine::Rules>, Vec<dama_draughts::Sample>)> {
+type Samples<G> = Vec<dama_nnue::Sample<<G as LearnedGame>::Features>>;
+
+fn read_all<G: LearnedGame>(files: &[PathBuf]) -> Result<(Option<G::Rules>, Samples<G>)> {
     let mut rules = None;
     let mut all = Vec::new();
     for f in files {
-        let (r, s) = dama_nnue::read_samples::<DraughtsFeatures>(f, rules.as_ref(), 50_000_000)
+        let (r, s) = dama_nnue::read_samples::<G::Features>(f, rules.as_ref(), 50_000_000)
             .with_context(|| format!("cannot read samples {}", f.display()))?;
         rules = Some(r);
         all.extend(s);
@@ -342,22 +386,22 @@ fn read_all(files: &[PathBuf]) -> Result<(Option<dama_engine::Rules>, Vec<dama_d
     Ok((rules, all))
 }
 
-fn fit(args: &FitArgs) -> Result<()> {
+fn fit<G: LearnedGame>(args: &FitArgs) -> Result<()> {
     use rand::SeedableRng;
-    let (rules, train) = read_all(&args.samples)?;
+    let (rules, train) = read_all::<G>(&args.samples)?;
     let rules = rules.context("no samples")?;
-    let (_, valid) = read_all(&args.valid)?;
+    let (_, valid) = read_all::<G>(&args.valid)?;
     for f in &args.valid {
-        dama_nnue::read_samples::<DraughtsFeatures>(f, Some(&rules), 50_000_000)
+        dama_nnue::read_samples::<G::Features>(f, Some(&rules), 50_000_000)
             .with_context(|| format!("validation samples {}", f.display()))?;
     }
     let init = match &args.init {
         Some(p) => {
-            dama_nnue::read_network::<DraughtsFeatures>(p, Some(&rules))
+            dama_nnue::read_network::<G::Features>(p, Some(&rules))
                 .with_context(|| format!("cannot read {}", p.display()))?
                 .0
         }
-        None => dama_nnue::FloatNet::random::<DraughtsFeatures>(&rules, args.seed),
+        None => dama_nnue::FloatNet::random::<G::Features>(&rules, args.seed),
     };
     let threads = if args.threads == 0 {
         std::thread::available_parallelism().map_or(1, |n| n.get())
@@ -372,7 +416,7 @@ fn fit(args: &FitArgs) -> Result<()> {
         result_weight: args.result_weight,
         mirror: true,
     };
-    let mut trainer = dama_nn::NnueTrainer::<DraughtsFeatures>::new(&init, settings)?;
+    let mut trainer = dama_nn::NnueTrainer::<G::Features>::new(&init, settings)?;
     if !valid.is_empty() {
         eprintln!("validation loss before: {:.6}", trainer.mean_loss(&valid)?);
     }

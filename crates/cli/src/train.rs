@@ -76,13 +76,13 @@ pub fn run(args: &TrainArgs) -> Result<()> {
         (None, Some(run), true) => Some(RunDir::new(args.checkpoints.join(run)).config()),
         _ => None,
     }
-    .filter(|p| {
-        dama_run::files::read_bounded_string(p, dama_run::files::MAX_TEXT_FILE)
-            .is_ok_and(|t| dama_selfplay::nnue::is_nnue_config(&t))
-    });
+    .filter(|p| p.exists())
+    .map(|p| dama_selfplay::RunKind::of_file(&p).map(|kind| (p, kind)))
+    .transpose()?
+    .and_then(|(p, kind)| (kind == dama_selfplay::RunKind::Nnue).then_some(p));
     if let Some(path) = nnue_config {
-        if args.game.is_some() || args.device.is_some() {
-            bail!("--game and --device are not options of a learned-evaluator run (draughts, CPU)");
+        if args.device.is_some() {
+            bail!("--device is not an option of a learned-evaluator run (it trains on the CPU)");
         }
         return crate::nnue::train(&crate::nnue::NnueTrainArgs {
             config: path,
@@ -92,6 +92,7 @@ pub fn run(args: &TrainArgs) -> Result<()> {
             checkpoints: args.checkpoints.clone(),
             generations: args.generations,
             seed: args.seed,
+            game: args.game,
             rules: args.rules.clone(),
             quiet: args.quiet,
         });

@@ -67,7 +67,7 @@ fn a_learned_evaluator_trains_resumes_and_plays_in_every_command() {
     let net = run.join("models/gen-0002.nnue");
     assert!(net.is_file());
     let n = net.to_str().unwrap();
-    // --game is not an option of a learned-evaluator run.
+    // --game picks any game whose engine learns; Mini draughts has none.
     let e = err(dama(&[
         "train",
         "--config",
@@ -75,9 +75,19 @@ fn a_learned_evaluator_trains_resumes_and_plays_in_every_command() {
         "--checkpoints",
         k,
         "--game",
-        "tafl",
+        "minidama",
     ]));
-    assert!(e.contains("not options of a learned-evaluator run"), "{e}");
+    assert!(e.contains("has no alpha-beta engine"), "{e}");
+    let e = err(dama(&[
+        "train",
+        "--config",
+        c,
+        "--checkpoints",
+        k,
+        "--device",
+        "cpu",
+    ]));
+    assert!(e.contains("--device is not an option"), "{e}");
 
     // dama evaluator fit on the run's samples.
     let fitted = tmp.path().join("fit.nnue");

@@ -18,6 +18,7 @@ pub mod encode;
 mod error;
 pub mod evaluator;
 pub mod features;
+mod learned;
 mod own;
 pub mod players;
 mod plugin;

@@ -11,7 +11,9 @@
 //! written once against it. The crate does no training and links no
 //! libtorch: `dama-nn` trains the float network ([`FloatNet`]) with tch and
 //! hands its weights here, and a game's alpha-beta engine plays with the
-//! quantized [`Network`].
+//! quantized [`Network`]. A game whose engine learns its evaluation by
+//! self-play implements [`LearnedGame`] (the seam of the learned-evaluator
+//! run, written once in `dama-selfplay`).
 //!
 //! # The network
 //!
@@ -36,6 +38,7 @@ mod features;
 mod file;
 mod float;
 mod frame;
+mod learned;
 mod quant;
 mod sample;
 mod simd;
@@ -46,6 +49,7 @@ pub use file::{
     decode_network, read_network, write_network, NETWORK_FORMAT_VERSION, NETWORK_MAGIC,
 };
 pub use float::FloatNet;
+pub use learned::{label, LearnedGame, NetworkWithMeta, Scored, SelfPlayLimits};
 pub use quant::{Accumulator, Network};
 pub use sample::{
     decode_samples, encode_samples, read_samples, samples_file_bound, write_samples, Sample,

@@ -13,13 +13,16 @@
 //!
 //! Adding a game: its crate implements [`GameDef`]; here, one variant of
 //! [`GameName`] (with its names) and one arm in [`GameName::with`] and in
-//! [`GameRules`].
+//! [`GameRules`]; a game whose alpha-beta engine learns its evaluation
+//! ([`dama_nnue::LearnedGame`]) also gets one arm in
+//! [`GameName::with_learned`].
 
 use std::fmt;
 use std::str::FromStr;
 
 use dama_engine::Rules;
 use dama_game::{GameDef, GameError, Shape};
+use dama_nnue::LearnedGame;
 use dama_tafl::TaflRules;
 use serde::{Deserialize, Serialize};
 
@@ -236,6 +239,44 @@ pub trait WithGame {
 
     /// Runs the code for game `G`.
     fn run<G: GameDef>(self) -> Self::Output;
+}
+
+/// Code written once for every game whose alpha-beta engine learns its
+/// evaluation ([`LearnedGame`]), run by [`GameName::with_learned`].
+pub trait WithLearnedGame {
+    /// What the code returns.
+    type Output;
+
+    /// Runs the code for game `G`.
+    fn run<G: LearnedGame>(self) -> Self::Output;
+}
+
+impl GameName {
+    /// Runs `code` with the game this name stands for if its alpha-beta
+    /// engine learns its evaluation ([`LearnedGame`]: learned-evaluator
+    /// runs), else `None`. A game that implements [`LearnedGame`] gets one
+    /// arm here.
+    pub fn with_learned<W: WithLearnedGame>(self, code: W) -> Option<W::Output> {
+        match self {
+            GameName::Draughts => Some(code.run::<dama_draughts::Draughts>()),
+            GameName::Tafl => Some(code.run::<dama_tafl::Tafl>()),
+            GameName::MiniDama => None,
+        }
+    }
+
+    /// The games whose engines learn their evaluation, in registry order.
+    pub fn learned() -> Vec<GameName> {
+        struct Yes;
+        impl WithLearnedGame for Yes {
+            type Output = ();
+            fn run<G: LearnedGame>(self) {}
+        }
+        GameName::ALL
+            .iter()
+            .copied()
+            .filter(|g| g.with_learned(Yes).is_some())
+            .collect()
+    }
 }
 
 impl fmt::Display for GameName {

@@ -110,7 +110,7 @@ fn holds_older_defaults(table: &toml::Table) -> bool {
 
 /// The rules of `game` from `[rules]` and, in older configs, a game's own
 /// section (`[tafl]`).
-fn rules_of(
+pub(crate) fn rules_of(
     game: GameName,
     rules: Option<toml::Table>,
     legacy: dama_nn::LegacyRuleSections,
@@ -168,7 +168,7 @@ pub struct GameSection {
 }
 
 impl GameSection {
-    fn is_default(&self) -> bool {
+    pub(crate) fn is_default(&self) -> bool {
         *self == GameSection::default()
     }
 }
@@ -279,10 +279,75 @@ impl Default for TeacherConfig {
     }
 }
 
+/// What a run trains (`[run] kind`): read once, typed, by every command
+/// that takes a config or a run directory ([`RunKind::of_text`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RunKind {
+    /// A policy/value network for MCTS (the default).
+    #[default]
+    Network,
+    /// A learned evaluation for the alpha-beta engine (`crate::nnue`).
+    Nnue,
+}
+
+impl RunKind {
+    /// The kind of the run whose config is the TOML `text` (`[run] kind`,
+    /// the other keys left to the kind's own parser).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Config`] if the text is not TOML or the kind is unknown.
+    pub fn of_text(text: &str) -> Result<RunKind, Error> {
+        #[derive(Deserialize)]
+        struct Peek {
+            #[serde(default)]
+            run: PeekRun,
+        }
+        #[derive(Default, Deserialize)]
+        struct PeekRun {
+            #[serde(default)]
+            kind: RunKind,
+        }
+        toml::from_str::<Peek>(text)
+            .map(|p| p.run.kind)
+            .map_err(|e| Error::Config(format!("run.kind: {}", e.message().trim())))
+    }
+
+    /// The kind of the run whose config file is `path`.
+    ///
+    /// # Errors
+    ///
+    /// As [`RunKind::of_text`], naming the file, and an unreadable file.
+    pub fn of_file(path: &Path) -> Result<RunKind, Error> {
+        let text = dama_run::files::read_bounded_string(path, dama_run::files::MAX_TEXT_FILE)
+            .map_err(|e| Error::io(path, e))?;
+        RunKind::of_text(&text).map_err(|e| Error::Config(format!("{}: {e}", path.display())))
+    }
+
+    fn is_network(&self) -> bool {
+        *self == RunKind::Network
+    }
+}
+
+impl std::fmt::Display for RunKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            RunKind::Network => "network",
+            RunKind::Nnue => "nnue",
+        })
+    }
+}
+
 /// Run-wide settings.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct RunSection {
+    /// `"network"`, the default: this config is a network run's (a
+    /// learned-evaluator run's is [`crate::nnue::NnueConfig`]). Left out of
+    /// `config.toml`.
+    #[serde(skip_serializing_if = "RunKind::is_network")]
+    pub kind: RunKind,
     /// Number of generations (self-play + training + evaluation) to run.
     /// Default 10.
     pub generations: u32,
@@ -319,6 +384,7 @@ pub struct RunSection {
 impl Default for RunSection {
     fn default() -> Self {
         RunSection {
+            kind: RunKind::Network,
             generations: 10,
             seed: 1,
             device: dama_run::DeviceSpec::Auto,
@@ -548,6 +614,12 @@ impl RunConfig {
     /// [`Error::Config`] naming the key and the reason.
     pub fn validate(&self) -> Result<(), Error> {
         let r = &self.run;
+        if r.kind != RunKind::Network {
+            return Err(invalid(
+                "run.kind",
+                format!("\"{}\" is not a network run's kind (its config is read as a learned-evaluator run's)", r.kind),
+            ));
+        }
         if r.generations == 0 {
             return Err(invalid("run.generations", "must be at least 1"));
         }

@@ -224,8 +224,39 @@ pub fn run_curve(
         ));
     }
     let axes = run_axes(&metrics::read_metrics(&RunDir::new(run_dir).metrics())?);
-    if let Some(nets) = learned_evaluators(run_dir, &axes)? {
-        return nnue_curve(run_dir, config, nets, &axes, on_progress, on_match);
+    if let Some((run, nets)) = learned_evaluators(run_dir, &axes)? {
+        struct ForGame<'a> {
+            run: &'a crate::nnue::NnueConfig,
+            run_dir: &'a Path,
+            config: &'a CurveConfig,
+            nets: Vec<(u32, PathBuf)>,
+            axes: &'a BTreeMap<u32, Axes>,
+            on_progress: &'a (dyn Fn(&MatchProgress) + Sync),
+            on_match: &'a mut dyn FnMut(usize, usize, &MatchResult),
+        }
+        impl dama_registry::WithLearnedGame for ForGame<'_> {
+            type Output = Result<Curve, Error>;
+            fn run<G: dama_nnue::LearnedGame>(self) -> Self::Output {
+                nnue_curve::<G>(
+                    self.run.rules_of::<G>()?,
+                    self.run_dir,
+                    self.config,
+                    self.nets,
+                    self.axes,
+                    self.on_progress,
+                    self.on_match,
+                )
+            }
+        }
+        return run.with_game(ForGame {
+            run: &run,
+            run_dir,
+            config,
+            nets,
+            axes: &axes,
+            on_progress,
+            on_match,
+        });
     }
     let mut ckpts: Vec<(u32, PathBuf)> = dama_eval::run_checkpoints(run_dir)
         .map_err(eval_err)?
@@ -382,21 +413,27 @@ fn anchored_ladder<G: dama_game::GameDef>(
     Ok(result.table)
 }
 
-/// The networks of a learned-evaluator run (`[run] kind = "nnue"`) of
-/// finished generations, or `None` for another kind of run.
+/// A learned-evaluator run's config and its networks by generation.
+type LearnedRun = (crate::nnue::NnueConfig, Vec<(u32, PathBuf)>);
+
+/// The config and the networks of finished generations of a
+/// learned-evaluator run (`[run] kind = "nnue"`), or `None` for another
+/// kind of run.
 fn learned_evaluators(
     run_dir: &Path,
     axes: &BTreeMap<u32, Axes>,
-) -> Result<Option<Vec<(u32, PathBuf)>>, Error> {
+) -> Result<Option<LearnedRun>, Error> {
     let dir = RunDir::new(run_dir);
     let text =
         match dama_run::files::read_bounded_string(&dir.config(), dama_run::files::MAX_TEXT_FILE) {
             Ok(t) => t,
             Err(_) => return Ok(None),
         };
-    if !crate::nnue::is_nnue_config(&text) {
+    if crate::RunKind::of_text(&text)? != crate::RunKind::Nnue {
         return Ok(None);
     }
+    let run: crate::nnue::NnueConfig = toml::from_str(&text)
+        .map_err(|e| Error::Config(format!("{}: {e}", dir.config().display())))?;
     let nets: Vec<(u32, PathBuf)> = axes
         .keys()
         .map(|&g| (g, dir.evaluator(g)))
@@ -408,13 +445,14 @@ fn learned_evaluators(
             run_dir.display()
         )));
     }
-    Ok(Some(nets))
+    Ok(Some((run, nets)))
 }
 
 /// [`run_curve`] for a learned-evaluator run: each generation's network in
 /// the alpha-beta engine (`alphabeta:time=MS,eval=PATH`, at the curve's time
 /// per move, or 100 ms when it gives simulations) against the anchors.
-fn nnue_curve(
+fn nnue_curve<G: dama_nnue::LearnedGame>(
+    rules: G::Rules,
     run_dir: &Path,
     config: &CurveConfig,
     nets: Vec<(u32, PathBuf)>,
@@ -428,16 +466,11 @@ fn nnue_curve(
         SearchBudget::Time(d) => d.as_millis().max(1) as u64,
         SearchBudget::Sims(_) => 100,
     };
-    let rules = dama_draughts::Evaluation::load(&nets[0].1, None)?
-        .rules()
-        .copied()
-        .unwrap_or_default();
     let options = dama_eval::BuildOptions {
-        rules: Some(rules.into()),
+        rules: dama_nn::GameRules::new::<G>(rules),
         ..dama_eval::BuildOptions::default()
     };
-    // Learned evaluators are the draughts alpha-beta engine's.
-    let mut players = anchor_players::<dama_draughts::Draughts>(&config.anchors, &options)?;
+    let mut players = anchor_players::<G>(&config.anchors, &options)?;
     let na = players.len();
     for (g, path) in &nets {
         let spec = format!("alphabeta:time={ms},eval={}", path.display());

@@ -504,10 +504,22 @@ pub fn run_worker(
         path: config_path(),
         reason: "not UTF-8 text".into(),
     })?;
-    if crate::nnue::is_nnue_config(&text) {
+    let kind = crate::RunKind::of_text(&text).map_err(|e| Error::BadFile {
+        path: config_path(),
+        reason: e.to_string(),
+    })?;
+    if kind == crate::RunKind::Nnue {
         let (mut player, distributed, seed) =
-            nnue::EvaluatorPlayer::new(&text, &config_path(), opts, progress)?;
-        return worker_loop(store, opts, &distributed, seed, &mut player, stop, progress);
+            nnue::evaluator_player(&text, &config_path(), opts, progress)?;
+        return worker_loop(
+            store,
+            opts,
+            &distributed,
+            seed,
+            player.as_mut(),
+            stop,
+            progress,
+        );
     }
     let mut cfg = RunConfig::parse(&text).map_err(|e| Error::BadFile {
         path: config_path(),

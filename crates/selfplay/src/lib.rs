@@ -24,7 +24,7 @@ pub mod run;
 pub mod selfplay;
 pub mod teacher;
 
-pub use config::RunConfig;
+pub use config::{RunConfig, RunKind};
 pub use dama_run::{RunDir, RunLock, RunState};
 pub use distributed::nnue::{learn_nnue, NnueLearnerOptions};
 pub use distributed::{learn, run_worker, LearnerOptions, WorkerOptions, WorkerSummary};
@@ -76,6 +76,9 @@ pub enum Error {
     /// The alpha-beta engine's evaluator could not be loaded or used.
     #[error(transparent)]
     Engine(#[from] dama_draughts::EngineError),
+    /// A learned evaluator or sample file could not be read or written.
+    #[error(transparent)]
+    Evaluator(#[from] dama_nnue::Error),
 }
 
 impl Error {

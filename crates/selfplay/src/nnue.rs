@@ -27,16 +27,19 @@ use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Instant;
 
-use dama_draughts::Draughts;
-use dama_draughts::{AlphaBeta, Evaluation, SearchLimits};
-use dama_draughts::{DraughtsFeatures, Sample};
-use dama_engine::{Game, Position, Rules};
 use dama_eval::{
     random_openings, AlphaBetaLimit, BuildOptions, MatchConfig, MatchResult, Opening,
     OpeningSource, PlayerSpec,
 };
+use dama_game::GameDef;
+use dama_mcts::{Outcome, Player};
+use dama_nn::GameRules;
 use dama_nn::{NnueTrainSettings, NnueTrainer};
-use dama_nnue::{read_network, read_samples, write_network, write_samples, FloatNet};
+use dama_nnue::{
+    label, read_network, read_samples, write_network, write_samples, FloatNet, LearnedGame, Sample,
+    SelfPlayLimits,
+};
+use dama_registry::WithLearnedGame;
 use dama_run::metrics::{
     EvalEvent, GenerationEvent, MetricsEvent, MetricsWriter, SelfplayEvent, TrainEvent,
 };
@@ -47,7 +50,7 @@ use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use crate::config::DistributedConfig;
+use crate::config::{DistributedConfig, GameSection, RunKind};
 use crate::Error;
 
 /// The most samples one generation's file may hold when read back.
@@ -59,12 +62,18 @@ pub(crate) const MAX_EVALUATOR_FILE: u64 = 64 << 20;
 
 /// A learned-evaluator run's config (`configs/nnue-quick.toml`).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, default)]
+#[serde(try_from = "RawNnueConfig")]
 pub struct NnueConfig {
     /// `[run]`.
     pub run: NnueRunSection,
-    /// `[rules]`: the variant and rule options the network is trained for.
-    pub rules: Rules,
+    /// `[game]`: the game whose engine learns (draughts by default; any
+    /// game of `GameName::with_learned`). Left out of `config.toml` for
+    /// draughts.
+    #[serde(skip_serializing_if = "GameSection::is_default")]
+    pub game: GameSection,
+    /// `[rules]`: the rule options of the game the network is trained for
+    /// (draughts: the variant and its options), in that game's own form.
+    pub rules: GameRules,
     /// `[selfplay]`.
     pub selfplay: NnueSelfplay,
     /// `[train]`.
@@ -80,12 +89,44 @@ pub struct NnueConfig {
     pub distributed: DistributedConfig,
 }
 
+/// [`NnueConfig`] as written, before `[rules]` is read as the rules of the
+/// game `[game]` names: unknown keys are refused with their name.
+#[derive(Default, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+struct RawNnueConfig {
+    run: NnueRunSection,
+    game: GameSection,
+    rules: Option<toml::Table>,
+    selfplay: NnueSelfplay,
+    train: NnueTrain,
+    gate: NnueGate,
+    eval: NnueEval,
+    distributed: DistributedConfig,
+}
+
+impl TryFrom<RawNnueConfig> for NnueConfig {
+    type Error = String;
+
+    fn try_from(raw: RawNnueConfig) -> Result<NnueConfig, String> {
+        Ok(NnueConfig {
+            rules: crate::config::rules_of(raw.game.name, raw.rules, Default::default())?,
+            run: raw.run,
+            game: raw.game,
+            selfplay: raw.selfplay,
+            train: raw.train,
+            gate: raw.gate,
+            eval: raw.eval,
+            distributed: raw.distributed,
+        })
+    }
+}
+
 /// `[run]` of a learned-evaluator run.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct NnueRunSection {
     /// Always `"nnue"` (what tells `dama train` the run's kind).
-    pub kind: String,
+    pub kind: RunKind,
     /// Generations to run (default 4).
     pub generations: u32,
     /// Seed of every random choice (default 1).
@@ -99,7 +140,7 @@ pub struct NnueRunSection {
 impl Default for NnueRunSection {
     fn default() -> Self {
         NnueRunSection {
-            kind: "nnue".to_owned(),
+            kind: RunKind::Nnue,
             generations: 4,
             seed: 1,
             threads: 0,
@@ -287,6 +328,17 @@ impl Default for NnueEval {
     }
 }
 
+impl NnueEval {
+    /// The engines' limit: `time_ms` a move, or `depth` when it is 0.
+    fn limit(&self) -> AlphaBetaLimit {
+        if self.time_ms > 0 {
+            AlphaBetaLimit::TimeMs(self.time_ms)
+        } else {
+            AlphaBetaLimit::Depth(self.depth)
+        }
+    }
+}
+
 fn range<T: PartialOrd + std::fmt::Display>(key: &str, v: T, lo: T, hi: T) -> Result<(), Error> {
     if v < lo || v > hi {
         return Err(Error::Config(format!(
@@ -319,12 +371,13 @@ impl NnueConfig {
     ///
     /// [`Error::Config`] naming the key.
     pub fn validate(&self) -> Result<(), Error> {
-        if self.run.kind != "nnue" {
+        if self.run.kind != RunKind::Nnue {
             return Err(Error::Config(format!(
-                "run.kind must be \"nnue\" for a learned-evaluator run, got {:?}",
+                "run.kind must be \"nnue\" for a learned-evaluator run, got \"{}\"",
                 self.run.kind
             )));
         }
+        self.with_game(Yes)?;
         range("run.generations", self.run.generations, 1, 10_000)?;
         range("run.threads", self.run.threads, 0, 1024)?;
         range("run.torch_threads", self.run.torch_threads, 0, 1024)?;
@@ -401,15 +454,54 @@ impl NnueConfig {
     pub fn to_toml(&self) -> Result<String, Error> {
         toml::to_string(self).map_err(|e| Error::Config(format!("config does not serialize: {e}")))
     }
+
+    /// Runs `code` with the run's game (`[game]`).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Config`] if the game's engine learns no evaluation, and
+    /// `code`'s own errors.
+    pub fn with_game<T, W: WithLearnedGame<Output = Result<T, Error>>>(
+        &self,
+        code: W,
+    ) -> Result<T, Error> {
+        self.game.name.with_learned(code).unwrap_or_else(|| {
+            Err(Error::Config(format!(
+                "game.name: {} has no alpha-beta engine that plays a learned evaluation (learned-evaluator runs train {})",
+                self.game.name.title(),
+                dama_nn::GameName::learned()
+                    .iter()
+                    .map(|g| g.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )))
+        })
+    }
+
+    /// The run's rules as game `G`'s (the game `[game]` names).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Config`] if `G` is not the run's game.
+    pub fn rules_of<G: GameDef>(&self) -> Result<G::Rules, Error> {
+        self.rules.get::<G>().ok_or_else(|| {
+            Error::Config(format!(
+                "the run trains {}, not {}",
+                self.game.name.title(),
+                G::TITLE
+            ))
+        })
+    }
 }
 
-/// Whether the TOML text is a learned-evaluator run's config (`[run] kind =
-/// "nnue"`).
-pub fn is_nnue_config(text: &str) -> bool {
-    toml::from_str::<toml::Table>(text)
-        .ok()
-        .and_then(|t| t.get("run")?.get("kind")?.as_str().map(|k| k == "nnue"))
-        .unwrap_or(false)
+/// A [`WithLearnedGame`] that only asks whether a game learns.
+struct Yes;
+
+impl WithLearnedGame for Yes {
+    type Output = Result<(), Error>;
+    fn run<G: LearnedGame>(self) -> Result<(), Error> {
+        Ok(())
+    }
 }
 
 /// What a learned-evaluator run reports while it works.
@@ -465,55 +557,35 @@ fn generation_seed(seed: u64, generation: u32, stream: u64) -> u64 {
     seed ^ (u64::from(generation) << 32) ^ stream.wrapping_mul(0x9e37_79b9_7f4a_7c15)
 }
 
-/// One self-play game: its samples and result.
-fn play_game(
-    rules: Rules,
-    evaluation: &Evaluation,
+/// A stage's samples of game `G` and its self-play figures.
+pub type Played<G> = (Vec<Sample<<G as LearnedGame>::Features>>, SelfplayEvent);
+
+/// One self-play game from `opening`: its samples, winner and plies.
+fn play_game<G: LearnedGame>(
+    evaluation: &G::Evaluation,
     sp: &NnueSelfplay,
-    opening: &Opening<Draughts>,
-) -> (Vec<Sample>, Option<dama_engine::Color>, u32) {
-    let mut engine = AlphaBeta::new(sp.tt_mb).with_evaluation(evaluation.clone());
-    let mut game = Game::from_position(opening.start.position().with_rules(rules));
+    opening: &Opening<G>,
+) -> (Vec<Sample<G::Features>>, Option<Player>, u32) {
+    let mut game = opening.start.clone();
     for m in &opening.moves {
-        if game.play(m).is_err() {
+        if G::play(&mut game, m).is_err() {
             break;
         }
     }
-    let limits = SearchLimits {
-        depth: Some(sp.depth),
-        nodes: Some(sp.nodes),
-        time: None,
+    let before = G::plies(&game);
+    let limits = SelfPlayLimits {
+        depth: sp.depth,
+        nodes: sp.nodes,
+        max_plies: sp.max_plies,
+        tt_mb: sp.tt_mb,
     };
-    let mut scored: Vec<(Position, i32)> = Vec::new();
-    let mut plies = 0;
-    while !game.is_game_over() && plies < sp.max_plies {
-        let pos = *game.position();
-        let history = dama_draughts::game_history_hashes(&game);
-        let report = engine.search(&pos, &history, limits);
-        let Some(best) = report.best else {
-            break;
-        };
-        if report.depth > 0 && !pos.has_capture() {
-            scored.push((pos, report.score));
-        }
-        if game.play(&best).is_err() {
-            break;
-        }
-        plies += 1;
-    }
-    let winner = game.outcome().and_then(|o| o.winner());
-    let samples = scored
-        .into_iter()
-        .map(|(pos, score)| {
-            let result = match winner {
-                None => 0,
-                Some(w) if w == pos.turn() => 1,
-                Some(_) => -1,
-            };
-            Sample::new(&pos, score, result)
-        })
-        .collect();
-    (samples, winner, plies)
+    let (scored, end) = G::self_play(game, evaluation, &limits);
+    let winner = match G::outcome(&end) {
+        Some(Outcome::Win(p)) => Some(p),
+        _ => None,
+    };
+    let plies = (G::plies(&end) - before) as u32;
+    (label(scored, winner), winner, plies)
 }
 
 /// Plays `openings` with `evaluation`, in parallel on `pool`, one game per
@@ -522,27 +594,28 @@ fn play_game(
 /// once it is true, the games not yet started are not played (the caller
 /// drops the result). `on_game` is called after each game with the games
 /// and positions done so far.
-pub(crate) fn play_openings(
+pub(crate) fn play_openings<G: LearnedGame>(
     config: &NnueConfig,
     generation: u32,
-    openings: &[Opening<Draughts>],
-    evaluation: &Evaluation,
+    openings: &[Opening<G>],
+    evaluation: &G::Evaluation,
     pool: &rayon::ThreadPool,
     stopped: &(dyn Fn() -> bool + Sync),
     on_game: &(dyn Fn(u64, u64) + Sync),
-) -> (Vec<Sample>, SelfplayEvent) {
+) -> Played<G> {
     let sp = &config.selfplay;
     let start = Instant::now();
     let done = AtomicU64::new(0);
     let positions = AtomicU64::new(0);
-    let games: Vec<(Vec<Sample>, Option<dama_engine::Color>, u32)> = pool.install(|| {
+    type Played<F> = (Vec<Sample<F>>, Option<Player>, u32);
+    let games: Vec<Played<G::Features>> = pool.install(|| {
         openings
             .par_iter()
             .filter_map(|o| {
                 if stopped() {
                     return None;
                 }
-                let g = play_game(config.rules, evaluation, sp, o);
+                let g = play_game::<G>(evaluation, sp, o);
                 let d = done.fetch_add(1, Ordering::Relaxed) + 1;
                 let p = positions.fetch_add(g.0.len() as u64, Ordering::Relaxed) + g.0.len() as u64;
                 on_game(d, p);
@@ -563,8 +636,8 @@ pub(crate) fn play_openings(
         samples.extend(s);
         plies += u64::from(p);
         match winner {
-            Some(dama_engine::Color::White) => event.white_wins += 1,
-            Some(dama_engine::Color::Black) => event.black_wins += 1,
+            Some(Player::First) => event.white_wins += 1,
+            Some(Player::Second) => event.black_wins += 1,
             None => event.draws += 1,
         }
     }
@@ -582,14 +655,22 @@ pub(crate) fn play_openings(
 /// Copies the network a run starts from into `dir` as generation 0
 /// (`models/gen-0000.nnue`) and as `best.nnue`, refusing one trained for
 /// other rules than the run's.
-fn copy_start(start: &dama_game::EvalSource, rules: &Rules, dir: &RunDir) -> Result<(), Error> {
+fn copy_start<G: LearnedGame>(
+    start: &dama_game::EvalSource,
+    rules: &G::Rules,
+    dir: &RunDir,
+) -> Result<(), Error> {
     let named = |e: dama_nnue::Error| Error::Config(format!("train.init = \"{start}\": {e}"));
     let (net, meta) = match start {
         dama_game::EvalSource::Shipped => {
-            let (net, meta) = dama_draughts::shipped::shipped_float()?;
-            let trained: Rules = net
-                .rules
-                .parse()
+            let Some(shipped) = G::shipped_network() else {
+                return Err(Error::Config(format!(
+                    "train.init = \"shipped\": dama ships no learned evaluator for {}",
+                    G::TITLE
+                )));
+            };
+            let (net, meta) = shipped.map_err(named)?;
+            let trained = G::parse_rules(&net.rules)
                 .map_err(|e| Error::Config(format!("the shipped network's rules: {e}")))?;
             if trained != *rules {
                 return Err(Error::Config(format!(
@@ -599,7 +680,7 @@ fn copy_start(start: &dama_game::EvalSource, rules: &Rules, dir: &RunDir) -> Res
             (net, meta)
         }
         dama_game::EvalSource::File(path) => {
-            read_network::<DraughtsFeatures>(path, Some(rules)).map_err(named)?
+            read_network::<G::Features>(path, Some(rules)).map_err(named)?
         }
     };
     let mut keep: Vec<(&str, String)> = vec![("started_from", start.to_string())];
@@ -607,7 +688,7 @@ fn copy_start(start: &dama_game::EvalSource, rules: &Rules, dir: &RunDir) -> Res
         keep.push(("start_generation", g.clone()));
     }
     for path in [dir.evaluator(0), dir.best_evaluator()] {
-        write_network(&path, &net, &keep).map_err(dama_draughts::EngineError::from)?;
+        write_network(&path, &net, &keep)?;
     }
     Ok(())
 }
@@ -623,8 +704,9 @@ fn alphabeta(limit: AlphaBetaLimit, eval: Option<&Path>) -> PlayerSpec {
 
 /// A match of `a` against `b` under the run's rules.
 #[allow(clippy::too_many_arguments)]
-fn play(
+fn play<G: LearnedGame>(
     config: &NnueConfig,
+    rules: &G::Rules,
     generation: u32,
     stage: &'static str,
     a: &PlayerSpec,
@@ -634,11 +716,11 @@ fn play(
     progress: &(dyn Fn(NnueProgress) + Sync),
 ) -> Result<MatchResult, Error> {
     let options = BuildOptions {
-        rules: Some(config.rules.into()),
+        rules: Some(config.rules),
         ..BuildOptions::default()
     };
-    let fa = dama_eval::factory::<Draughts>(a, &options)?;
-    let fb = dama_eval::factory::<Draughts>(b, &options)?;
+    let fa = dama_eval::factory::<G>(a, &options)?;
+    let fb = dama_eval::factory::<G>(b, &options)?;
     progress(NnueProgress::Stage {
         generation,
         stage,
@@ -647,7 +729,7 @@ fn play(
     let match_config = MatchConfig {
         games,
         openings: OpeningSource::Random { plies: 4 },
-        rules: config.rules,
+        rules: *rules,
         seed: generation_seed(
             config.run.seed,
             generation,
@@ -673,7 +755,7 @@ fn play(
     )?)
 }
 
-fn eval_event(
+fn eval_event<G: GameDef>(
     generation: u32,
     step: u64,
     opponent: &str,
@@ -693,7 +775,7 @@ fn eval_event(
         elo: r.elo.elo,
         elo_lo: r.elo.lo,
         elo_hi: r.elo.hi,
-        by_side: Vec::new(),
+        by_side: crate::run::by_side::<G>(r),
     }
 }
 
@@ -738,8 +820,10 @@ pub struct Evaluated {
 /// [`run_nnue`] runs them in turn; a distributed run's learner
 /// ([`crate::distributed::nnue::learn_nnue`]) puts an ingest stage in place
 /// of self-play.
-pub struct NnueRun {
+pub struct NnueRun<G: LearnedGame> {
     config: NnueConfig,
+    /// The run's rules, as its game's.
+    rules: G::Rules,
     dir: RunDir,
     state: RunState,
     metrics: MetricsWriter,
@@ -755,7 +839,7 @@ pub struct NnueRun {
     _lock: RunLock,
 }
 
-impl NnueRun {
+impl<G: LearnedGame> NnueRun<G> {
     /// Opens the run in `dir`: a new run (its config frozen in
     /// `config.toml`) or, with `options.resume`, the run there, whose
     /// config must be `config` but for `run.generations` and
@@ -770,8 +854,22 @@ impl NnueRun {
         config: &NnueConfig,
         dir: &RunDir,
         options: NnueRunOptions,
-    ) -> Result<NnueRun, Error> {
+    ) -> Result<NnueRun<G>, Error> {
         config.validate()?;
+        let rules = config.rules_of::<G>()?;
+        // The game's engine must take the gate's and the evaluation's
+        // settings (Tafl's deepest search is shallower than draughts').
+        let build = BuildOptions {
+            rules: Some(config.rules),
+            ..BuildOptions::default()
+        };
+        for (key, limit) in [
+            ("gate.depth", AlphaBetaLimit::Depth(config.gate.depth)),
+            ("eval", config.eval.limit()),
+        ] {
+            dama_eval::factory::<G>(&alphabeta(limit, None), &build)
+                .map_err(|e| Error::Config(format!("{key}: {e}")))?;
+        }
         for d in [dir.root().to_path_buf(), dir.models(), dir.games()] {
             std::fs::create_dir_all(&d).map_err(|e| Error::io(&d, e))?;
         }
@@ -827,7 +925,7 @@ impl NnueRun {
             dama_run::files::write_atomic(&dir.config(), toml_text.as_bytes())
                 .map_err(|e| Error::io(&dir.config(), e))?;
             if let Some(start) = config.train.init.start() {
-                copy_start(start, &config.rules, dir)?;
+                copy_start::<G>(start, &rules, dir)?;
             }
             RunState::new_run()
         };
@@ -860,6 +958,7 @@ impl NnueRun {
         dama_nn::device::set_torch_threads(torch_threads);
         Ok(NnueRun {
             config: config.clone(),
+            rules,
             dir: dir.clone(),
             elapsed_before: state.elapsed_secs,
             state,
@@ -920,15 +1019,12 @@ impl NnueRun {
     /// # Errors
     ///
     /// The best network's file cannot be read.
-    pub fn best_evaluation(&self) -> Result<Evaluation, Error> {
+    pub fn best_evaluation(&self) -> Result<G::Evaluation, Error> {
         Ok(
             if self.state.best_generation == 0 && !self.starts_from_network() {
-                Evaluation::Handcrafted
+                G::handcrafted()
             } else {
-                Evaluation::load(
-                    &self.dir.evaluator(self.state.best_generation),
-                    Some(&self.config.rules),
-                )?
+                G::load_evaluation(&self.dir.evaluator(self.state.best_generation), &self.rules)?
             },
         )
     }
@@ -944,11 +1040,11 @@ impl NnueRun {
         &self,
         generation: u32,
         progress: &(dyn Fn(NnueProgress) + Sync),
-    ) -> Result<(Vec<Sample>, SelfplayEvent), Error> {
+    ) -> Result<Played<G>, Error> {
         let best = self.best_evaluation()?;
         let sp = &self.config.selfplay;
-        let openings = random_openings::<Draughts>(
-            &self.config.rules,
+        let openings = random_openings::<G>(
+            &self.rules,
             sp.games_per_generation as usize,
             sp.random_opening_plies,
             generation_seed(self.config.run.seed, generation, 1),
@@ -983,11 +1079,10 @@ impl NnueRun {
     pub fn add_samples(
         &mut self,
         generation: u32,
-        samples: &[Sample],
+        samples: &[Sample<G::Features>],
         event: &SelfplayEvent,
     ) -> Result<(), Error> {
-        write_samples(&self.dir.samples(generation), &self.config.rules, samples)
-            .map_err(dama_draughts::EngineError::from)?;
+        write_samples(&self.dir.samples(generation), &self.rules, samples)?;
         self.metrics.write(&MetricsEvent::Selfplay(event.clone()))?;
         self.run_positions += event.samples;
         self.run_games += event.games;
@@ -1005,10 +1100,11 @@ impl NnueRun {
     pub fn train(
         &mut self,
         generation: u32,
-        samples: &[Sample],
+        samples: &[Sample<G::Features>],
         progress: &(dyn Fn(NnueProgress) + Sync),
     ) -> Result<Trained, Error> {
         let config = &self.config;
+        let rules = &self.rules;
         let dir = &self.dir;
         let train_start = Instant::now();
         let first = generation.saturating_sub(config.train.window - 1).max(1);
@@ -1016,12 +1112,8 @@ impl NnueRun {
         // same samples: the file was just written from them).
         let mut window = Vec::new();
         for g in first..generation {
-            let (_, s) = read_samples::<DraughtsFeatures>(
-                &dir.samples(g),
-                Some(&config.rules),
-                MAX_SAMPLES_PER_FILE,
-            )
-            .map_err(dama_draughts::EngineError::from)?;
+            let (_, s) =
+                read_samples::<G::Features>(&dir.samples(g), Some(rules), MAX_SAMPLES_PER_FILE)?;
             window.extend(s);
         }
         window.extend_from_slice(samples);
@@ -1032,14 +1124,9 @@ impl NnueRun {
             TrainInit::Start(_) => true,
         };
         let init = if on_from_previous {
-            read_network::<DraughtsFeatures>(&dir.evaluator(generation - 1), Some(&config.rules))
-                .map_err(dama_draughts::EngineError::from)?
-                .0
+            read_network::<G::Features>(&dir.evaluator(generation - 1), Some(rules))?.0
         } else {
-            FloatNet::random::<DraughtsFeatures>(
-                &config.rules,
-                generation_seed(config.run.seed, generation, 4),
-            )
+            FloatNet::random::<G::Features>(rules, generation_seed(config.run.seed, generation, 4))
         };
         let settings = NnueTrainSettings {
             lr: config.train.lr,
@@ -1048,7 +1135,7 @@ impl NnueRun {
             result_weight: config.train.result_weight,
             mirror: config.train.mirror,
         };
-        let mut trainer = NnueTrainer::<DraughtsFeatures>::new(&init, settings)?;
+        let mut trainer = NnueTrainer::<G::Features>::new(&init, settings)?;
         let mut rng = ChaCha8Rng::seed_from_u64(generation_seed(config.run.seed, generation, 5));
         let steps = config.train.steps_per_generation;
         progress(NnueProgress::Stage {
@@ -1103,8 +1190,7 @@ impl NnueRun {
                 ("step", self.state.step.to_string()),
                 ("samples", window.len().to_string()),
             ],
-        )
-        .map_err(dama_draughts::EngineError::from)?;
+        )?;
         Ok(Trained {
             net,
             window: window.len(),
@@ -1137,8 +1223,9 @@ impl NnueRun {
         } else {
             let a = alphabeta(gate_limit, Some(&new_path));
             let b = alphabeta(gate_limit, best_path.as_deref());
-            let r = play(
+            let r = play::<G>(
                 config,
+                &self.rules,
                 generation,
                 "gate",
                 &a,
@@ -1152,7 +1239,7 @@ impl NnueRun {
             } else {
                 format!("gate: gen-{}", self.state.best_generation)
             };
-            self.metrics.write(&MetricsEvent::Eval(eval_event(
+            self.metrics.write(&MetricsEvent::Eval(eval_event::<G>(
                 generation,
                 self.state.step,
                 &name,
@@ -1167,8 +1254,7 @@ impl NnueRun {
                 &self.dir.best_evaluator(),
                 &trained.net,
                 &[("generation", generation.to_string())],
-            )
-            .map_err(dama_draughts::EngineError::from)?;
+            )?;
         }
         Ok(accepted)
     }
@@ -1193,15 +1279,12 @@ impl NnueRun {
         {
             return Ok(None);
         }
-        let limit = if config.eval.time_ms > 0 {
-            AlphaBetaLimit::TimeMs(config.eval.time_ms)
-        } else {
-            AlphaBetaLimit::Depth(config.eval.depth)
-        };
+        let limit = config.eval.limit();
         let a = alphabeta(limit, Some(&self.dir.evaluator(self.state.best_generation)));
         let b = alphabeta(limit, None);
-        let r = play(
+        let r = play::<G>(
             config,
+            &self.rules,
             generation,
             "eval",
             &a,
@@ -1210,7 +1293,7 @@ impl NnueRun {
             self.threads,
             progress,
         )?;
-        self.metrics.write(&MetricsEvent::Eval(eval_event(
+        self.metrics.write(&MetricsEvent::Eval(eval_event::<G>(
             generation,
             self.state.step,
             "handcrafted",
@@ -1298,7 +1381,43 @@ pub fn run_nnue(
     stop: &AtomicBool,
     progress: &(dyn Fn(NnueProgress) + Sync),
 ) -> Result<NnueSummary, Error> {
-    let mut run = NnueRun::open(config, dir, options)?;
+    struct Run<'a> {
+        config: &'a NnueConfig,
+        dir: &'a RunDir,
+        options: NnueRunOptions,
+        stop: &'a AtomicBool,
+        progress: &'a (dyn Fn(NnueProgress) + Sync),
+    }
+    impl WithLearnedGame for Run<'_> {
+        type Output = Result<NnueSummary, Error>;
+        fn run<G: LearnedGame>(self) -> Self::Output {
+            run_game::<G>(
+                self.config,
+                self.dir,
+                self.options,
+                self.stop,
+                self.progress,
+            )
+        }
+    }
+    config.with_game(Run {
+        config,
+        dir,
+        options,
+        stop,
+        progress,
+    })
+}
+
+/// [`run_nnue`] for game `G`, the config's.
+fn run_game<G: LearnedGame>(
+    config: &NnueConfig,
+    dir: &RunDir,
+    options: NnueRunOptions,
+    stop: &AtomicBool,
+    progress: &(dyn Fn(NnueProgress) + Sync),
+) -> Result<NnueSummary, Error> {
+    let mut run = NnueRun::<G>::open(config, dir, options)?;
     let stopped = || stop.load(Ordering::Relaxed);
     for generation in run.state.generation + 1..=config.run.generations {
         if stopped() {

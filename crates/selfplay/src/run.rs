@@ -1137,13 +1137,6 @@ fn eval_match<G: dama_game::GameDef>(
         dama_eval::play_match(a.as_ref(), b.as_ref(), &config, &on_progress).map_err(Error::Eval);
     progress.event(ProgressEvent::StageFinished { stage: Stage::Eval });
     let r = r?;
-    let [first, second] = G::geometry().sides;
-    let side = |key: &str, w: dama_eval::Wdl| dama_run::SideResult {
-        side: key.to_owned(),
-        wins: w.wins,
-        draws: w.draws,
-        losses: w.losses,
-    };
     Ok(EvalLine {
         opponent: opponent.spec.clone(),
         label: opponent.label.clone(),
@@ -1153,8 +1146,23 @@ fn eval_match<G: dama_game::GameDef>(
         elo: r.elo.elo,
         elo_lo: r.elo.lo,
         elo_hi: r.elo.hi,
-        by_side: vec![side(first.key, r.a_first), side(second.key, r.a_second)],
+        by_side: by_side::<G>(&r),
     })
+}
+
+/// A match's results by the side the first player (`a`) played, named by
+/// the game's side keys: what `metrics.jsonl` keeps of an asymmetric game.
+pub(crate) fn by_side<G: dama_game::GameDef>(
+    r: &dama_eval::MatchResult,
+) -> Vec<dama_run::SideResult> {
+    let [first, second] = G::geometry().sides;
+    let side = |key: &str, w: dama_eval::Wdl| dama_run::SideResult {
+        side: key.to_owned(),
+        wins: w.wins,
+        draws: w.draws,
+        losses: w.losses,
+    };
+    vec![side(first.key, r.a_first), side(second.key, r.a_second)]
 }
 
 /// The seed of generation `gen`'s `k`th evaluation match.

@@ -202,7 +202,7 @@ fn a_learner_and_two_workers_consume_every_chunk_once_across_a_resume() {
                     assert_eq!(name.kind, ChunkKind::Samples { games: 2 });
                     let (_, s) = dama_nnue::read_samples::<dama_draughts::DraughtsFeatures>(
                         &run.games().join(&e.chunk),
-                        Some(&opts.config.rules),
+                        Some(&opts.config.rules.draughts().unwrap()),
                         1 << 20,
                     )
                     .unwrap();
@@ -216,7 +216,7 @@ fn a_learner_and_two_workers_consume_every_chunk_once_across_a_resume() {
         assert!(used_games >= 8, "generation {g}: {used_games} games");
         let (_, window) = dama_nnue::read_samples::<dama_draughts::DraughtsFeatures>(
             &run.samples(g),
-            Some(&opts.config.rules),
+            Some(&opts.config.rules.draughts().unwrap()),
             1 << 20,
         )
         .unwrap();

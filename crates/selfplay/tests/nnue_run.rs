@@ -7,8 +7,8 @@
 use std::sync::atomic::AtomicBool;
 
 use dama_run::metrics::{read_metrics, MetricsEvent};
-use dama_selfplay::nnue::{is_nnue_config, run_nnue, NnueConfig, NnueProgress, NnueRunOptions};
-use dama_selfplay::RunDir;
+use dama_selfplay::nnue::{run_nnue, NnueConfig, NnueProgress, NnueRunOptions};
+use dama_selfplay::{RunDir, RunKind};
 
 const TINY: &str = r#"
 [run]
@@ -54,7 +54,7 @@ fn run(config: &NnueConfig, dir: &RunDir, resume: bool) -> dama_selfplay::nnue::
 
 #[test]
 fn a_run_trains_gates_evaluates_and_resumes_bit_for_bit() {
-    assert!(is_nnue_config(TINY));
+    assert_eq!(RunKind::of_text(TINY).unwrap(), RunKind::Nnue);
     let tmp = tempfile::tempdir().unwrap();
     let cfg = config(TINY);
 
@@ -67,14 +67,14 @@ fn a_run_trains_gates_evaluates_and_resumes_bit_for_bit() {
     assert!(whole.best_evaluator().exists());
     let (net, meta) = dama_nnue::read_network::<dama_draughts::DraughtsFeatures>(
         &whole.evaluator(2),
-        Some(&cfg.rules),
+        Some(&cfg.rules.draughts().unwrap()),
     )
     .unwrap();
     assert!(meta.iter().any(|(k, v)| k == "generation" && v == "2"));
     assert!(net.shape_error().is_none());
     let (_, samples) = dama_nnue::read_samples::<dama_draughts::DraughtsFeatures>(
         &whole.samples(1),
-        Some(&cfg.rules),
+        Some(&cfg.rules.draughts().unwrap()),
         1 << 20,
     )
     .unwrap();
@@ -187,7 +187,18 @@ fn bad_configs_are_refused_by_key() {
             "[run]\nkind = \"nnue\"\n[gate]\nmin_score = 2.0\n",
             "gate.min_score",
         ),
-        ("[run]\nkind = \"alphazero\"\n", "run.kind"),
+        (
+            "[run]\nkind = \"alphazero\"\n",
+            "unknown variant `alphazero`",
+        ),
+        (
+            "[run]\nkind = \"nnue\"\n[game]\nname = \"minidama\"\n",
+            "has no alpha-beta engine",
+        ),
+        (
+            "[run]\nkind = \"nnue\"\n[game]\nname = \"tafl\"\n[rules]\nvariant = \"croda\"\n",
+            "Turkish draughts's",
+        ),
         ("[run]\nkind = \"nnue\"\nthreads = 100000\n", "run.threads"),
     ] {
         let tmp = tempfile::NamedTempFile::new().unwrap();
@@ -195,8 +206,20 @@ fn bad_configs_are_refused_by_key() {
         let err = NnueConfig::load(tmp.path()).unwrap_err().to_string();
         assert!(err.contains(key), "{text}: {err}");
     }
-    assert!(!is_nnue_config("[run]\ngenerations = 3\n"));
-    assert!(!is_nnue_config("not toml ["));
+    // The kind is read once, typed: a network run's config by default.
+    assert_eq!(
+        RunKind::of_text("[run]\ngenerations = 3\n").unwrap(),
+        RunKind::Network
+    );
+    assert_eq!(
+        RunKind::of_text("[run]\nkind = \"network\"\n").unwrap(),
+        RunKind::Network
+    );
+    assert!(RunKind::of_text("not toml [").is_err());
+    let err = RunKind::of_text("[run]\nkind = \"nnu\"\n")
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("run.kind") && err.contains("nnu"), "{err}");
 }
 
 /// The largest difference between two networks' feature weights.
@@ -217,9 +240,12 @@ fn a_run_starts_from_a_network_and_trains_on_from_it() {
     run(&cfg, &first, false);
     let parent = first.evaluator(1);
     let read = |p: &std::path::Path| {
-        dama_nnue::read_network::<dama_draughts::DraughtsFeatures>(p, Some(&cfg.rules))
-            .unwrap()
-            .0
+        dama_nnue::read_network::<dama_draughts::DraughtsFeatures>(
+            p,
+            Some(&cfg.rules.draughts().unwrap()),
+        )
+        .unwrap()
+        .0
     };
 
     // `init = PATH`: generation 0 is that network, generation 1 trains on
@@ -253,7 +279,10 @@ fn a_run_starts_from_a_network_and_trains_on_from_it() {
         moved > 0.0 && moved < 0.01,
         "one step from the parent moved {moved}"
     );
-    let fresh = dama_nnue::FloatNet::random::<dama_draughts::DraughtsFeatures>(&cfg.rules, 1);
+    let fresh = dama_nnue::FloatNet::random::<dama_draughts::DraughtsFeatures>(
+        &cfg.rules.draughts().unwrap(),
+        1,
+    );
     assert!(max_ft_diff(&fresh, &one) > 0.05);
     let events = read_metrics(&second.metrics()).unwrap();
     assert!(
@@ -276,7 +305,8 @@ fn a_run_starts_from_a_network_and_trains_on_from_it() {
     ] {
         let mut croda = started.clone();
         croda.train.init = init.clone();
-        croda.rules = "variant=croda".parse().unwrap();
+        croda.rules =
+            dama_nn::GameRules::parse(dama_nn::GameName::Draughts, "variant=croda").unwrap();
         let err = run_nnue(
             &croda,
             &RunDir::new(
@@ -304,4 +334,101 @@ fn a_run_starts_from_a_network_and_trains_on_from_it() {
         assert_eq!(c.train.init, want);
         assert!(c.to_toml().unwrap().contains(&format!("init = {text:?}")));
     }
+}
+
+/// A learned-evaluator run of Turkish Tafl: the same loop, written once,
+/// with the game's features, engine and rules; resumed bit for bit, its
+/// files Tafl's (refused as draughts'), its matches reported by side.
+#[test]
+fn a_tafl_run_trains_its_own_evaluator_and_resumes_bit_for_bit() {
+    const TAFL: &str = r#"
+[run]
+kind = "nnue"
+generations = 2
+seed = 3
+threads = 2
+torch_threads = 1
+[game]
+name = "tafl"
+[selfplay]
+games_per_generation = 6
+depth = 2
+nodes = 300
+max_plies = 60
+random_opening_plies = 4
+[train]
+steps_per_generation = 20
+batch_size = 32
+window = 2
+[gate]
+games = 4
+depth = 1
+min_score = 0.0
+[eval]
+games = 2
+depth = 1
+"#;
+    let cfg = config(TAFL);
+    let rules = cfg.rules.tafl().unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let whole = RunDir::new(tmp.path().join("whole"));
+    assert_eq!(run(&cfg, &whole, false).generation, 2);
+    let (net, _) =
+        dama_nnue::read_network::<dama_tafl::TaflFeatures>(&whole.evaluator(2), Some(&rules))
+            .unwrap();
+    assert!(net.shape_error().is_none());
+    let (_, samples) = dama_nnue::read_samples::<dama_tafl::TaflFeatures>(
+        &whole.samples(1),
+        Some(&rules),
+        1 << 20,
+    )
+    .unwrap();
+    assert!(!samples.is_empty());
+    // A Tafl evaluator is not a draughts one.
+    assert!(
+        dama_nnue::read_network::<dama_draughts::DraughtsFeatures>(&whole.evaluator(2), None)
+            .is_err()
+    );
+    // Its engine plays with it.
+    let eval =
+        dama_tafl::players::TaflEvaluation::load(&whole.best_evaluator(), Some(&rules)).unwrap();
+    let game = dama_tafl::Game::new(rules);
+    assert!(dama_tafl::players::best_move_with(&game, 2, &eval, None).is_some());
+    // Matches keep the asymmetric game's sides.
+    let events = read_metrics(&whole.metrics()).unwrap();
+    let eval_line = events
+        .iter()
+        .find_map(|e| match e {
+            MetricsEvent::Eval(x) if x.opponent == "handcrafted" => Some(x.clone()),
+            _ => None,
+        })
+        .expect("an eval line");
+    let sides: Vec<&str> = eval_line.by_side.iter().map(|s| s.side.as_str()).collect();
+    assert_eq!(sides.len(), 2, "{sides:?}");
+
+    let parts = RunDir::new(tmp.path().join("parts"));
+    let mut one = cfg.clone();
+    one.run.generations = 1;
+    assert_eq!(run(&one, &parts, false).generation, 1);
+    assert_eq!(run(&cfg, &parts, true).generation, 2);
+    for g in 1..=2 {
+        assert_eq!(
+            std::fs::read(whole.evaluator(g)).unwrap(),
+            std::fs::read(parts.evaluator(g)).unwrap(),
+            "generation {g}'s network differs after a resume"
+        );
+    }
+    // No shipped Tafl network to start from.
+    let mut shipped = cfg.clone();
+    shipped.train.init = dama_selfplay::nnue::TrainInit::Start(dama_game::EvalSource::Shipped);
+    let err = run_nnue(
+        &shipped,
+        &RunDir::new(tmp.path().join("shipped")),
+        NnueRunOptions { resume: false },
+        &AtomicBool::new(false),
+        &|_: NnueProgress| {},
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(err.contains("ships no learned evaluator"), "{err}");
 }

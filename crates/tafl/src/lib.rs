@@ -115,6 +115,7 @@ mod board;
 pub mod encode;
 pub mod features;
 mod game;
+mod learned;
 pub mod lockup;
 mod perft;
 pub mod players;

@@ -162,18 +162,24 @@ fn sign(side: Side) -> i32 {
     }
 }
 
-/// When a timed search must stop: checked every 1024 nodes.
+/// When a search must stop: at a deadline (checked every 1024 nodes) or
+/// past a node budget (checked at every node).
 #[derive(Clone, Copy, Debug, Default)]
 struct Clock {
     deadline: Option<std::time::Instant>,
+    max_nodes: Option<u64>,
     stopped: bool,
 }
 
 impl Clock {
     fn tick(&mut self, nodes: u64) -> bool {
-        if !self.stopped && nodes & 1023 == 0 {
-            if let Some(d) = self.deadline {
-                self.stopped = std::time::Instant::now() >= d;
+        if !self.stopped {
+            if self.max_nodes.is_some_and(|m| nodes > m) {
+                self.stopped = true;
+            } else if nodes & 1023 == 0 {
+                if let Some(d) = self.deadline {
+                    self.stopped = std::time::Instant::now() >= d;
+                }
             }
         }
         self.stopped
@@ -270,7 +276,7 @@ pub fn timed_best_move_with(
     for d in 2..=MAX_TIMED_DEPTH {
         let mut clock = Clock {
             deadline: Some(deadline),
-            stopped: false,
+            ..Clock::default()
         };
         let Some((m, s, n)) = search_root(game, d, eval, reborrow(&mut rng), &mut clock) else {
             break;
@@ -286,6 +292,43 @@ pub fn timed_best_move_with(
         }
     }
     Some((best, score, nodes, depth))
+}
+
+/// The best move by iterative deepening to `depth` whole moves within a
+/// budget of `max_nodes` nodes (an iteration that would pass the budget is
+/// dropped, and depth 1 always completes): its score, the nodes searched
+/// and the depth of the last complete iteration. Ties go to the earlier
+/// move, so the result depends on the position alone (what self-play for
+/// a learned evaluation needs). `None` when the game is over.
+pub fn budgeted_best_move_with(
+    game: &Game,
+    depth: u32,
+    max_nodes: u64,
+    eval: &TaflEvaluation,
+) -> Option<(Move, i32, u64, u32)> {
+    let (mut best, mut score, mut nodes) = search_root(game, 1, eval, None, &mut Clock::default())?;
+    let mut done = 1;
+    for d in 2..=depth {
+        let Some(left) = max_nodes.checked_sub(nodes) else {
+            break;
+        };
+        let mut clock = Clock {
+            max_nodes: Some(left),
+            ..Clock::default()
+        };
+        let Some((m, s, n)) = search_root(game, d, eval, None, &mut clock) else {
+            break;
+        };
+        nodes += n;
+        if clock.stopped {
+            break;
+        }
+        (best, score, done) = (m, s, d);
+        if s.abs() >= WIN {
+            break;
+        }
+    }
+    Some((best, score, nodes, done))
 }
 
 /// A shorter borrow of an optional generator, for one more call.

@@ -26,9 +26,9 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
-use dama_draughts::{Draughts, DraughtsFeatures, Evaluation, Sample};
 use dama_eval::random_openings;
-use dama_nnue::{decode_samples, encode_samples, samples_file_bound};
+use dama_nnue::{decode_samples, encode_samples, samples_file_bound, LearnedGame, Sample};
+use dama_registry::WithLearnedGame;
 use dama_run::dist::{self, ChunkKind, ChunkName};
 use dama_run::metrics::SelfplayEvent;
 use dama_run::{LocalStore, MetricsEvent, RunDir, Store, StoreError};
@@ -100,11 +100,12 @@ fn samples_reason(path: &Path, e: &dama_nnue::Error) -> String {
 }
 
 /// Reads the samples chunk `name`: its samples, or why it is unusable.
-fn read_samples_chunk(
+fn read_samples_chunk<G: LearnedGame>(
     store: &dyn Store,
     name: &ChunkName,
     config: &NnueConfig,
-) -> ChunkRead<Sample> {
+    rules: &G::Rules,
+) -> ChunkRead<Sample<G::Features>> {
     let ChunkKind::Samples { games } = name.kind else {
         return Ok(Err(
             "a network run's games, not a learned-evaluator run's samples".to_owned(),
@@ -118,13 +119,13 @@ fn read_samples_chunk(
     // No game has more samples than plies.
     let max_samples = games as usize * config.selfplay.max_plies as usize;
     let key = name.key();
-    let bytes = match store.get(&key, samples_file_bound::<DraughtsFeatures>(max_samples)) {
+    let bytes = match store.get(&key, samples_file_bound::<G::Features>(max_samples)) {
         Ok(bytes) => bytes,
         Err(StoreError::Invalid { reason, .. }) => return Ok(Err(reason)),
         Err(e) => return Err(store_err(e)),
     };
     let path = Path::new(&key);
-    match decode_samples::<DraughtsFeatures>(path, &bytes, Some(&config.rules), max_samples) {
+    match decode_samples::<G::Features>(path, &bytes, Some(rules), max_samples) {
         Ok((_, samples)) => Ok(Ok(ChunkData {
             games: u64::from(games),
             samples: samples.len() as u64,
@@ -145,12 +146,36 @@ pub fn learn_nnue(
     stop: &AtomicBool,
     progress: &(dyn Fn(NnueProgress) + Sync),
 ) -> Result<NnueSummary, Error> {
+    struct Learn<'a> {
+        opts: &'a NnueLearnerOptions,
+        stop: &'a AtomicBool,
+        progress: &'a (dyn Fn(NnueProgress) + Sync),
+    }
+    impl WithLearnedGame for Learn<'_> {
+        type Output = Result<NnueSummary, Error>;
+        fn run<G: LearnedGame>(self) -> Self::Output {
+            learn_game::<G>(self.opts, self.stop, self.progress)
+        }
+    }
+    opts.config.with_game(Learn {
+        opts,
+        stop,
+        progress,
+    })
+}
+
+/// [`learn_nnue`] for game `G`, the config's.
+fn learn_game<G: LearnedGame>(
+    opts: &NnueLearnerOptions,
+    stop: &AtomicBool,
+    progress: &(dyn Fn(NnueProgress) + Sync),
+) -> Result<NnueSummary, Error> {
     let dir = RunDir::new(&opts.run_dir);
     let store: Box<dyn Store> = match &opts.store {
         Some(url) => dama_run::open_store(url).map_err(store_err)?,
         None => Box::new(LocalStore::new(dir.root())),
     };
-    let mut run = NnueRun::open(
+    let mut run = NnueRun::<G>::open(
         &opts.config,
         &dir,
         NnueRunOptions {
@@ -158,6 +183,7 @@ pub fn learn_nnue(
         },
     )?;
     let config = run.config().clone();
+    let rules = config.rules_of::<G>()?;
     let generations = config.run.generations;
     let mut learner = Learner::open(store.as_ref(), &dir, run.state().generation)?;
     // Generation 0, the handcrafted evaluation, has no file (a network
@@ -178,7 +204,8 @@ pub fn learn_nnue(
         finished >= generations,
     )?;
     let forward = Forward(progress);
-    let mut read = |store: &dyn Store, name: &ChunkName| read_samples_chunk(store, name, &config);
+    let mut read =
+        |store: &dyn Store, name: &ChunkName| read_samples_chunk::<G>(store, name, &config, &rules);
     let stopped = || stop.load(Ordering::SeqCst);
     while run.state().generation < generations {
         if stopped() {
@@ -262,15 +289,55 @@ pub fn learn_nnue(
 /// The player of a learned-evaluator run's worker: the alpha-beta engine
 /// with the pointer's evaluation plays chunks of games, whose samples it
 /// uploads as one sample file.
-pub(crate) struct EvaluatorPlayer {
+pub(crate) struct EvaluatorPlayer<G: LearnedGame> {
     config: NnueConfig,
+    rules: G::Rules,
     games_per_chunk: usize,
     pool: rayon::ThreadPool,
-    evaluation: Evaluation,
+    evaluation: G::Evaluation,
     cache_dir: PathBuf,
 }
 
-impl EvaluatorPlayer {
+/// The player of the learned-evaluator run whose config is `text` (read
+/// from `config_path`), for the run's game, with `opts`' overrides; with
+/// the run's distributed settings and seed.
+///
+/// # Errors
+/// As [`EvaluatorPlayer::new`], and a game whose engine learns no
+/// evaluation.
+pub(crate) fn evaluator_player(
+    text: &str,
+    config_path: &Path,
+    opts: &WorkerOptions,
+    progress: &dyn Progress,
+) -> Result<(Box<dyn ChunkPlayer>, DistributedConfig, u64), Error> {
+    struct New<'a> {
+        text: &'a str,
+        config_path: &'a Path,
+        opts: &'a WorkerOptions,
+        progress: &'a dyn Progress,
+    }
+    impl WithLearnedGame for New<'_> {
+        type Output = Result<(Box<dyn ChunkPlayer>, DistributedConfig, u64), Error>;
+        fn run<G: LearnedGame>(self) -> Self::Output {
+            let (player, distributed, seed) =
+                EvaluatorPlayer::<G>::new(self.text, self.config_path, self.opts, self.progress)?;
+            Ok((Box::new(player), distributed, seed))
+        }
+    }
+    let config: NnueConfig = toml::from_str(text).map_err(|e| Error::BadFile {
+        path: config_path.to_path_buf(),
+        reason: e.to_string(),
+    })?;
+    config.with_game(New {
+        text,
+        config_path,
+        opts,
+        progress,
+    })
+}
+
+impl<G: LearnedGame> EvaluatorPlayer<G> {
     /// The player of the run whose config is `text` (read from
     /// `config_path`), with `opts`' overrides; with the run's distributed
     /// settings and seed.
@@ -283,7 +350,7 @@ impl EvaluatorPlayer {
         config_path: &Path,
         opts: &WorkerOptions,
         progress: &dyn Progress,
-    ) -> Result<(EvaluatorPlayer, DistributedConfig, u64), Error> {
+    ) -> Result<(EvaluatorPlayer<G>, DistributedConfig, u64), Error> {
         let bad = |reason: String| Error::BadFile {
             path: config_path.to_path_buf(),
             reason,
@@ -314,12 +381,14 @@ impl EvaluatorPlayer {
             .map_err(|e| Error::Config(format!("cannot start {threads} threads: {e}")))?;
         let distributed = config.distributed.clone();
         let seed = config.run.seed;
+        let rules = config.rules_of::<G>()?;
         Ok((
             EvaluatorPlayer {
                 games_per_chunk: distributed.games_per_chunk,
                 config,
+                rules,
                 pool,
-                evaluation: Evaluation::Handcrafted,
+                evaluation: G::handcrafted(),
                 cache_dir: opts.cache_dir.clone(),
             },
             distributed,
@@ -328,17 +397,21 @@ impl EvaluatorPlayer {
     }
 
     /// Writes `samples` as the chunk `key`, atomically, as a sample file.
-    fn upload(&self, store: &dyn Store, key: &str, samples: &[Sample]) -> Result<(), Error> {
-        let bytes = encode_samples(&self.config.rules, samples)
-            .map_err(dama_draughts::EngineError::from)?;
+    fn upload(
+        &self,
+        store: &dyn Store,
+        key: &str,
+        samples: &[Sample<G::Features>],
+    ) -> Result<(), Error> {
+        let bytes = encode_samples(&self.rules, samples)?;
         store.put_atomic(key, &bytes).map_err(store_err)
     }
 }
 
-impl ChunkPlayer for EvaluatorPlayer {
+impl<G: LearnedGame> ChunkPlayer for EvaluatorPlayer<G> {
     fn load(&mut self, store: &dyn Store, g: u32, _: &dyn Progress) -> Result<(), Error> {
         self.evaluation = if g == 0 && self.config.train.init.start().is_none() {
-            Evaluation::Handcrafted
+            G::handcrafted()
         } else {
             let path = fetch_files(
                 store,
@@ -350,7 +423,7 @@ impl ChunkPlayer for EvaluatorPlayer {
                 )],
             )?;
             // Checks the file's checksum and that it is for the run's rules.
-            Evaluation::load(&path, Some(&self.config.rules))?
+            G::load_evaluation(&path, &self.rules)?
         };
         Ok(())
     }
@@ -363,8 +436,8 @@ impl ChunkPlayer for EvaluatorPlayer {
         progress: &dyn Progress,
     ) -> Result<Option<Uploaded>, Error> {
         let g = plan.pointer.generation;
-        let openings = random_openings::<Draughts>(
-            &self.config.rules,
+        let openings = random_openings::<G>(
+            &self.rules,
             self.games_per_chunk,
             self.config.selfplay.random_opening_plies,
             plan.seed,
