@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The dama-nn network in PyTorch (the twin `Net` of scripts/dama_py/model.py),
+"""The dama-nn network in PyTorch (the twin `Net` of scripts/torch_twin.py),
 measured on the same figures as
 `cargo run --release -p dama-nn --example bench`.
 
@@ -28,7 +28,7 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from dama_py.model import MODELS, NUM_PLANES, POLICY_SIZE, Net, read_safetensors
+from torch_twin import MODELS, NUM_PLANES, POLICY_SIZE, Net, read_safetensors
 
 def cpu_seconds():
     """User + system CPU time from /proc/self/stat, like the Rust bench."""

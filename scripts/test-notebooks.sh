@@ -5,10 +5,11 @@
 # (its PNGs and report.md must appear), then notebooks/run.ipynb
 # and notebooks/bot.ipynb with nbclient (any cell error fails), the bot
 # notebook on the run's checkpoint and, when `dama export` exists, on an
-# exported bundle too. Also checks scripts/dama_py (the notebooks' encoder
-# and move generator) against the engine's perft data and, when `dama
-# analyse` exists, the network's output through dama_py and the PyTorch twin
-# against the Rust encoder and network on the same positions.
+# exported bundle too (whose bundle_example.py must reproduce `dama
+# analyse`). The bot notebook takes positions, legal moves and
+# encodings from dama's Python module, built into the venv first
+# (scripts/test-python.sh --build-only); crates/python/tests checks the
+# module and the PyTorch twin against `dama perft` and `dama analyse`.
 #
 # Usage: scripts/test-notebooks.sh    (called at the end of scripts/test.sh)
 # Env:   DAMA_NOTEBOOK_OUT  keep the executed notebooks and the run here
@@ -27,17 +28,13 @@ tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 run="$tmp/smoke"
 
-echo "== dama_py: move generators (every variant, Turkish Tafl) vs the perft data and dama perft, encodings"
-(cd scripts && "$PY" -m dama_py.check --depth 3 --dama "$dama")
+echo "== dama's Python module (crates/python: import dama) for the bot notebook"
+DAMA_VENV="$VENV" scripts/test-python.sh --build-only
 
 echo "== tiny run (configs/smoke.toml)"
 "$dama" train --config configs/smoke.toml --checkpoints "$tmp" --run smoke --quiet
 
 latest="$(ls "$run"/models/gen-*.safetensors | grep -v '\.optim\.' | sort | tail -n 1)"
-if "$dama" analyse --help >/dev/null 2>&1; then
-  echo "== dama_py + PyTorch twin vs dama analyse (encoding, legal steps, priors, WDL)"
-  (cd scripts && "$PY" -m dama_py.check --depth 1 --analyse "$dama" --checkpoint "$latest")
-fi
 
 echo "== dama ladder (2 games a pairing)"
 "$dama" ladder --run smoke --checkpoints "$tmp" --games 2 --sims 2 --baselines random,greedy >"$tmp/ladder.log" 2>&1 ||
@@ -78,6 +75,8 @@ if "$dama" export --help >/dev/null 2>&1; then
   echo "== dama export (a bundle for the bot notebook)"
   "$dama" export --checkpoint "$latest" --out "$tmp/bundle"
   bundle="$tmp/bundle"
+  echo "== the bundle's bundle_example.py (torch.jit.load and import dama) vs dama analyse"
+  (cd "$tmp" && "$PY" "$bundle/bundle_example.py" --dama "$dama" | tail -n 2)
 fi
 
 echo "== notebooks (nbclient)"

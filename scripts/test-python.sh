@@ -3,17 +3,21 @@
 # project's venv with maturin and runs its tests (pytest) against the `dama`
 # binary. Installs maturin and pytest (pinned) into the venv first, once.
 #
-# Usage: scripts/test-python.sh [--release]     (default: a debug build, as
-#        the test suite uses; --release for speed measurements)
+# Usage: scripts/test-python.sh [--release] [--build-only]
+#        (default: a debug build, as the test suite uses; --release for speed
+#        measurements; --build-only installs the module and runs no tests, as
+#        scripts/test-notebooks.sh does for notebooks/bot.ipynb)
 # Env:   DAMA_VENV  the venv (default: what scripts/setup-torch.sh prints)
 #        DAMA_BIN   the dama binary (default: target/debug/dama, built if missing)
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
 profile=()
+build_only=0
 for arg in "$@"; do
   case "$arg" in
     --release) profile=(--release) ;;
+    --build-only) build_only=1 ;;
     *)
       echo "test-python: unknown argument '$arg'" >&2
       exit 2
@@ -35,13 +39,16 @@ if [ "$(cat "$STAMP" 2>/dev/null)" != "${PACKAGES[*]}" ]; then
     echo "${PACKAGES[*]}" > "$STAMP"
   fi
 fi
-bin=${DAMA_BIN:-$root/target/debug/dama}
-if [ ! -x "$bin" ]; then
-  cargo build --locked -p dama-cli
-fi
 echo "== maturin develop ${profile[*]} (crates/python → import dama)"
 # pyo3 builds for the venv's interpreter.
 (cd crates/python && VIRTUAL_ENV="$VENV" PYO3_PYTHON="$VENV/bin/python" \
   "$VENV/bin/maturin" develop --locked --quiet "${profile[@]}")
+if [ "$build_only" = 1 ]; then
+  exit 0
+fi
+bin=${DAMA_BIN:-$root/target/debug/dama}
+if [ ! -x "$bin" ]; then
+  cargo build --locked -p dama-cli
+fi
 echo "== pytest crates/python/tests"
 DAMA_BIN="$bin" "$VENV/bin/python" -m pytest -q -p no:cacheprovider crates/python/tests

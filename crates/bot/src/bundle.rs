@@ -12,7 +12,7 @@
 //! | `bundle.json` | [`BundleMeta`]: format, kind, encoding version, rules, model, search defaults, step, Elo |
 //! | `model.ts` | TorchScript traced from Rust: planes `[B, 13, 8, 8]` f32 → `[B, 3587]`, the policy logits `[B, 3584]` then the WDL logits `[B, 3]` |
 //! | `weights.safetensors`, `weights.json` | the same network as a `dama-nn` checkpoint |
-//! | `dama_py/`, `bundle_example.py` | the Python side (positions, legal steps, encoder, loader, the PyTorch twin), so that the bundle is usable from Python alone |
+//! | `bundle_example.py` | runs `model.ts` from Python: PyTorch, and dama's Python module (`crates/python`, `pip install ./crates/python`) for positions, legal actions, policy indices and input planes |
 //! | `README.md` | how to use it |
 //!
 //! Format 1 (written before `dama export` traced from Rust) had a

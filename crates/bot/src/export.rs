@@ -5,11 +5,12 @@
 //! `CModule::create_by_tracing`), the traced `model.ts` is loaded back
 //! through libtorch and compared with the Rust network on fixed positions,
 //! in one batch and in smaller ones, and only then are `bundle.json` and the
-//! README written. The bundle also carries the Python side (the `dama_py`
-//! package of `scripts/`, with the encoder, the legal steps and the loader,
-//! and `bundle_example.py`), so that it can be used from Python without this
-//! repository; `crates/cli/tests/bot.rs` runs that example from the bundle
-//! and checks that `torch.jit.load` reproduces `dama analyse --json`.
+//! README written. The bundle also carries `bundle_example.py`, which runs
+//! `model.ts` from Python with PyTorch and dama's Python module
+//! (`crates/python`: positions, legal actions, policy indices, input
+//! planes; the README says how to install it), for every game;
+//! `crates/python/tests` runs that example from a bundle and checks that
+//! `torch.jit.load` reproduces `dama analyse --json`.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -17,8 +18,7 @@ use std::path::{Path, PathBuf};
 use dama_mcts::{Algorithm, SearchConfig};
 use dama_nn::device::Device;
 use dama_nn::{
-    BatchBuilder, GameName, GameRules, NnEvaluator, NnInput, Precision, RawOutput,
-    TorchScriptEvaluator,
+    BatchBuilder, GameRules, NnEvaluator, NnInput, Precision, RawOutput, TorchScriptEvaluator,
 };
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -35,47 +35,14 @@ pub const EXPORT_TOLERANCE: f64 = 1e-4;
 /// recorded in the bundle as the version that traced `model.ts`.
 const LIBTORCH_VERSION: &str = "2.13.0";
 
-/// The Python files a bundle carries, by their path inside the bundle: the
-/// `dama_py` package without its repository-only parts (`check.py` reads the
-/// engine's test data, `draw.py` needs matplotlib) and the example.
-const PYTHON_FILES: &[(&str, &str)] = &[
-    (
-        "dama_py/__init__.py",
-        include_str!("../../../scripts/dama_py/__init__.py"),
-    ),
-    (
-        "dama_py/rules.py",
-        include_str!("../../../scripts/dama_py/rules.py"),
-    ),
-    (
-        "dama_py/position.py",
-        include_str!("../../../scripts/dama_py/position.py"),
-    ),
-    (
-        "dama_py/movegen.py",
-        include_str!("../../../scripts/dama_py/movegen.py"),
-    ),
-    (
-        "dama_py/encode.py",
-        include_str!("../../../scripts/dama_py/encode.py"),
-    ),
-    (
-        "dama_py/tafl.py",
-        include_str!("../../../scripts/dama_py/tafl.py"),
-    ),
-    (
-        "dama_py/games.py",
-        include_str!("../../../scripts/dama_py/games.py"),
-    ),
-    (
-        "dama_py/model.py",
-        include_str!("../../../scripts/dama_py/model.py"),
-    ),
-    (
-        "bundle_example.py",
-        include_str!("../../../scripts/bundle_example.py"),
-    ),
-];
+/// The Python file every network bundle carries, by its path inside the
+/// bundle: the example, which runs `model.ts` with PyTorch on positions,
+/// legal actions and input planes from dama's Python module
+/// (`crates/python`, which the bundle's README says how to install).
+const PYTHON_FILES: &[(&str, &str)] = &[(
+    "bundle_example.py",
+    include_str!("../../../scripts/bundle_example.py"),
+)];
 
 /// What to export and how.
 #[derive(Clone, Debug)]
@@ -159,14 +126,8 @@ pub fn export(opts: &ExportOptions) -> Result<ExportReport, Error> {
             )],
         });
     }
-    // A bundle of a game dama_py knows (`GAMES` in games.py) carries it;
-    // the example script evaluates the default game's positions, so only
-    // that game's bundles get it.
-    let python = python_games().contains(&game.as_str());
     for (name, text) in PYTHON_FILES {
-        if python && (has_example(game) || name.starts_with("dama_py/")) {
-            write_atomic(&out.join(name), text.as_bytes())?;
-        }
+        write_atomic(&out.join(name), text.as_bytes())?;
     }
 
     let generation = generation_of(&opts.checkpoint);
@@ -264,34 +225,11 @@ impl dama_nn::WithGame for CheckStates {
     }
 }
 
-/// Whether a bundle of `game` carries `bundle_example.py` (which evaluates
-/// the default game's positions).
-fn has_example(game: GameName) -> bool {
-    game == GameName::default()
-}
-
-/// The games the bundle's Python package knows (`GAMES` in
-/// `dama_py/games.py`).
-fn python_games() -> Vec<&'static str> {
-    let games_py = include_str!("../../../scripts/dama_py/games.py");
-    games_py
-        .lines()
-        .find_map(|l| l.strip_prefix("GAMES = ("))
-        .map(|rest| {
-            rest.trim_end_matches(')')
-                .split(',')
-                .map(|n| n.trim().trim_matches('"'))
-                .filter(|n| !n.is_empty())
-                .collect()
-        })
-        .unwrap_or_default()
-}
-
 /// A bundle's README, one template for every game: the game's names, the
 /// encoding's shapes and the game's own notes on its layout
 /// ([`GameDef::encoding_notes`](dama_game::GameDef::encoding_notes)), the
-/// Python side where `dama_py` knows the game, the export check, Elo and
-/// the rules.
+/// Python side (PyTorch and dama's module, `crates/python`), the export
+/// check, Elo and the rules.
 struct Readme<'a>(&'a BundleMeta);
 
 impl dama_nn::WithGame for Readme<'_> {
@@ -306,8 +244,6 @@ impl dama_nn::WithGame for Readme<'_> {
         let policy = meta.policy_size;
         let width = policy + 3;
         let dir = "BUNDLE_DIR";
-        let python = python_games().contains(&game.as_str());
-        let example = has_example(game);
         let later = {
             let mut g = G::start(&G::Rules::default());
             for _ in 0..2 {
@@ -320,62 +256,37 @@ impl dama_nn::WithGame for Readme<'_> {
             }
             G::position_text(&g)
         };
-        let mut files = String::new();
-        let mut usage = String::new();
-        if python {
-            files.push_str(&format!(
-                "- `dama_py/`: the network's Python side, needing only PyTorch and numpy: for each game it knows ({games}), positions, rules text, legal steps jump by jump, the input encoding and policy indices, behind one interface (`games.py`: `dama_py.game(\"{name}\", rules)`), and loading this bundle or the weights (`model.py`).\n",
-                games = python_games().join(", "),
-                name = game.as_str(),
-            ));
-            if example {
-                files.push_str(
-                    "- `bundle_example.py`: runs the bundle on a few positions from Python.\n",
-                );
-                usage.push_str(&format!(
-                    r#"With the bundle's own Python package (PyTorch and numpy, nothing from the dama repository):
+        let usage = format!(
+            r#"Positions, legal actions, their policy indices and the input planes come from dama's Python module (`import dama`), compiled from the same Rust code as the `dama` binary. Install it from a dama checkout, best of the version that wrote this bundle ({version}); maturin builds it, which needs a Rust toolchain:
 
-```python
-import sys
-sys.path.insert(0, "{dir}")
-from dama_py.model import evaluate, load_bundle
-
-net = load_bundle("{dir}")             # checks the game and the encoding version
-ev = evaluate(net, ["startpos", "{later}"])[0]
-print(ev.value, ev.wdl, ev.steps[:3])       # value for the side to move, W/D/L, best steps with priors
+```sh
+pip install ./crates/python          # in the dama repository
 ```
 
-`python {dir}/bundle_example.py` does that for a few positions and prints the evaluations.
+Then, with PyTorch:
 
-Step by step, through the interface every game of `dama_py` shares:
-"#
-                ));
-            } else {
-                usage.push_str("With the bundle's own Python package (PyTorch and numpy, nothing from the dama repository):\n");
-            }
-            usage.push_str(&format!(
-                r#"
 ```python
-import sys, torch
-sys.path.insert(0, "{dir}")
-import dama_py
-from dama_py.model import forward, load_bundle
+import torch, dama
 
-net = load_bundle("{dir}")                   # checks the game and the encoding version
-g = dama_py.game("{name}", "{rules_text}")
-state = g.start()                                 # or g.parse("{later}")
-planes = torch.from_numpy(g.encode_planes(state))[None]   # float32 {input}
-policy_logits, wdl_logits = forward(net.module, planes)
-steps = g.legal_steps(state)                      # the decisions of the turn, one at a time
-priors = torch.softmax(policy_logits[0, [g.policy_index(state, s) for s in steps]], 0)
-state = g.apply(state, steps[int(priors.argmax())])
+model = torch.jit.load("{dir}/model.ts")
+g = dama.Game("{name}", rules="{rules_text}")   # or position="{later}"
+assert g.encoding_version == {enc}                  # the encoding this network reads
+out = model(torch.from_numpy(g.encode())[None])     # float32 {one} -> [1, {width}]
+actions = g.actions()                               # [(action, policy index)]: the decisions of the turn
+priors = torch.softmax(out[0, [i for _, i in actions]], 0)
+win, draw, loss = torch.softmax(out[0, {policy}:], 0)   # for the side to move
+g.play(g.legal_moves()[0])                          # whole moves, in the game's notation
 ```
+
+An action is a move's first decision (a capture's first jump); `g.legal_moves()` lists the whole moves and `g.play(move)` plays one. `python {dir}/bundle_example.py` does this for a few positions and prints the evaluations; with `--dama BIN` it also checks them against `BIN analyse` (the Rust network).
 
 "#,
-                name = game.as_str(),
-                rules_text = rules.text(),
-            ));
-        }
+            version = meta.dama_version,
+            name = game.as_str(),
+            rules_text = rules.text(),
+            enc = meta.encoding_version,
+            one = format_args!("[1, {}, {}, {}]", shape.planes, shape.height, shape.width),
+        );
         let notes = G::encoding_notes();
         let notes = if notes.is_empty() {
             String::new()
@@ -392,7 +303,8 @@ A {title} policy/value network exported by `dama export` (dama {version}) from `
 - `model.ts`: the network as TorchScript (traced from the Rust network).
 - `weights.safetensors` + `weights.json`: the same network as a dama checkpoint.
 - `bundle.json`: metadata: the game (`{name}`), encoding version {enc}, rules, model shape, search defaults, training step, Elo.
-{files}
+- `bundle_example.py`: runs the bundle on a few positions from Python (PyTorch and dama's Python module, below).
+
 ## Playing it
 
 ```
@@ -406,7 +318,7 @@ Loading checks the game and the encoding version: a network of another game or a
 
 ## Using the network from Python or C++
 
-{usage}The module itself needs only PyTorch:
+{usage}`model.ts` itself needs only PyTorch, whatever makes the planes (the layout is below):
 
 ```python
 import torch
@@ -418,7 +330,7 @@ policy_logits, wdl_logits = out[:, :{policy}], out[:, {policy}:]
 From C++: `torch::jit::load("model.ts")`, then `forward({{planes}})` returns the same `[B, {width}]` tensor.
 
 - Input: float32 `{input}`, any batch size `B` (encoding version {enc}).
-- Output: one tensor `[B, {width}]`: columns `0..{policy}` are the policy logits (softmax over the legal steps only), columns `{policy}..{width}` the WDL logits for the side to move (softmax gives win, draw, loss; the value is win − loss).
+- Output: one tensor `[B, {width}]`: columns `0..{policy}` are the policy logits (softmax over the legal actions only), columns `{policy}..{width}` the WDL logits for the side to move (softmax gives win, draw, loss; the value is win − loss).
 {notes}
 {check}
 ## Strength

@@ -261,7 +261,7 @@ Loading checks the evaluator file against the size and checksum in `bundle.json`
 
 ## Python
 
-The Python side of dama (`dama_py`) does not evaluate learned evaluators: this bundle is played by `dama` only (its file format is in `crates/nnue/src/file.rs`).
+dama's Python module (`import dama`, `pip install ./crates/python` in the dama repository) plays this bundle through the same spec: `dama.Player("alphabeta:{limit_key},tt={tt}{spec_threads},eval={dir_hint}/{file}")`, or in `dama.play_match`; nothing in Python evaluates the file itself (its format is in `crates/nnue/src/file.rs`).
 
 ## Strength
 
@@ -319,7 +319,8 @@ mod tests {
         );
         let readme = fs::read_to_string(out.join("README.md")).unwrap();
         assert!(
-            readme.contains("does not evaluate learned evaluators"),
+            readme.contains("dama.Player(\"alphabeta:time=50,tt=16,threads=2,eval=")
+                && readme.contains("nothing in Python evaluates the file itself"),
             "{readme}"
         );
         assert!(

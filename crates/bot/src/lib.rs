@@ -2,17 +2,18 @@
 //!
 //! * [`export`]: a checkpoint → a self-contained bundle directory
 //!   (`model.ts` as TorchScript traced from Rust, `weights.safetensors` +
-//!   `weights.json`, `bundle.json`, `README.md`, and the Python side:
-//!   `dama_py/` and `bundle_example.py`), without Python; [`Bundle::load`]
-//!   reads one back and checks its format and encoding version.
+//!   `weights.json`, `bundle.json`, `README.md`, and `bundle_example.py`,
+//!   which runs it with PyTorch and dama's Python module), without Python;
+//!   [`Bundle::load`] reads one back and checks its format and encoding
+//!   version.
 //! * [`export_evaluator`]: a learned evaluator (`.nnue`, or a
 //!   learned-evaluator run's `best.nnue`) → a bundle that the alpha-beta
 //!   engine plays (`evaluator.nnue`, `bundle.json` with `"kind":
 //!   "evaluator"`, `README.md`); [`EvaluatorBundle::load`] checks the file
 //!   against the checksum `bundle.json` records and the rules.
 //!   [`BundleContents`] reads a `bundle.json` of either kind.
-//! * [`find_python`]: the Python with PyTorch that the tests and scripts run
-//!   the bundle's Python side with.
+//! * [`find_python`]: the project's Python (the venv with PyTorch) that the
+//!   tests run the protocol scripts with.
 //! * [`Bot`]: thinks about a position of any game
 //!   ([`dama_game::GameDef`]) with a network (a checkpoint or a bundle),
 //!   `mcts:` rollouts or one of the game's own players, within a

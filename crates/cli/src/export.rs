@@ -72,13 +72,8 @@ pub fn run(args: &ExportArgs) -> Result<()> {
     let m = &report.meta;
     outln!("bundle written to {}", report.dir.display());
     outln!(
-        "  model.ts (TorchScript), {} + weights.json, bundle.json, README.md{}",
+        "  model.ts (TorchScript), {} + weights.json, bundle.json, README.md, bundle_example.py",
         m.weights_file,
-        if m.game == dama_nn::GameName::Draughts {
-            ", dama_py/, bundle_example.py"
-        } else {
-            ""
-        }
     );
     outln!(
         "  {} ({}), encoding version {}, model {} blocks x {} channels, step {}, {} sims by default",

@@ -1,12 +1,13 @@
 //! Issue 8 end to end: `dama export` a checkpoint, load the bundle in Rust
-//! (`dama analyse`, `dama play`, `dama bot`) and in Python
-//! (`bundle_example.py` from the repository and from the bundle itself,
-//! `scripts/test_bot_protocol.py`), and bad bundles, moves and commands
+//! (`dama analyse`, `dama play`, `dama bot`), drive it from Python
+//! (`scripts/test_bot_protocol.py`), and bad bundles, moves and commands
 //! answered with errors rather than panics. Issue 14: the export runs
-//! without Python.
+//! without Python. Issue 41: the bundle's Python side is `bundle_example.py`
+//! on dama's Python module; `crates/python/tests` (scripts/test-python.sh,
+//! which builds the module) runs it from a bundle against `dama analyse`.
 //!
-//! Needs the Python of `scripts/setup-torch.sh` for the Python side (found
-//! by [`dama_bot::find_python`]: `$DAMA_VENV`, the cache venv, then
+//! Needs the Python of `scripts/setup-torch.sh` for the protocol script
+//! (found by [`dama_bot::find_python`]: `$DAMA_VENV`, the cache venv, then
 //! `python3`).
 
 // Helpers outside #[test] functions unwrap too: this is test code.
@@ -83,11 +84,34 @@ fn export_then_play_analyse_and_drive_the_bundle() {
         "weights.safetensors",
         "weights.json",
         "bundle_example.py",
-        "dama_py/__init__.py",
-        "dama_py/encode.py",
-        "dama_py/model.py",
     ] {
         assert!(bundle.join(f).is_file(), "{f} missing");
+    }
+    // The example is the repository's, and no pure-Python rules travel with
+    // it: the README sends the user to dama's Python module for positions,
+    // legal actions and encodings.
+    assert_eq!(
+        std::fs::read_to_string(bundle.join("bundle_example.py")).unwrap(),
+        std::fs::read_to_string(scripts().join("bundle_example.py")).unwrap()
+    );
+    assert!(!bundle.join("dama_py").exists());
+    let readme = std::fs::read_to_string(bundle.join("README.md")).unwrap();
+    for needle in [
+        "pip install ./crates/python".to_owned(),
+        "import torch, dama".to_owned(),
+        format!("dama.Game(\"draughts\", rules=\"{}\")", Rules::default()),
+        format!(
+            "g.encoding_version == {}",
+            dama_draughts::encode::ENCODING_VERSION
+        ),
+        "g.encode()".to_owned(),
+        "g.actions()".to_owned(),
+        "[B, 13, 8, 8]".to_owned(),
+    ] {
+        assert!(
+            readme.contains(&needle),
+            "README lacks `{needle}`:\n{readme}"
+        );
     }
     assert!(!bundle.join(".export-check").exists());
     let meta = json(&std::fs::read_to_string(bundle.join("bundle.json")).unwrap());
@@ -151,28 +175,6 @@ fn export_then_play_analyse_and_drive_the_bundle() {
     assert!(legal.iter().any(|m| m == best), "{best} not in {legal:?}");
     let text = ok(&mut dama(&["analyse", "--bundle", b, "--sims", "8"]));
     assert!(text.contains("eval ") && text.contains("share"), "{text}");
-
-    // The Python example reproduces the Rust evaluation through
-    // `torch.jit.load`: the repository's copy, and the bundle's own copy
-    // with the bundle's `dama_py`, run from outside the repository.
-    let out = ok(Command::new(&py)
-        .arg(scripts().join("bundle_example.py"))
-        .arg(&bundle)
-        .arg("--dama")
-        .arg(DAMA));
-    assert!(
-        out.contains("max |wdl diff|") && out.trim_end().ends_with("ok"),
-        "{out}"
-    );
-    println!("{out}");
-    let out = ok(Command::new(&py)
-        .arg(bundle.join("bundle_example.py"))
-        .arg("--dama")
-        .arg(DAMA)
-        .arg("--position")
-        .arg("W:Wa3,b3,c4,f2,g3:Bb6,c6,e5,f7,h6")
-        .current_dir(&root));
-    assert!(out.trim_end().ends_with("ok"), "{out}");
 
     // The protocol, driven by its script.
     let out = ok(Command::new(&py)

@@ -55,8 +55,10 @@ fn an_evaluator_bundle_exports_plays_and_refuses_a_damaged_file() {
     assert_eq!(meta["generation"], 3);
     let readme = std::fs::read_to_string(bundle.join("README.md")).unwrap();
     assert!(readme.contains("dama play --bundle"), "{readme}");
+    // From Python, the bundle is a player spec of dama's module.
     assert!(
-        readme.contains("does not evaluate learned evaluators"),
+        readme.contains("dama.Player(\"alphabeta:depth=2,")
+            && readme.contains("pip install ./crates/python"),
         "{readme}"
     );
 

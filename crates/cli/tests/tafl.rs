@@ -148,13 +148,24 @@ fn a_tafl_bundle_names_its_game_and_is_refused_by_draughts_loaders() {
     assert!(meta["game_rules_text"].is_string(), "{meta}");
     assert!(meta.get("tafl_rules").is_none(), "{meta}");
     assert!(meta["check"]["libtorch_max_wdl_diff"].as_f64().unwrap() <= 1e-4);
-    // The Python side (Tafl included) without the draughts example; the
-    // README is the Tafl one.
-    assert!(out_dir.join("dama_py/tafl.py").exists());
-    assert!(out_dir.join("dama_py/games.py").exists());
-    assert!(!out_dir.join("bundle_example.py").exists());
+    // The Python side is the example on dama's Python module, for Tafl as
+    // for every game; the README is the Tafl one.
+    assert!(out_dir.join("bundle_example.py").is_file());
+    assert!(!out_dir.join("dama_py").exists());
     let readme = std::fs::read_to_string(out_dir.join("README.md")).unwrap();
     assert!(readme.contains("Turkish Tafl") && readme.contains("[B, 12, 8, 4]"));
+    assert!(
+        readme.contains("pip install ./crates/python")
+            && readme.contains(&format!(
+                "dama.Game(\"tafl\", rules=\"{}\")",
+                meta["game_rules_text"].as_str().unwrap()
+            ))
+            && readme.contains(&format!(
+                "g.encoding_version == {}",
+                dama_tafl::encode::TAFL_ENCODING_VERSION
+            )),
+        "{readme}"
+    );
     // The bundle loads as a Tafl bundle, and the draughts bot refuses it.
     let bundle = dama_bot::Bundle::load(&out_dir).unwrap();
     assert_eq!(bundle.meta.game, dama_nn::GameName::Tafl);

@@ -143,9 +143,9 @@ impl GameDef for Draughts {
     }
 
     fn encoding_notes() -> &'static str {
-        "- Encoded from the side to move (`crates/draughts/src/encode.rs`; `dama_py/encode.py`, its Python port): for Black to move the board is flipped vertically (rank r → 7 − r, files kept).\n\
+        "- Encoded from the side to move (`crates/draughts/src/encode.rs`; from Python, `dama.Game(...).encode()` of dama's module): for Black to move the board is flipped vertically (rank r → 7 − r, files kept).\n\
          - Planes: 0 own men, 1 own kings, 2 opponent men, 3 opponent kings, 4 the piece continuing a capture, 5–8 the forbidden jump direction (N, E, S, W), 9 repetition, 10 plies since the last capture / limit, 11 ones, 12 the pieces captured so far by a capture in progress.\n\
-         - Policy index `(direction · 7 + distance − 1) · 64 + from`, the eight compass directions clockwise from North (from the mover's side; `dama_py.encode.policy_index`)."
+         - Policy index `(direction · 7 + distance − 1) · 64 + from`, the eight compass directions clockwise from North (from the mover's side; `dama.Game(...).actions()` lists each legal action's index)."
     }
 
     /// White at the bottom: cell `(x, y)` is file `x`, rank `8 − y`.

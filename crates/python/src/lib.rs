@@ -7,7 +7,9 @@
 //!   rules, from the start or a position: legal moves and playing them in
 //!   the game's notation, the position's text, the end of the game and
 //!   why, perft, the network's input planes as a NumPy array (the tensor
-//!   Rust feeds the network).
+//!   Rust feeds the network), each legal action's policy index and the
+//!   encoding's version: what running a bundle's network from Python
+//!   needs (`scripts/bundle_example.py`).
 //! * [`PyPlayer`] (`dama.Player`): the arena's players from a spec
 //!   (`random`, `greedy`, `alphabeta:depth=N|time=MS[,eval=shipped|PATH]`,
 //!   `mcts:sims=N`, `engine:PATH`).
@@ -78,6 +80,7 @@ trait DynGame: Send + Sync {
     fn perft(&self, depth: u32) -> u64;
     fn planes(&self) -> (Vec<f32>, [usize; 3]);
     fn actions(&self) -> (Vec<(String, usize)>, usize);
+    fn encoding_version(&self) -> u32;
     fn board_text(&self) -> String;
     fn boxed_clone(&self) -> Box<dyn DynGame>;
     fn as_any(&self) -> &dyn Any;
@@ -148,6 +151,9 @@ impl<G: GameDef> DynGame for Typed<G> {
             .map(|a| (a.to_string(), state.policy_index(a)))
             .collect();
         (listed, G::shape().policy_size())
+    }
+    fn encoding_version(&self) -> u32 {
+        G::ENCODING_VERSION
     }
     fn board_text(&self) -> String {
         G::board_text(&self.0, Side::First)
@@ -309,6 +315,14 @@ impl PyGame {
     #[getter]
     fn policy_size(&self) -> usize {
         self.inner.actions().1
+    }
+
+    /// The version of the game's network encoding (`encode()` and the
+    /// policy indices of `actions()`): a bundle's `bundle.json` records the
+    /// version its network reads.
+    #[getter]
+    fn encoding_version(&self) -> u32 {
+        self.inner.encoding_version()
     }
 
     /// The board as text, the first side at the bottom.

@@ -148,7 +148,7 @@ impl GameDef for Tafl {
     }
 
     fn encoding_notes() -> &'static str {
-        "- The board is never turned (`crates/tafl/src/encode.rs`; `dama_py/tafl.py`, its Python port): plane row = column 1..8, plane column = row A..D.\n\
+        "- The board is never turned (`crates/tafl/src/encode.rs`; from Python, `dama.Game(\"tafl\").encode()` of dama's module): plane row = column 1..8, plane column = row A..D.\n\
          - Planes: 0 King-side men, 1 the King, 2 Defender men, 3 Defender Kings, 4 ones if the King side is to move, 5 the piece continuing a chain, 6 ones during a friendly chain, 7 squares a friendly chain has landed on, 8 pieces captured so far in the chain, 9 repetition, 10 plies / limit, 11 ones.\n\
          - Policy index `plane · 32 + square` (square = 4 · column + row; planes 0–3 slide Up, Down, Right, Left, 4–7 jump in those directions, 8 stop a friendly chain)."
     }

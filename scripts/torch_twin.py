@@ -1,26 +1,34 @@
-"""The network in Python: the PyTorch twin of crates/nn/src/model.rs, and
-loading a dama network and evaluating positions with it.
+"""The dama network in PyTorch: `Net`, the twin of crates/nn/src/model.rs,
+and loading a dama network and evaluating positions with it.
+
+Why this stays pure Python (PyTorch) when everything else of dama comes from
+Rust: scripts/bench_torch.py measures PyTorch itself against the Rust
+network, so the network it runs must be PyTorch code; and loading weights
+(a checkpoint's safetensors into `Net`, a bundle's TorchScript) needs only
+torch and numpy. Positions, legal moves, the input planes and the policy
+indices are not here: `evaluate` takes them from the compiled module `dama`
+(crates/python: `pip install ./crates/python`, or scripts/test-python.sh
+--build-only), the Rust encoder itself.
 
 `Net` has the Rust network's architecture and parameter names (a residual
-tower with squeeze-excitation, a convolutional policy head of 56 planes x 64
-squares = 3584 logits, a WDL value head), so a checkpoint's safetensors load
-into it unchanged. It is the one twin: scripts/bench_torch.py benchmarks it,
-the notebooks and `dama_py.check` run checkpoints with it.
+tower with squeeze-excitation, a convolutional policy head of policy planes x
+squares, a WDL value head), so a checkpoint's safetensors load into it
+unchanged; the board and the planes come from the checkpoint's `model` (the
+defaults are Turkish draughts': 13 planes of 8 x 8, 56 policy planes, 3584
+logits). Used by scripts/bench_torch.py, notebooks/bot.ipynb and
+crates/python/tests.
 
-Two sources, one interface (planes `[B, 13, 8, 8]` -> policy logits
-`[B, 3584]`, WDL logits `[B, 3]`, win/draw/loss for the side to move):
+Two sources, one interface (planes `[B, C, H, W]` -> policy logits, WDL
+logits for the side to move):
 
 * an exported bot bundle (`dama export --out DIR`): `DIR/model.ts`
-  (TorchScript, traced by `dama export`) and `DIR/bundle.json` (its encoding
-  version is checked); the bundle carries a copy of this package, so
-  `sys.path.insert(0, DIR)` then `from dama_py import model` works without
-  the dama repository;
+  (TorchScript, traced by `dama export`) and `DIR/bundle.json`;
 * a training checkpoint (`gen-NNNN.safetensors` with its `gen-NNNN.json`
   sidecar, or a bundle's `weights.safetensors`), run by `Net`; a run
   directory means its newest checkpoint.
 
 `forward(module, planes)` runs either and returns `(policy_logits,
-wdl_logits)`: a bundle's traced module returns one tensor `[B, 3587]` (the
+wdl_logits)`: a bundle's traced module returns one tensor `[B, P + 3]` (the
 policy logits, then the WDL logits), bundles of format 1 a tuple.
 """
 
@@ -37,12 +45,15 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from .encode import ENCODING_VERSION, NUM_PLANES, POLICY_PLANES, POLICY_SIZE, encode_planes, policy_index
-from .movegen import legal_steps
-from .position import Position
-from .rules import Rules
-
 MODEL_KEYS = ["blocks", "channels", "se_channels", "policy_channels", "value_channels", "value_hidden"]
+# The board and planes of a checkpoint's `model` (absent in older files: draughts').
+SHAPE_KEYS = ["input_planes", "board_height", "board_width", "policy_planes"]
+
+# Turkish draughts' network shape (crates/draughts/src/encode.rs), the
+# default of `Net` and what scripts/bench_torch.py measures.
+NUM_PLANES = 13
+POLICY_PLANES = 56
+POLICY_SIZE = POLICY_PLANES * 64
 
 # Network shapes of crates/nn/src/config.rs (`ModelConfig::default()` and `quick()`).
 MODELS = {
@@ -95,19 +106,20 @@ class Head(nn.Module):
 
 
 class Net(nn.Module):
-    def __init__(self, blocks, channels, se_channels, policy_channels, value_channels, value_hidden):
+    def __init__(self, blocks, channels, se_channels, policy_channels, value_channels, value_hidden,
+                 input_planes=NUM_PLANES, board_height=8, board_width=8, policy_planes=POLICY_PLANES):
         super().__init__()
         c = channels
-        self.input = ConvBn(NUM_PLANES, c, 3)
+        self.input = ConvBn(input_planes, c, 3)
         self.tower = nn.ModuleList([Block(c, se_channels) for _ in range(blocks)])
         self.policy = Head()
         self.policy.conv = nn.Conv2d(c, policy_channels, 3, padding=1, bias=False)
         self.policy.bn = nn.BatchNorm2d(policy_channels)
-        self.policy.out = nn.Conv2d(policy_channels, POLICY_PLANES, 1)
+        self.policy.out = nn.Conv2d(policy_channels, policy_planes, 1)
         self.value = Head()
         self.value.conv = nn.Conv2d(c, value_channels, 1, bias=False)
         self.value.bn = nn.BatchNorm2d(value_channels)
-        self.value.fc1 = nn.Linear(64 * value_channels, value_hidden)
+        self.value.fc1 = nn.Linear(board_height * board_width * value_channels, value_hidden)
         self.value.fc2 = nn.Linear(value_hidden, 3)
 
     def forward(self, x):
@@ -146,33 +158,35 @@ class Loaded:
     path: Path
     meta: dict
 
+    @property
+    def game(self) -> str:
+        """The game the network plays (older files without it: draughts)."""
+        return self.meta.get("game", "draughts")
+
     def describe(self) -> str:
         model = self.meta.get("model", {})
         arch = ", ".join(f"{k} {model[k]}" for k in MODEL_KEYS if k in model)
         step = self.meta.get("step", self.meta.get("training_step", "?"))
-        return f"{self.source} {self.path} (step {step}; {arch})"
+        return f"{self.game} {self.source} {self.path} (step {step}; {arch})"
 
 
-def _check_encoding(meta: dict, path: Path, tafl_ok: bool = False):
-    from . import tafl
-
-    game = meta.get("game", "draughts")
-    if game == "tafl" and tafl_ok:
-        v = meta.get("encoding_version")
-        if v is not None and v != tafl.ENCODING_VERSION:
-            raise ValueError(f"{path}: Tafl encoding version {v}, dama_py.tafl writes version {tafl.ENCODING_VERSION}")
-        if meta.get("input_planes", tafl.NUM_PLANES) != tafl.NUM_PLANES \
-                or meta.get("policy_size", tafl.POLICY_SIZE) != tafl.POLICY_SIZE:
-            raise ValueError(f"{path}: input planes {meta.get('input_planes')}, policy size {meta.get('policy_size')}; "
-                             f"dama_py.tafl writes {tafl.NUM_PLANES} and {tafl.POLICY_SIZE}")
-        return
-    if game != "draughts":
-        raise ValueError(f"{path}: a {game} network; the PyTorch twin `Net` and `evaluate` are for Turkish "
-                         "draughts networks (load a Turkish Tafl bundle's model.ts with load_bundle, and encode "
-                         "with dama_py.tafl or dama_py.game('tafl', rules))")
-    v = meta.get("encoding_version")
-    if v is not None and v != ENCODING_VERSION:
-        raise ValueError(f"{path}: encoding version {v}, this encoder writes version {ENCODING_VERSION}")
+def rules_text(meta: dict) -> str | None:
+    """The rules a checkpoint's sidecar or a `bundle.json` records, as rules
+    text for `dama.Game(rules=...)`: `game_rules_text` (every game but
+    draughts), else the `rules` object of draughts (the Rust serde form,
+    `no_capture_limit` 0 for off) or an older Tafl file's `tafl_rules`;
+    None when there are none (the game's defaults)."""
+    if meta.get("game_rules_text"):
+        return meta["game_rules_text"]
+    fields = meta.get("tafl_rules") if meta.get("game", "draughts") != "draughts" else meta.get("rules")
+    if not isinstance(fields, dict):
+        return None
+    parts = []
+    for key, value in fields.items():
+        if key == "no_capture_limit" and not value:
+            value = "off"
+        parts.append(f"{key}={value}")
+    return " ".join(parts) or None
 
 
 def load_bundle(directory) -> Loaded:
@@ -180,12 +194,7 @@ def load_bundle(directory) -> Loaded:
     meta = json.loads((d / "bundle.json").read_text(encoding="utf-8"))
     if meta.get("kind", "network") != "network":
         raise ValueError(f"{d / 'bundle.json'}: a learned-evaluator bundle (kind {meta.get('kind')}); "
-                         "dama_py does not evaluate learned evaluators: play it with `dama play --bundle DIR`")
-    _check_encoding(meta, d / "bundle.json", tafl_ok=True)
-    if meta.get("game", "draughts") == "draughts" and (
-            meta.get("input_planes", NUM_PLANES) != NUM_PLANES or meta.get("policy_size", POLICY_SIZE) != POLICY_SIZE):
-        raise ValueError(f"{d / 'bundle.json'}: input planes {meta.get('input_planes')}, policy size "
-                         f"{meta.get('policy_size')}; the encoder writes {NUM_PLANES} and {POLICY_SIZE}")
+                         "Python does not evaluate learned evaluators: play it with `dama play --bundle DIR`")
     module = torch.jit.load(str(d / meta.get("model_file", "model.ts")), map_location="cpu").eval()
     return Loaded(module, "bundle", d, meta)
 
@@ -203,16 +212,16 @@ def load_checkpoint(path) -> Loaded:
     p = Path(path)
     sidecar = p.with_suffix(".json")
     meta = json.loads(sidecar.read_text(encoding="utf-8"))
-    _check_encoding(meta, sidecar)
     model = meta["model"]
-    if model.get("input_planes", NUM_PLANES) != NUM_PLANES:
-        raise ValueError(f"{sidecar}: {model['input_planes']} input planes, the encoder writes {NUM_PLANES}")
-    net = Net(**{k: model[k] for k in MODEL_KEYS})
+    net = Net(**{k: model[k] for k in MODEL_KEYS}, **{k: model[k] for k in SHAPE_KEYS if k in model})
     state = read_safetensors(p)
     own = {k for k in net.state_dict() if not k.endswith("num_batches_tracked")}
     if own != set(state):
         raise ValueError(f"{p}: tensors differ from the twin: missing {sorted(own - set(state))}, "
                          f"unexpected {sorted(set(state) - own)}")
+    mismatched = [k for k in own if net.state_dict()[k].shape != state[k].shape]
+    if mismatched:
+        raise ValueError(f"{p}: tensor shapes differ from the twin's for {sorted(mismatched)}")
     net.load_state_dict(state, strict=False)
     return Loaded(net.eval(), "checkpoint", p, meta)
 
@@ -230,8 +239,8 @@ def load(path) -> Loaded:
 
 def forward(module, planes):
     """Runs `module` (a bundle's TorchScript or a `Net`) on float32 planes
-    (`[B, 13, 8, 8]` for draughts, `[B, 12, 8, 4]` for Turkish Tafl) without
-    gradients: `(policy_logits [B, 3584 or 288], wdl_logits [B, 3])`."""
+    `[B, C, H, W]` without gradients: `(policy_logits [B, P], wdl_logits
+    [B, 3])`."""
     with torch.no_grad():
         out = module(planes)
     if isinstance(out, (tuple, list)):
@@ -242,12 +251,14 @@ def forward(module, planes):
 @dataclass
 class Evaluation:
     """The network's view of one position: W/D/L probabilities for the side
-    to move, and the legal steps with their policy probabilities (the softmax
-    over the legal steps' logits, as the search's priors), best first."""
+    to move, and the legal actions (the decisions of the turn: a quiet move
+    or a capture's first jump) with their policy index and probability (the
+    softmax over the legal actions' logits, as the search's priors), best
+    first."""
 
-    position: Position
+    game: object  # a dama.Game at the position
     wdl: np.ndarray
-    steps: list  # [(Step, probability)]
+    steps: list  # [(action, policy index, probability)]
 
     @property
     def value(self) -> float:
@@ -255,41 +266,52 @@ class Evaluation:
         return float(self.wdl[0] - self.wdl[2])
 
 
-def variant(loaded: Loaded) -> str:
-    """The game the network was trained for: `turkish`, `armenian`, `croda`
-    or `dameo` (older files without it are Turkish)."""
-    rules = loaded.meta.get("rules")
-    return rules.get("variant", "turkish") if isinstance(rules, dict) else "turkish"
+def check_encoding(loaded: Loaded, game) -> None:
+    """Refuses a network whose encoding the module's `game` (a dama.Game)
+    does not write: another version, other planes or another policy size."""
+    meta, model = loaded.meta, loaded.meta.get("model", {})
+    v = meta.get("encoding_version")
+    if v is not None and v != game.encoding_version:
+        raise ValueError(f"{loaded.path}: encoding version {v}, the dama module writes version "
+                         f"{game.encoding_version} for {game.game} (install the module of the dama "
+                         "version that wrote the network)")
+    planes = meta.get("input_planes", model.get("input_planes"))
+    size = meta.get("policy_size")
+    if (planes is not None and planes != game.encode().shape[0]) or (size is not None and size != game.policy_size):
+        raise ValueError(f"{loaded.path}: input planes {planes}, policy size {size}; the dama module writes "
+                         f"{game.encode().shape[0]} and {game.policy_size} for {game.game}")
 
 
-def network_rules(loaded: Loaded) -> Rules:
-    """The draughts rules the network was trained under (its metadata's
-    `rules`; standard Turkish draughts for older files)."""
-    return Rules.from_config(loaded.meta.get("rules"))
+def evaluate(loaded: Loaded, positions: list, rules: str | None = None) -> list:
+    """Runs the network on `positions` (position text of the network's game,
+    read under `rules`, default the network's rules, or dama.Game objects):
+    one `Evaluation` each. Needs the compiled module `dama`."""
+    try:
+        import dama
+    except ImportError as e:
+        raise ImportError("evaluate() needs dama's Python module: `pip install ./crates/python` "
+                          "in the dama repository (or scripts/test-python.sh --build-only)") from e
 
-
-def evaluate(loaded: Loaded, positions: list, rules=None) -> list:
-    """Runs the network on `positions` (Position objects or position text,
-    read under `rules`: Rules or rules text, default the network's rules;
-    legal steps follow the position's rules)."""
-    if loaded.meta.get("game", "draughts") != "draughts":
-        raise ValueError(f"{loaded.path}: a {loaded.meta.get('game')} network; evaluate() is for draughts "
-                         "(use forward() with dama_py.game('tafl', rules))")
-    rules = Rules.parse(rules) if rules is not None else network_rules(loaded)
-    positions = [Position.parse(p, rules) if isinstance(p, str) else p for p in positions]
-    x = torch.from_numpy(np.stack([encode_planes(p) for p in positions]))
+    rules = rules if rules is not None else rules_text(loaded.meta)
+    games = [dama.Game(loaded.game, rules=rules, position=p) if isinstance(p, str) else p for p in positions]
+    for g in games:
+        if g.game != loaded.game:
+            raise ValueError(f"{loaded.path}: a {loaded.game} network, given a {g.game} position")
+    if games:
+        check_encoding(loaded, games[0])
+    x = torch.from_numpy(np.stack([g.encode() for g in games]))
     policy, wdl = forward(loaded.module, x)
     wdl = torch.softmax(wdl.float(), dim=1).numpy()
     policy = policy.float().numpy()
     out = []
-    for i, pos in enumerate(positions):
-        steps = legal_steps(pos)
-        if steps:
-            logits = np.array([policy[i, policy_index(s, pos.turn)] for s in steps], dtype=np.float64)
+    for i, g in enumerate(games):
+        actions = g.actions()
+        if actions:
+            logits = np.array([policy[i, index] for _, index in actions], dtype=np.float64)
             probs = np.exp(logits - logits.max())
             probs /= probs.sum()
-            ranked = sorted(zip(steps, probs.tolist()), key=lambda t: -t[1])
+            ranked = sorted(((a, index, p) for (a, index), p in zip(actions, probs.tolist())), key=lambda t: -t[2])
         else:
             ranked = []
-        out.append(Evaluation(pos, wdl[i], ranked))
+        out.append(Evaluation(g, wdl[i], ranked))
     return out
