@@ -284,7 +284,9 @@ impl<G: GameDef> NetworkPlayer<G> {
     ) -> Result<Self, Error> {
         let name = name.into();
         let device = dama_nn::device::resolve(device).map_err(|e| nn_error(&name, e))?;
-        let evaluator = NnEvaluator::from_checkpoint(path, device, Precision::F32, None)
+        let game = GameName::of::<G>()
+            .ok_or_else(|| Error::Spec(format!("{name}: {} is not a registered game", G::TITLE)))?;
+        let evaluator = NnEvaluator::from_checkpoint(path, device, Precision::F32, game)
             .map_err(|e| nn_error(&name, e))?;
         Ok(Self {
             name,

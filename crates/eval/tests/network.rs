@@ -151,3 +151,27 @@ fn timed_checkpoint_players_keep_their_budget() {
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// `NetworkPlayer::<G>::load` reads a checkpoint of its own game, whatever
+/// the game (it once fell back to draughts and refused every Tafl one),
+/// and refuses another game's by name.
+#[test]
+fn network_players_load_their_own_games_checkpoints() {
+    let dir = std::env::temp_dir().join(format!("dama-eval-games-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let device = dama_nn::device::parse_device("cpu").expect("cpu");
+    let shape = <dama_tafl::Tafl as dama_game::GameDef>::shape();
+    let net = Network::new(&ModelConfig::quick().with_shape(shape), device).expect("network");
+    let tafl = dir.join("tafl.safetensors");
+    dama_nn::save_network(&net, dama_tafl::TaflRules::default(), 0, &tafl).expect("save");
+    let draughts = tiny_checkpoint(&dir, "draughts.safetensors", 1);
+    let cpu = dama_run::DeviceSpec::Cpu;
+    assert!(dama_eval::NetworkPlayer::<dama_tafl::Tafl>::load("t", &tafl, cpu, None).is_ok());
+    assert!(dama_eval::NetworkPlayer::<Draughts>::load("d", &draughts, cpu, None).is_ok());
+    let err = dama_eval::NetworkPlayer::<Draughts>::load("d", &tafl, cpu, None)
+        .err()
+        .expect("a Tafl checkpoint is not draughts'");
+    let chain = format!("{err}: {:?}", std::error::Error::source(&err));
+    assert!(chain.contains("tafl") || chain.contains("Tafl"), "{chain}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

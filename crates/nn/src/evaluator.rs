@@ -2,7 +2,6 @@
 
 use std::path::Path;
 
-use dama_engine::Rules;
 use dama_mcts::{Evaluation, Evaluator, Game as SearchGame, Leaf, Pov, Wdl};
 use serde::{Deserialize, Serialize};
 use tch::{Device, Kind, Tensor};
@@ -183,19 +182,19 @@ impl NnEvaluator {
         self.lanes.as_ref().map_or(1, crate::lanes::Lanes::len)
     }
 
-    /// An evaluator for the checkpoint whose weights are at `path`; if
-    /// `rules` is given, the checkpoint must have been trained under them.
+    /// An evaluator for the checkpoint of `game` (any of its rules) whose
+    /// weights are at `path`; another game's checkpoint is refused by name.
     ///
     /// # Errors
     ///
-    /// As [`checkpoint::load_network`].
+    /// As [`checkpoint::load_game_network`].
     pub fn from_checkpoint(
         path: &Path,
         device: Device,
         precision: Precision,
-        rules: Option<&Rules>,
+        game: crate::GameName,
     ) -> Result<NnEvaluator> {
-        let (net, _) = checkpoint::load_network(path, device, rules)?;
+        let (net, _) = checkpoint::load_game_network(path, device, game)?;
         NnEvaluator::new(&net, device, precision)
     }
 

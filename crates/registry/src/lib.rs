@@ -105,20 +105,29 @@ macro_rules! registry {
                 }
             }
 
-            /// The rules of game `G`, if these are its rules.
+            /// The rules of game `G`, if these are its rules. The game is
+            /// told by its name (`GameDef::NAME`), not by its rules' type,
+            /// so a game that reuses another's rules type (a 10 × 10
+            /// draughts on `dama_engine::Rules`, say) is never taken for it.
             pub fn get<G: GameDef>(&self) -> Option<G::Rules> {
+                if self.name().as_str() != G::NAME {
+                    return None;
+                }
                 let rules: &dyn std::any::Any = match self {
                     $(GameRules::$variant(r) => r,)+
                 };
                 rules.downcast_ref::<G::Rules>().copied()
             }
 
-            /// Game `G`'s rules `rules`, if the registry has `G`.
+            /// Game `G`'s rules `rules`, if the registry has `G` (told by
+            /// its name, as [`GameRules::get`] does).
             pub fn new<G: GameDef>(rules: G::Rules) -> Option<GameRules> {
                 let any: &dyn std::any::Any = &rules;
                 $(
-                    if let Some(r) = any.downcast_ref::<<$def as GameDef>::Rules>() {
-                        return Some(GameRules::$variant(*r));
+                    if <$def as GameDef>::NAME == G::NAME {
+                        return any
+                            .downcast_ref::<<$def as GameDef>::Rules>()
+                            .map(|r| GameRules::$variant(*r));
                     }
                 )+
                 None
