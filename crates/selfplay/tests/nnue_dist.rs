@@ -297,3 +297,47 @@ fn workers_name_a_missing_evaluator_and_bad_settings() {
         "{err}"
     );
 }
+
+/// The same roles for Turkish Tafl (`[game] name = "tafl"`): workers play
+/// Tafl's engine, the learner trains Tafl's features, the files are Tafl's.
+#[test]
+fn a_tafl_learner_and_two_workers_train_tafls_evaluator() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("run");
+    // The workers look for the store before the learner starts.
+    std::fs::create_dir_all(&root).unwrap();
+    let text = TINY
+        .replace("[selfplay]", "[game]\nname = \"tafl\"\n[selfplay]")
+        .replace("depth = 3", "depth = 2")
+        .replace("depth = 2\nmin_score", "depth = 1\nmin_score")
+        .replace(
+            "[eval]\ngames = 2\ndepth = 2",
+            "[eval]\ngames = 2\ndepth = 1",
+        );
+    let config: NnueConfig = toml::from_str(&text).unwrap();
+    config.validate().unwrap();
+    let rules = config.rules.tafl().unwrap();
+    let opts = NnueLearnerOptions {
+        config,
+        run_dir: root.clone(),
+        resume: false,
+        store: None,
+    };
+    let stop = AtomicBool::new(false);
+    let (summary, workers) = session(&opts, &stop, &|_: NnueProgress| {}, &tmp.path().join("c"));
+    assert!(!summary.stopped && summary.generation == 2, "{summary:?}");
+    assert!(workers.iter().map(|w| w.status.chunks).sum::<u64>() >= 8);
+    let run = RunDir::new(&root);
+    for g in 1..=2 {
+        let (_, samples) = dama_nnue::read_samples::<dama_tafl::TaflFeatures>(
+            &run.samples(g),
+            Some(&rules),
+            1 << 20,
+        )
+        .unwrap();
+        assert!(!samples.is_empty(), "generation {g}");
+        dama_nnue::read_network::<dama_tafl::TaflFeatures>(&run.evaluator(g), Some(&rules))
+            .unwrap();
+        assert_eq!(ledger(&run, g).generation, g);
+    }
+}
