@@ -377,7 +377,9 @@ impl NnueConfig {
                 self.run.kind
             )));
         }
-        self.with_game(Yes)?;
+        if !dama_nn::GameName::learned().contains(&self.game.name) {
+            return Err(self.not_learned());
+        }
         range("run.generations", self.run.generations, 1, 10_000)?;
         range("run.threads", self.run.threads, 0, 1024)?;
         range("run.torch_threads", self.run.torch_threads, 0, 1024)?;
@@ -465,17 +467,23 @@ impl NnueConfig {
         &self,
         code: W,
     ) -> Result<T, Error> {
-        self.game.name.with_learned(code).unwrap_or_else(|| {
-            Err(Error::Config(format!(
-                "game.name: {} has no alpha-beta engine that plays a learned evaluation (learned-evaluator runs train {})",
-                self.game.name.title(),
-                dama_nn::GameName::learned()
-                    .iter()
-                    .map(|g| g.as_str())
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            )))
-        })
+        self.game
+            .name
+            .with_learned(code)
+            .unwrap_or_else(|| Err(self.not_learned()))
+    }
+
+    /// The error of a run whose game's engine learns no evaluation.
+    fn not_learned(&self) -> Error {
+        Error::Config(format!(
+            "game.name: {} has no alpha-beta engine that plays a learned evaluation (learned-evaluator runs train {})",
+            self.game.name.title(),
+            dama_nn::GameName::learned()
+                .iter()
+                .map(|g| g.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ))
     }
 
     /// The run's rules as game `G`'s (the game `[game]` names).
@@ -491,16 +499,6 @@ impl NnueConfig {
                 G::TITLE
             ))
         })
-    }
-}
-
-/// A [`WithLearnedGame`] that only asks whether a game learns.
-struct Yes;
-
-impl WithLearnedGame for Yes {
-    type Output = Result<(), Error>;
-    fn run<G: LearnedGame>(self) -> Result<(), Error> {
-        Ok(())
     }
 }
 

@@ -57,16 +57,8 @@ const PSQ: usize = 4 * SQUARES;
 /// The whole-board features of `pos`: the path feature's and the guards'
 /// offsets within [`PATH_FEATURES`].
 fn board_features(pos: &Position) -> [usize; 2] {
-    let king = pos.king();
     let path = crate::players::king_distance(pos).map_or(8, |d| (d as usize).min(7));
-    let guards = crate::board::Dir::ALL
-        .iter()
-        .filter(|&&d| {
-            king.step(d)
-                .is_some_and(|n| pos.pieces(Side::Defender).contains(n))
-        })
-        .count();
-    [path, 9 + guards.min(4)]
+    [path, 9 + crate::players::king_guards(pos).min(4)]
 }
 
 impl Features for TaflFeatures {

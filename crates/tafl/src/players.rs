@@ -58,6 +58,18 @@ pub fn king_distance(pos: &Position) -> Option<u32> {
     None
 }
 
+/// Defender pieces on the squares beside the King (0 to 4).
+pub fn king_guards(pos: &Position) -> usize {
+    let king = pos.king();
+    Dir::ALL
+        .iter()
+        .filter(|&&d| {
+            king.step(d)
+                .is_some_and(|n| pos.pieces(Side::Defender).contains(n))
+        })
+        .count()
+}
+
 /// The handcrafted evaluation, for the King side (positive: good for the
 /// King side): material (a Defender King counts 3 men), the King's advance
 /// and its free path to column 8, and the Defenders around it.
@@ -78,13 +90,7 @@ pub fn evaluate(game: &Game) -> i32 {
         Some(d) => 60 - 12 * d as i32,
         None => -40,
     };
-    let guards = Dir::ALL
-        .iter()
-        .filter(|&&d| {
-            king.step(d)
-                .is_some_and(|n| pos.pieces(Side::Defender).contains(n))
-        })
-        .count() as i32;
+    let guards = king_guards(pos) as i32;
     100 * men - 100 * defenders + 25 * advance + path - 30 * guards
 }
 
