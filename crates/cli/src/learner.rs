@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use dama_run::{LearnerEvent, RunDir, WorkerEvent};
-use dama_selfplay::{LearnerOptions, RunConfig, TrainOptions};
+use dama_selfplay::{AnyConfig, LearnerOptions, TrainOptions};
 
 use crate::train::Bars;
 
@@ -87,61 +87,40 @@ pub fn run(args: &LearnerArgs) -> Result<()> {
         ),
     };
     let dir = RunDir::new(&run_dir);
-    // A learned-evaluator run (`[run] kind = "nnue"`) has its own learner.
-    let nnue_config = match (&args.config, args.resume) {
-        (Some(path), _) => Some(path.clone()),
-        (None, true) => Some(dir.config()),
-        (None, false) => None,
+    let mut config = match (&args.config, args.resume) {
+        (Some(path), _) => AnyConfig::load(path).context("invalid config")?,
+        (None, true) => {
+            AnyConfig::load(&dir.config()).context("cannot read the run's frozen config")?
+        }
+        (None, false) => bail!("--config is required (or --resume to continue a run)"),
+    };
+    if let Some(g) = args.generations {
+        *config.generations_mut() = g;
     }
-    .filter(|p| p.exists())
-    .map(|p| dama_selfplay::RunKind::of_file(&p).map(|kind| (p, kind)))
-    .transpose()?
-    .and_then(|(p, kind)| (kind == dama_selfplay::RunKind::Nnue).then_some(p));
-    if let Some(path) = nnue_config {
-        if let Some(d) = args.device {
+    if let Some(d) = args.device {
+        if config.set_device(d).is_err() {
             // scripts/ray_driver.py names a device for every learner.
             eprintln!(
                 "dama learner: --device {d} is not used: a learned-evaluator run trains on the CPU"
             );
         }
-        return crate::nnue::learner(&crate::nnue::NnueLearnerArgs {
-            config: path,
-            from_run_dir: args.config.is_none(),
-            store: args.store.clone(),
-            store_url,
-            run_dir,
-            resume: args.resume,
-            generations: args.generations,
-            max_staleness: args.max_staleness,
-            poll_secs: args.poll_secs,
-            quiet: args.quiet,
-        });
-    }
-    let mut config = match (&args.config, args.resume) {
-        (Some(path), _) => RunConfig::load(path).context("invalid config")?,
-        (None, true) => {
-            RunConfig::load(&dir.config()).context("cannot read the run's frozen config")?
-        }
-        (None, false) => bail!("--config is required (or --resume to continue a run)"),
-    };
-    if let Some(g) = args.generations {
-        config.run.generations = g;
-    }
-    if let Some(d) = args.device {
-        config.run.device = d;
     }
     if let Some(m) = args.max_staleness {
-        config.distributed.max_staleness = m;
+        config.distributed_mut().max_staleness = m;
     }
     if let Some(p) = args.poll_secs {
-        config.distributed.poll_secs = p;
+        config.distributed_mut().poll_secs = p;
     }
     config.validate().context("invalid config")?;
-    let device = dama_nn::device::resolve(config.run.device)?;
+    let device = dama_nn::device::resolve(config.device())?;
     eprintln!(
-        "dama learner: run {}, store {}, device {}",
+        "dama learner: {} run {}, store {}, {} rules `{}`, {} generations, device {}",
+        crate::train::kind_name(config.kind()),
         run_dir.display(),
         args.store,
+        config.game().title(),
+        config.rules().text(),
+        config.generations(),
         dama_nn::device::describe(device),
     );
     let stop = crate::train::stop_on_interrupt(
@@ -166,10 +145,10 @@ pub fn run(args: &LearnerArgs) -> Result<()> {
         return Ok(());
     }
     outln!(
-        "done: learner at generation {} (step {}), checkpoint {}",
+        "done: learner at generation {} (step {}); {}",
         summary.generation,
         summary.step,
-        summary.checkpoint.display()
+        crate::train::best_line(&summary)
     );
     Ok(())
 }

@@ -7,7 +7,9 @@ use std::sync::{Arc, Mutex};
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use dama_selfplay::progress::GenerationReport;
-use dama_selfplay::{Progress, ProgressEvent, RunConfig, RunDir, Stage, TrainOptions};
+use dama_selfplay::{
+    AnyConfig, Progress, ProgressEvent, RunDir, RunKind, RunSummary, Stage, TrainOptions,
+};
 use indicatif::{ProgressBar, ProgressStyle};
 
 /// Arguments of `dama train`.
@@ -68,61 +70,33 @@ fn newest_run(checkpoints: &Path, stem: &str) -> Result<String> {
         .with_context(|| format!("no run of `{stem}` to resume in {}", checkpoints.display()))
 }
 
-/// Runs `dama train`.
+/// Runs `dama train`: a run of either kind (`[run] kind`), the same way.
 pub fn run(args: &TrainArgs) -> Result<()> {
-    // A learned-evaluator run (`[run] kind = "nnue"`) has its own loop.
-    let nnue_config = match (&args.config, &args.run, args.resume) {
-        (Some(path), _, _) => Some(path.clone()),
-        (None, Some(run), true) => Some(RunDir::new(args.checkpoints.join(run)).config()),
-        _ => None,
-    }
-    .filter(|p| p.exists())
-    .map(|p| dama_selfplay::RunKind::of_file(&p).map(|kind| (p, kind)))
-    .transpose()?
-    .and_then(|(p, kind)| (kind == dama_selfplay::RunKind::Nnue).then_some(p));
-    if let Some(path) = nnue_config {
-        if args.device.is_some() {
-            bail!("--device is not an option of a learned-evaluator run (it trains on the CPU)");
-        }
-        return crate::nnue::train(&crate::nnue::NnueTrainArgs {
-            config: path,
-            from_run_dir: args.config.is_none(),
-            run: args.run.clone(),
-            resume: args.resume,
-            checkpoints: args.checkpoints.clone(),
-            generations: args.generations,
-            seed: args.seed,
-            game: args.game,
-            rules: args.rules.clone(),
-            quiet: args.quiet,
-        });
-    }
-    let (mut config, stem) = match (&args.config, &args.run, args.resume) {
-        (Some(path), _, _) => {
-            let cfg = RunConfig::load(path).context("invalid config")?;
-            let stem = path
-                .file_stem()
-                .map(|s| s.to_string_lossy().into_owned())
-                .unwrap_or_else(|| "run".into());
-            (cfg, stem)
-        }
-        (None, Some(run), true) => {
-            let frozen = RunDir::new(args.checkpoints.join(run)).config();
-            let cfg = RunConfig::load(&frozen).context("cannot read the run's frozen config")?;
-            (cfg, run.clone())
-        }
+    let (path, from_run_dir) = match (&args.config, &args.run, args.resume) {
+        (Some(path), _, _) => (path.clone(), false),
+        (None, Some(run), true) => (RunDir::new(args.checkpoints.join(run)).config(), true),
         _ => bail!(
             "--config is required (or --resume --run NAME to continue a run with its own config)"
         ),
     };
-    let mut stem = stem;
+    let mut config = AnyConfig::load(&path).context(if from_run_dir {
+        "cannot read the run's frozen config"
+    } else {
+        "invalid config"
+    })?;
+    let mut stem = match (&args.run, from_run_dir) {
+        (Some(run), true) => run.clone(),
+        _ => path
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "run".into()),
+    };
     if let Some(g) = args.game {
-        if g != config.game.name && args.config.is_some() {
-            stem = format!("{stem}-{g}");
-        }
-        config.game.name = g;
-        if config.rules.name() != g {
-            let old = config.rules;
+        if g != config.game() {
+            if !from_run_dir {
+                stem = format!("{stem}-{g}");
+            }
+            let old = config.rules();
             if old != dama_nn::GameRules::default_for(old.name()) && args.rules.is_none() {
                 bail!(
                     "the config's [rules] hold rule options of {} ({}), and --game {g} plays {}: \
@@ -132,105 +106,134 @@ pub fn run(args: &TrainArgs) -> Result<()> {
                     g.title()
                 );
             }
-            config.rules = dama_nn::GameRules::default_for(g);
+            config.set_game(g, dama_nn::GameRules::default_for(g));
         }
-        config.fit_model_to_game();
     }
     if let Some(text) = &args.rules {
-        let r = crate::args::game_rules(config.game.name, text)?;
-        if r != config.rules && args.config.is_some() {
+        let r = crate::args::game_rules(config.game(), text)?;
+        if r != config.rules() && !from_run_dir {
             if let Some(s) = crate::args::rules_stem(text) {
                 stem = format!("{stem}-{s}");
             }
         }
-        config.rules = r;
+        config.set_rules(r);
     }
     if let Some(g) = args.generations {
-        config.run.generations = g;
+        *config.generations_mut() = g;
     }
     if let Some(d) = args.device {
-        config.run.device = d;
+        if config.set_device(d).is_err() {
+            bail!("--device is not an option of a learned-evaluator run (it trains on the CPU)");
+        }
     }
     if let Some(s) = args.seed {
         if args.resume {
-            bail!("--seed cannot change on --resume (the run's RNG streams derive from it)");
+            bail!("--seed cannot change on --resume (the run's random choices derive from it)");
         }
-        config.run.seed = s;
+        *config.seed_mut() = s;
     }
     config.validate().context("invalid config")?;
 
     let run_name = run_name(args.run.as_deref(), args.resume, &args.checkpoints, &stem)?;
     let run_dir = args.checkpoints.join(&run_name);
-
-    let device = dama_nn::device::resolve(config.run.device)?;
+    let device = dama_nn::device::resolve(config.device())?;
     eprintln!(
-        "dama train: run {} ({}), device {}",
-        run_name,
+        "dama train: {} run {run_name} ({}), {} rules `{}`, {} generations, device {}",
+        kind_name(config.kind()),
         run_dir.display(),
+        config.game().title(),
+        config.rules().text(),
+        config.generations(),
         dama_nn::device::describe(device),
     );
-
     let stop = stop_on_interrupt(
         "interrupt: stopping after a clean checkpoint (Ctrl-C again to quit now)",
         "second interrupt: exiting now (the last finished generation is kept)",
     )?;
-
     let opts = TrainOptions {
         config,
-        run_dir: run_dir.clone(),
+        run_dir,
         resume: args.resume,
     };
     let bars = Bars::new(args.quiet);
     let summary = dama_selfplay::train(&opts, &stop, &bars)?;
     if summary.stopped {
         eprintln!(
-            "stopped at generation {} (step {}); continue with: dama train --resume --run {} --config <same config>",
-            summary.generation, summary.step, run_name
+            "stopped at generation {} (step {}); continue with: dama train --resume --run {run_name}",
+            summary.generation, summary.step
         );
         return Ok(());
     }
-    if !summary.last_eval.is_empty() {
-        // An asymmetric game's evaluation has the network's W/D/L per side.
-        let sides: Vec<String> = summary
-            .last_eval
-            .first()
-            .map(|e| e.by_side.iter().map(|s| s.side.clone()).collect())
-            .unwrap_or_default();
-        let mut header = format!(
-            "\n{:<24} {:>6} {:>12} {:>7} {:>22}",
-            "opponent", "games", "W/D/L", "score", "Elo (95% CI)"
-        );
-        for side in &sides {
-            header.push_str(&format!(" {:>14}", format!("as {side}")));
-        }
-        outln!("{header}");
-        for e in &summary.last_eval {
-            let mut line = format!(
-                "{:<24} {:>6} {:>12} {:>6.1}% {:>+7.0} [{:+.0}, {:+.0}]",
-                e.label,
-                e.games,
-                format!("{}/{}/{}", e.wdl[0], e.wdl[1], e.wdl[2]),
-                100.0 * e.score,
-                e.elo,
-                e.elo_lo,
-                e.elo_hi
-            );
-            for s in &e.by_side {
-                line.push_str(&format!(
-                    " {:>14}",
-                    format!("{}/{}/{}", s.wins, s.draws, s.losses)
-                ));
-            }
-            outln!("{line}");
-        }
-    }
+    print_evals(&summary.last_eval)?;
     outln!(
-        "done: run {} at generation {} (step {}), checkpoint {}",
-        run_name,
+        "dama train: {run_name} finished {} generations (step {}); {}",
         summary.generation,
         summary.step,
-        summary.checkpoint.display()
+        best_line(&summary)
     );
+    Ok(())
+}
+
+/// A run's kind, for people.
+pub(crate) fn kind_name(kind: RunKind) -> &'static str {
+    match kind {
+        RunKind::Network => "network",
+        RunKind::Nnue => "learned-evaluator",
+    }
+}
+
+/// What a finished run's best network is, and how to play it.
+pub(crate) fn best_line(summary: &RunSummary) -> String {
+    match (summary.kind, &summary.best) {
+        (RunKind::Network, _) => format!("checkpoint {}", summary.checkpoint.display()),
+        (RunKind::Nnue, None) => {
+            "the handcrafted evaluation is still the best (no network passed the gate)".to_owned()
+        }
+        (RunKind::Nnue, Some(best)) => format!(
+            "best network: generation {}; play it with alphabeta:time=100,eval={}",
+            summary.best_generation,
+            best.display()
+        ),
+    }
+}
+
+/// The table of a run's last matches.
+fn print_evals(evals: &[dama_selfplay::run::EvalLine]) -> Result<()> {
+    if evals.is_empty() {
+        return Ok(());
+    }
+    // An asymmetric game's matches have W/D/L per side.
+    let sides: Vec<String> = evals
+        .first()
+        .map(|e| e.by_side.iter().map(|s| s.side.clone()).collect())
+        .unwrap_or_default();
+    let mut header = format!(
+        "\n{:<24} {:>6} {:>12} {:>7} {:>22}",
+        "opponent", "games", "W/D/L", "score", "Elo (95% CI)"
+    );
+    for side in &sides {
+        header.push_str(&format!(" {:>14}", format!("as {side}")));
+    }
+    outln!("{header}");
+    for e in evals {
+        let mut line = format!(
+            "{:<24} {:>6} {:>12} {:>6.1}% {:>+7.0} [{:+.0}, {:+.0}]",
+            e.label,
+            e.games,
+            format!("{}/{}/{}", e.wdl[0], e.wdl[1], e.wdl[2]),
+            100.0 * e.score,
+            e.elo,
+            e.elo_lo,
+            e.elo_hi
+        );
+        for s in &e.by_side {
+            line.push_str(&format!(
+                " {:>14}",
+                format!("{}/{}/{}", s.wins, s.draws, s.losses)
+            ));
+        }
+        outln!("{line}");
+    }
     Ok(())
 }
 
@@ -305,7 +308,7 @@ impl Progress for Bars {
                 }
             }
             ProgressEvent::SelfplayGame { stats: s } => self.with_bar(|bar, _| {
-                bar.inc(1);
+                bar.set_position(s.games as u64);
                 // No network calls: a learned-evaluator run's engine games.
                 bar.set_message(if s.batches == 0 {
                     format!("{:.0} games/h, {} positions", s.games_per_hour(), s.samples)
@@ -324,6 +327,10 @@ impl Progress for Bars {
                     "loss {:.3} (p {:.3} v {:.3})",
                     m.loss, m.policy_loss, m.value_loss
                 ));
+            }),
+            ProgressEvent::TrainSteps { done, loss } => self.with_bar(|bar, _| {
+                bar.set_position(done);
+                bar.set_message(format!("loss {loss:.5}"));
             }),
             ProgressEvent::Ingested { games, chunks } => self.with_bar(|bar, _| {
                 bar.set_position(games);
@@ -344,21 +351,37 @@ impl Progress for Bars {
     }
 }
 
-/// The line `dama train` prints for a finished generation.
+/// The line `dama train` prints for a finished generation, of any kind of
+/// run.
 fn generation_line(r: &GenerationReport) -> String {
     let sp = &r.selfplay;
+    let games = sp.games.max(1) as f64;
+    let played = if sp.net_evals > 0 {
+        format!(
+            "{:.0}/h, {:.0} evals/s, {:.1} cores, len {:.0}, draws {:.0}% ({:.0}% no-capture), {:.1} captures/game",
+            sp.games_per_hour,
+            sp.evals_per_sec,
+            sp.cores_busy,
+            sp.avg_game_length,
+            100.0 * sp.draw_rate,
+            100.0 * sp.no_capture_draws as f64 / games,
+            sp.captures_per_game
+        )
+    } else {
+        // No network plays: the alpha-beta engine's games, whose samples
+        // are the positions searched.
+        format!(
+            "{:.0}/h, {} positions, {:.0}/s, len {:.0}, draws {:.0}%",
+            sp.games_per_hour,
+            sp.samples,
+            sp.positions_per_sec,
+            sp.avg_game_length,
+            100.0 * sp.draw_rate
+        )
+    };
     let mut s = format!(
-        "gen {:>3}: {} games ({:.0}/h, {:.0} evals/s, {:.1} cores, len {:.0}, draws {:.0}% ({:.0}% no-capture), {:.1} captures/game), loss {:.3}",
-        r.generation,
-        sp.games,
-        sp.games_per_hour(),
-        sp.evals_per_sec(),
-        sp.cores_busy(),
-        sp.avg_length(),
-        100.0 * sp.draw_rate(),
-        100.0 * sp.no_capture_draw_rate(),
-        sp.captures_per_game(),
-        r.loss
+        "gen {:>3}: {} games ({played}), window {}, loss {:.4}",
+        r.generation, sp.games, r.window, r.loss
     );
     for e in &r.evals {
         s.push_str(&format!(

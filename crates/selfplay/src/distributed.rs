@@ -8,8 +8,9 @@
 //!   `[distributed] games_per_chunk` games, upload them as one chunk named
 //!   by the worker's id, the network's generation and a sequence number,
 //!   repeat; it stops when the pointer says the learner is done;
-//! - the **learner** ([`learn`]) is [`TrainingRun`] with an ingest stage in
-//!   place of self-play: it consumes new chunks until a generation's games
+//! - the **learner** ([`crate::learn`]) is the one run driver
+//!   ([`crate::driver::drive`]) with an ingest stage in place of self-play:
+//!   it consumes new chunks until a generation's games
 //!   are there (skipping those played by a network more than
 //!   `[distributed] max_staleness` generations old), then trains,
 //!   checkpoints, evaluates and gates as `dama train` does, writes the
@@ -22,8 +23,9 @@
 //!
 //! A learned-evaluator run (`[run] kind = "nnue"`) is distributed the same
 //! way ([`nnue`]): the worker loop and the learner's ingest, ledgers and
-//! pointer are this module's; what a worker plays (`ChunkPlayer`) and
-//! what the learner trains differ.
+//! pointer are this module's, the learner's loop is the driver's; what a
+//! worker plays (`ChunkPlayer`) and how the learner reads a chunk
+//! (`Stages::read_chunk`) and trains differ.
 
 use std::collections::{BTreeMap, HashSet, VecDeque};
 use std::path::{Path, PathBuf};
@@ -37,14 +39,12 @@ use dama_run::dist::{
 };
 use dama_run::files::{fnv1a64, write_atomic, MAX_TEXT_FILE};
 use dama_run::store::{get_json, put_json};
-use dama_run::{
-    DeviceSpec, LearnerEvent, LocalStore, MetricsEvent, RunDir, Store, StoreError, WorkerEvent,
-};
+use dama_run::{DeviceSpec, LearnerEvent, RunDir, Store, StoreError, WorkerEvent};
 
 use crate::config::{DistributedConfig, RunConfig, TeacherConfig};
-use crate::progress::{GenerationReport, Progress, ProgressEvent, Stage};
+use crate::progress::{Progress, ProgressEvent, Stage};
 use crate::record::{self, GameRecord};
-use crate::run::{open_tablebase, RunSummary, TrainOptions, TrainingRun, WindowSource};
+use crate::run::open_tablebase;
 use crate::selfplay::{self, EvalCache};
 use crate::Error;
 
@@ -54,7 +54,7 @@ pub mod nnue;
 /// 100 M parameters in fp32 is 400 MB).
 const MAX_MODEL_FILE: u64 = 1 << 30;
 
-fn store_err(e: StoreError) -> Error {
+pub(crate) fn store_err(e: StoreError) -> Error {
     Error::Run(dama_run::Error::Store(e))
 }
 
@@ -628,42 +628,33 @@ fn worker_loop(
     })
 }
 
-/// How `dama learner` was asked to run.
-#[derive(Clone, Debug)]
-pub struct LearnerOptions {
-    /// The run (config, local run directory, resume).
-    pub train: TrainOptions,
-    /// The store workers write to; `None`: the run directory itself.
-    pub store: Option<String>,
-}
-
 /// What a learner reads from one chunk: its items (game records or
 /// samples), with its games and training samples counted.
-struct ChunkData<T> {
-    items: Vec<T>,
-    games: u64,
-    samples: u64,
+pub(crate) struct ChunkData<T> {
+    pub(crate) items: Vec<T>,
+    pub(crate) games: u64,
+    pub(crate) samples: u64,
 }
 
 /// What reading a chunk gives: its data, or why it is unusable (the chunk
 /// is then skipped, with a warning naming it); an error of the store stops
 /// the learner.
-type ChunkRead<T> = Result<Result<ChunkData<T>, String>, Error>;
+pub(crate) type ChunkRead<T> = Result<Result<ChunkData<T>, String>, Error>;
 
 /// What one generation's ingest stage consumed: the items of the chunks it
 /// used, in the order they entered the window.
-struct Ingest<T> {
-    items: Vec<T>,
-    ledger: Vec<LedgerEntry>,
-    learner: LearnerEvent,
-    workers: Vec<WorkerEvent>,
+pub(crate) struct Ingest<T> {
+    pub(crate) items: Vec<T>,
+    pub(crate) ledger: Vec<LedgerEntry>,
+    pub(crate) learner: LearnerEvent,
+    pub(crate) workers: Vec<WorkerEvent>,
     /// Seconds since the previous generation's ingest: the time over which
     /// the games arrived.
-    window_seconds: f64,
+    pub(crate) window_seconds: f64,
 }
 
 /// The learner's view of the store.
-struct Learner<'a> {
+pub(crate) struct Learner<'a> {
     store: &'a dyn Store,
     /// Whether the store is another place than the run directory (network
     /// files must be uploaded before the pointer names them).
@@ -708,7 +699,10 @@ fn read_ledger(dir: &RunDir, g: u32) -> Result<Ledger, Error> {
 }
 
 /// The games of a chunk, or why it is unusable.
-fn read_chunk(store: &dyn Store, key: &str) -> Result<Result<Vec<GameRecord>, String>, Error> {
+pub(crate) fn read_chunk(
+    store: &dyn Store,
+    key: &str,
+) -> Result<Result<Vec<GameRecord>, String>, Error> {
     match store.get(key, record::MAX_CHUNK_FILE) {
         Ok(bytes) => Ok(record::decode_chunk(&bytes)),
         Err(StoreError::Invalid { reason, .. }) => Ok(Err(reason)),
@@ -717,7 +711,11 @@ fn read_chunk(store: &dyn Store, key: &str) -> Result<Result<Vec<GameRecord>, St
 }
 
 /// The games a finished generation used, as its ledger lists them.
-fn ledger_games(store: &dyn Store, dir: &RunDir, g: u32) -> Result<Vec<GameRecord>, Error> {
+pub(crate) fn ledger_games(
+    store: &dyn Store,
+    dir: &RunDir,
+    g: u32,
+) -> Result<Vec<GameRecord>, Error> {
     let mut games = Vec::new();
     for entry in read_ledger(dir, g)?.chunks {
         if entry.usage != ChunkUse::Used {
@@ -746,7 +744,11 @@ impl<'a> Learner<'a> {
     ///
     /// # Errors
     /// Unreadable ledgers or config, the store.
-    fn open(store: &'a dyn Store, dir: &RunDir, finished: u32) -> Result<Learner<'a>, Error> {
+    pub(crate) fn open(
+        store: &'a dyn Store,
+        dir: &RunDir,
+        finished: u32,
+    ) -> Result<Learner<'a>, Error> {
         // Whether the store is another place than the run directory: then
         // the network files are uploaded before the pointer names them.
         let remote = match store.local_path(dist::POINTER_KEY) {
@@ -789,7 +791,7 @@ impl<'a> Learner<'a> {
 
     /// Publishes generation `best`'s model: its `files` (local path, key;
     /// uploaded to a remote store), then the pointer.
-    fn publish(
+    pub(crate) fn publish(
         &self,
         files: &[(PathBuf, String)],
         best: u32,
@@ -813,7 +815,7 @@ impl<'a> Learner<'a> {
     }
 
     /// Writes generation `gen`'s ledger (before its `state.json`).
-    fn write_ledger(&self, gen: u32, chunks: Vec<LedgerEntry>) -> Result<(), Error> {
+    pub(crate) fn write_ledger(&self, gen: u32, chunks: Vec<LedgerEntry>) -> Result<(), Error> {
         let ledger = Ledger {
             version: Ledger::VERSION,
             generation: gen,
@@ -830,7 +832,7 @@ impl<'a> Learner<'a> {
     /// network is `published`. `read` reads a chunk: its items, or why it
     /// is unusable (the chunk is then skipped with a warning naming it).
     #[allow(clippy::too_many_arguments)]
-    fn ingest<T>(
+    pub(crate) fn ingest<T>(
         &mut self,
         gen: u32,
         target: u64,
@@ -981,144 +983,4 @@ impl<'a> Learner<'a> {
             window_seconds: window,
         }))
     }
-}
-
-/// Runs (or resumes) a distributed run's learner until `run.generations`
-/// are done or `stop` is set: [`TrainingRun`]'s stages with an ingest
-/// stage in place of self-play (see the module's documentation).
-///
-/// # Errors
-/// As [`crate::train`], and the store's errors.
-pub fn learn(
-    opts: &LearnerOptions,
-    stop: &AtomicBool,
-    progress: &dyn Progress,
-) -> Result<RunSummary, Error> {
-    let dir = RunDir::new(&opts.train.run_dir);
-    let store: Box<dyn Store> = match &opts.store {
-        Some(url) => dama_run::open_store(url).map_err(store_err)?,
-        None => Box::new(LocalStore::new(dir.root())),
-    };
-    let cfg = &opts.train.config;
-    cfg.validate()?;
-    let mut run = {
-        let reader = |g: u32| ledger_games(store.as_ref(), &dir, g);
-        TrainingRun::open_with(&opts.train, progress, &WindowSource::Ledger(&reader))?
-    };
-    let generations = cfg.run.generations;
-    let mut learner = Learner::open(store.as_ref(), &dir, run.state.generation)?;
-    let model_files = |g: u32| {
-        [
-            (dir.model(g), dist::model_key(g)),
-            (dir.model_sidecar(g), dist::sidecar_key(g)),
-        ]
-    };
-    learner.publish(
-        &model_files(run.state.best_generation),
-        run.state.best_generation,
-        run.state.generation,
-        run.state.generation >= generations,
-    )?;
-    let mut read = |store: &dyn Store, name: &ChunkName| -> ChunkRead<GameRecord> {
-        if name.kind != ChunkKind::Games {
-            return Ok(Err(
-                "a learned-evaluator run's samples, not a network run's games".to_owned(),
-            ));
-        }
-        Ok(read_chunk(store, &name.key())?.map(|games| ChunkData {
-            games: games.len() as u64,
-            samples: games.iter().map(|g| g.samples.len() as u64).sum(),
-            items: games,
-        }))
-    };
-
-    let mut last_eval = Vec::new();
-    let mut stopped = false;
-    while run.state.generation < generations {
-        if stop.load(Ordering::SeqCst) {
-            stopped = true;
-            break;
-        }
-        let gen = run.state.generation + 1;
-        let gen_start = Instant::now();
-        let Some(ingest) = learner.ingest(
-            gen,
-            if gen <= run.cfg.teacher.generations {
-                run.cfg.teacher.games
-            } else {
-                run.cfg.selfplay.games_per_generation
-            } as u64,
-            run.state.best_generation,
-            run.cfg.distributed.max_staleness,
-            run.cfg.distributed.poll_secs,
-            stop,
-            progress,
-            &mut read,
-        )?
-        else {
-            stopped = true;
-            break;
-        };
-        let t = Instant::now();
-        // The self-play figures of the games: how fast they arrived (the
-        // session's first generation: over its ingest stage).
-        let window = if ingest.window_seconds.is_finite() {
-            ingest.window_seconds
-        } else {
-            ingest.learner.ingest_seconds
-        };
-        let sp = selfplay::stats_of_games(&ingest.items, Duration::from_secs_f64(window));
-        run.add_games(gen, &ingest.items, &sp)?;
-        let mut learner_line = ingest.learner;
-        learner_line.read_seconds += t.elapsed().as_secs_f64();
-        learner_line.seconds_per_chunk =
-            learner_line.read_seconds / (learner_line.chunks.max(1) as f64);
-        let Some(training) = run.train_steps(gen, stop, progress)? else {
-            stopped = true;
-            break;
-        };
-        learner_line.samples_per_sec =
-            (training.steps as f64 * run.cfg.train.batch_size as f64) / training.seconds.max(1e-9);
-        run.checkpoint(gen)?;
-        let Some(evals) = run.evaluate(gen, stop, progress)? else {
-            stopped = true;
-            break;
-        };
-        let accepted = run.gate(gen, &evals)?;
-        run.metrics
-            .write(&MetricsEvent::Learner(learner_line.clone()))?;
-        for w in &ingest.workers {
-            run.metrics.write(&MetricsEvent::Worker(w.clone()))?;
-        }
-        learner.write_ledger(gen, ingest.ledger)?;
-        let took = gen_start.elapsed();
-        run.commit(gen, &sp, &training, accepted, took)?;
-        learner.publish(
-            &model_files(run.state.best_generation),
-            run.state.best_generation,
-            gen,
-            gen >= generations,
-        )?;
-        progress.event(ProgressEvent::Learner {
-            learner: &learner_line,
-            workers: &ingest.workers,
-        });
-        let report = GenerationReport {
-            generation: gen,
-            selfplay: sp,
-            loss: training.last_loss,
-            evals,
-            accepted,
-            took,
-        };
-        progress.event(ProgressEvent::GenerationFinished(&report));
-        last_eval = report.evals;
-    }
-    Ok(RunSummary {
-        generation: run.state.generation,
-        step: run.state.step,
-        stopped,
-        last_eval,
-        checkpoint: run.dir.model(run.state.generation),
-    })
 }

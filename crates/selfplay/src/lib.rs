@@ -3,9 +3,11 @@
 //! One generation of training runs: self-play games with the current network
 //! ([`selfplay`]) → chunk files of [`record::GameRecord`]s → the
 //! [`buffer::ReplayBuffer`] window → training steps → a checkpoint → an
-//! evaluation → one line per stage in `metrics.jsonl` ([`metrics`]). The
-//! loop ([`run`]) is split into its stages, methods of
-//! [`run::TrainingRun`], and reports progress through [`progress::Progress`];
+//! evaluation → one line per stage in `metrics.jsonl` ([`metrics`]). One
+//! loop ([`driver`]) runs every kind of run (a network run's stages are
+//! methods of [`run::TrainingRun`], a learned-evaluator run's of [`nnue`]'s
+//! run) from local self-play or workers' chunks ([`distributed`]), and
+//! reports progress through [`progress::Progress`];
 //! the run directory's files and formats belong to [`dama_run`].
 //! [`curve`] rates a run's checkpoints against fixed anchors: the learning
 //! curve against hours and self-play positions.
@@ -16,6 +18,7 @@ pub mod buffer;
 pub mod config;
 pub mod curve;
 pub mod distributed;
+pub mod driver;
 pub mod metrics;
 pub mod nnue;
 pub mod progress;
@@ -26,10 +29,10 @@ pub mod teacher;
 
 pub use config::{RunConfig, RunKind};
 pub use dama_run::{RunDir, RunLock, RunState};
-pub use distributed::nnue::{learn_nnue, NnueLearnerOptions};
-pub use distributed::{learn, run_worker, LearnerOptions, WorkerOptions, WorkerSummary};
+pub use distributed::{run_worker, WorkerOptions, WorkerSummary};
+pub use driver::{learn, train, AnyConfig, LearnerOptions, RunSummary, TrainOptions};
 pub use progress::{NoProgress, Progress, ProgressEvent, Stage};
-pub use run::{train, RunSummary, TrainOptions, TrainingRun};
+pub use run::TrainingRun;
 
 /// Errors of the self-play and training library.
 #[derive(Debug, thiserror::Error)]

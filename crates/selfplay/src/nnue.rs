@@ -23,13 +23,12 @@
 //! games use node and depth budgets (never the clock), so a resumed run
 //! writes the same networks as an uninterrupted one.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Instant;
 
 use dama_eval::{
-    random_openings, AlphaBetaLimit, BuildOptions, MatchConfig, MatchResult, Opening,
-    OpeningSource, PlayerSpec,
+    random_openings, AlphaBetaLimit, BuildOptions, MatchConfig, Opening, OpeningSource, PlayerSpec,
 };
 use dama_game::GameDef;
 use dama_mcts::{Outcome, Player};
@@ -40,17 +39,20 @@ use dama_nnue::{
     SelfPlayLimits,
 };
 use dama_registry::WithLearnedGame;
-use dama_run::metrics::{
-    EvalEvent, GenerationEvent, MetricsEvent, MetricsWriter, SelfplayEvent, TrainEvent,
-};
-use dama_run::{LearnerEvent, WorkerEvent};
-use dama_run::{RunDir, RunLock, RunState};
+use dama_run::dist::ChunkName;
+use dama_run::metrics::{MetricsEvent, SelfplayEvent, SessionEvent, TrainEvent};
+use dama_run::{LearnerEvent, RunDir, Store};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::config::{DistributedConfig, GameSection, RunKind};
+use crate::distributed::{ChunkRead, Learner};
+use crate::driver::{drive, Judged, OpenOptions, RunFiles, RunSummary, Stages, TrainFigures};
+use crate::progress::{Progress, ProgressEvent, Stage};
+use crate::run::EvalLine;
+use crate::selfplay::SelfplayStats;
 use crate::Error;
 
 /// The most samples one generation's file may hold when read back.
@@ -502,55 +504,6 @@ impl NnueConfig {
     }
 }
 
-/// What a learned-evaluator run reports while it works.
-#[derive(Clone, Debug, PartialEq)]
-pub enum NnueProgress {
-    /// A stage of a generation starts, with `total` units of work (games or
-    /// steps).
-    Stage {
-        /// The generation.
-        generation: u32,
-        /// `selfplay`, `train`, `gate` or `eval`.
-        stage: &'static str,
-        /// Units of work.
-        total: u64,
-    },
-    /// Units of the current stage done so far, with a short status.
-    Tick {
-        /// Units done.
-        done: u64,
-        /// e.g. the loss or the match score so far.
-        message: String,
-    },
-    /// A generation finished: its one-line summary.
-    Generation(String),
-    /// A note for the user (a distributed run's learner waits for chunks).
-    Note(String),
-    /// Something the user should know (a chunk skipped, and why).
-    Warning(String),
-    /// A distributed run's learner finished a generation: its `"learner"`
-    /// line and one `"worker"` line per worker that sent chunks.
-    Learner {
-        /// The learner's figures.
-        learner: LearnerEvent,
-        /// Each worker's.
-        workers: Vec<WorkerEvent>,
-    },
-}
-
-/// What a finished (or stopped) run did.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct NnueSummary {
-    /// The last finished generation.
-    pub generation: u32,
-    /// The best generation (0 = the handcrafted evaluation).
-    pub best_generation: u32,
-    /// The last evaluation against the handcrafted evaluation, if any.
-    pub last_eval: Option<(String, f64)>,
-    /// Whether a stop request ended the run early.
-    pub stopped: bool,
-}
-
 fn generation_seed(seed: u64, generation: u32, stream: u64) -> u64 {
     seed ^ (u64::from(generation) << 32) ^ stream.wrapping_mul(0x9e37_79b9_7f4a_7c15)
 }
@@ -700,158 +653,106 @@ fn alphabeta(limit: AlphaBetaLimit, eval: Option<&Path>) -> PlayerSpec {
     }
 }
 
-/// A match of `a` against `b` under the run's rules.
+/// A match of `a` against `b` under the run's rules, reported as an
+/// evaluation stage against `label`: its line (for `a`).
 #[allow(clippy::too_many_arguments)]
 fn play<G: LearnedGame>(
     config: &NnueConfig,
     rules: &G::Rules,
     generation: u32,
-    stage: &'static str,
+    stream: u64,
     a: &PlayerSpec,
     b: &PlayerSpec,
+    label: &str,
     games: u32,
     threads: usize,
-    progress: &(dyn Fn(NnueProgress) + Sync),
-) -> Result<MatchResult, Error> {
+    progress: &dyn Progress,
+) -> Result<EvalLine, Error> {
     let options = BuildOptions {
         rules: Some(config.rules),
         ..BuildOptions::default()
     };
     let fa = dama_eval::factory::<G>(a, &options)?;
     let fb = dama_eval::factory::<G>(b, &options)?;
-    progress(NnueProgress::Stage {
+    progress.event(ProgressEvent::StageStarted {
         generation,
-        stage,
+        stage: Stage::Eval,
         total: u64::from(games),
+        opponent: Some(label),
     });
     let match_config = MatchConfig {
         games,
         openings: OpeningSource::Random { plies: 4 },
         rules: *rules,
-        seed: generation_seed(
-            config.run.seed,
-            generation,
-            if stage == "gate" { 2 } else { 3 },
-        ),
+        seed: generation_seed(config.run.seed, generation, stream),
         threads: Some(threads),
         batch_games: 0,
         ..MatchConfig::default()
     };
-    Ok(dama_eval::play_match(
-        fa.as_ref(),
-        fb.as_ref(),
-        &match_config,
-        &|p| {
-            progress(NnueProgress::Tick {
-                done: u64::from(p.done),
-                message: format!(
-                    "+{} ={} -{} {:+.0} Elo",
-                    p.wdl.wins, p.wdl.draws, p.wdl.losses, p.elo.elo
-                ),
-            })
-        },
-    )?)
+    let r = dama_eval::play_match(fa.as_ref(), fb.as_ref(), &match_config, &|p| {
+        progress.event(ProgressEvent::EvalGame { progress: p })
+    });
+    progress.event(ProgressEvent::StageFinished { stage: Stage::Eval });
+    Ok(EvalLine::of_match::<G>(b, label, &r?))
 }
 
-fn eval_event<G: GameDef>(
-    generation: u32,
-    step: u64,
-    opponent: &str,
-    spec: &PlayerSpec,
-    r: &MatchResult,
-) -> EvalEvent {
-    EvalEvent {
-        generation,
-        step,
-        opponent: opponent.to_owned(),
-        opponent_spec: spec.to_string(),
-        games: r.games,
-        wins: r.wdl.wins,
-        draws: r.wdl.draws,
-        losses: r.wdl.losses,
-        score: r.wdl.score(),
-        elo: r.elo.elo,
-        elo_lo: r.elo.lo,
-        elo_hi: r.elo.hi,
-        by_side: crate::run::by_side::<G>(r),
+impl crate::driver::FrozenConfig for NnueConfig {
+    fn load_frozen(path: &Path) -> Result<NnueConfig, Error> {
+        let text = dama_run::files::read_bounded_string(path, dama_run::files::MAX_TEXT_FILE)
+            .map_err(|e| Error::io(path, e))?;
+        toml::from_str(&text).map_err(|e| Error::Config(format!("{}: {e}", path.display())))
+    }
+
+    fn frozen_text(&self) -> Result<String, Error> {
+        self.to_toml()
+    }
+
+    fn without_session_settings(&self) -> NnueConfig {
+        let mut c = self.clone();
+        c.run.generations = 0;
+        c.run.threads = 0;
+        c.run.torch_threads = 0;
+        c.distributed = DistributedConfig::default();
+        c
     }
 }
 
-/// Options of [`run_nnue`] that the config does not carry.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct NnueRunOptions {
-    /// Continue the run in the directory (its `config.toml` must match).
-    pub resume: bool,
-}
-
-/// A generation's trained network (the training stage's result).
-#[derive(Clone, Debug)]
-pub struct Trained {
-    /// The network, written as `models/gen-NNNN.nnue`.
-    pub net: FloatNet,
-    /// Positions it was trained on (the window).
-    pub window: usize,
-    /// The training loss (the last steps' mean).
-    pub loss: f64,
-    /// Optimizer steps taken.
-    pub steps: usize,
-    /// Seconds the stage took.
-    pub seconds: f64,
-}
-
-/// The evaluation stage's result: the best network against the
-/// handcrafted evaluation.
-#[derive(Clone, Debug)]
-pub struct Evaluated {
-    /// The handcrafted opponent's spec.
-    pub opponent: String,
-    /// The best network's score.
-    pub score: f64,
-    /// `, vs handcrafted (…) +W =D -L …`: the generation line's part.
-    pub line: String,
-}
-
 /// A learned-evaluator run open in its directory (config frozen, lock
-/// held, state read), whose methods are the stages of a generation:
-/// [`NnueRun::self_play`], [`NnueRun::add_samples`], [`NnueRun::train`],
-/// [`NnueRun::gate`], [`NnueRun::evaluate`] and [`NnueRun::commit`].
-/// [`run_nnue`] runs them in turn; a distributed run's learner
-/// ([`crate::distributed::nnue::learn_nnue`]) puts an ingest stage in place
-/// of self-play.
-pub struct NnueRun<G: LearnedGame> {
+/// held, state read), whose methods are the stages of a generation
+/// ([`crate::driver::Stages`], run by the one driver): self-play, training,
+/// the gate and the evaluation.
+pub(crate) struct NnueRun<G: LearnedGame> {
     config: NnueConfig,
     /// The run's rules, as its game's.
     rules: G::Rules,
-    dir: RunDir,
-    state: RunState,
-    metrics: MetricsWriter,
+    files: RunFiles,
     pool: rayon::ThreadPool,
     /// Games of an evaluation match played at once.
     threads: usize,
-    /// Running totals of the finished generations (the curve's axes).
-    run_positions: u64,
-    run_games: u64,
-    session_start: Instant,
-    elapsed_before: f64,
-    last_eval: Option<(String, f64)>,
-    _lock: RunLock,
+    /// The generation's samples, once played or ingested (the newest part
+    /// of the training window).
+    pending: Vec<Sample<G::Features>>,
+    /// The generation's trained network, once trained.
+    trained: Option<FloatNet>,
 }
 
 impl<G: LearnedGame> NnueRun<G> {
-    /// Opens the run in `dir`: a new run (its config frozen in
-    /// `config.toml`) or, with `options.resume`, the run there, whose
-    /// config must be `config` but for `run.generations` and
-    /// `[distributed]`. Holds the run's lock until dropped.
+    /// Opens the run in `dir` ([`RunFiles::open`]: a new run, or with
+    /// `resume` the run there, whose config must be `config` but for the
+    /// session settings). A new run that starts from a network
+    /// (`[train] init`) gets it as generation 0. Writes the `"session"`
+    /// line.
     ///
     /// # Errors
     ///
     /// An invalid config, a config that differs from the run's on resume,
     /// a new run in a directory that holds one, another trainer holding the
     /// run, unreadable run files.
-    pub fn open(
+    pub(crate) fn open(
         config: &NnueConfig,
         dir: &RunDir,
-        options: NnueRunOptions,
+        resume: bool,
+        keep_games_temp: bool,
     ) -> Result<NnueRun<G>, Error> {
         config.validate()?;
         let rules = config.rules_of::<G>()?;
@@ -868,147 +769,67 @@ impl<G: LearnedGame> NnueRun<G> {
             dama_eval::factory::<G>(&alphabeta(limit, None), &build)
                 .map_err(|e| Error::Config(format!("{key}: {e}")))?;
         }
-        for d in [dir.root().to_path_buf(), dir.models(), dir.games()] {
-            std::fs::create_dir_all(&d).map_err(|e| Error::io(&d, e))?;
-        }
-        let lock = RunLock::acquire(dir)?;
-        let toml_text = config.to_toml()?;
-        let state = if options.resume {
-            let saved =
-                dama_run::files::read_bounded_string(&dir.config(), dama_run::files::MAX_TEXT_FILE)
-                    .map_err(|e| Error::io(&dir.config(), e))?;
-            let saved: NnueConfig = toml::from_str(&saved)
-                .map_err(|e| Error::Config(format!("{}: {e}", dir.config().display())))?;
-            let mut want = config.clone();
-            want.run.generations = saved.run.generations;
-            want.distributed = saved.distributed.clone();
-            if saved != want {
-                return Err(Error::Config(format!(
-                    "{} differs from the config given: a resumed run keeps its config (only run.generations and [distributed] may change)",
-                    dir.config().display()
-                )));
-            }
-            dama_run::files::write_atomic(&dir.config(), toml_text.as_bytes())
-                .map_err(|e| Error::io(&dir.config(), e))?;
-            let state = if dir.state().exists() {
-                RunState::load(&dir.state())?
-            } else {
-                RunState::new_run()
-            };
-            // `best.nnue` as the state names it: a session stopped between
-            // writing it and `state.json` may have left a network the
-            // resumed generation does not accept.
-            if state.best_generation == 0 && config.train.init.start().is_none() {
-                match std::fs::remove_file(dir.best_evaluator()) {
-                    Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
-                        return Err(Error::io(&dir.best_evaluator(), e))
-                    }
-                    _ => {}
+        let files = RunFiles::open(
+            dir,
+            config,
+            &OpenOptions {
+                resume,
+                keep_games_temp,
+            },
+            || match config.train.init.start() {
+                Some(start) => copy_start::<G>(start, &rules, dir),
+                None => Ok(()),
+            },
+        )?;
+        // `best.nnue` as the state names it: a session stopped between
+        // writing it and `state.json` may have left a network the resumed
+        // generation does not accept.
+        let state = &files.state;
+        if state.best_generation == 0 && config.train.init.start().is_none() {
+            match std::fs::remove_file(dir.best_evaluator()) {
+                Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                    return Err(Error::io(&dir.best_evaluator(), e))
                 }
-            } else {
-                let best = dir.evaluator(state.best_generation);
-                let bytes = dama_run::files::read_bounded(&best, MAX_EVALUATOR_FILE)
-                    .map_err(|e| Error::io(&best, e))?;
-                dama_run::files::write_atomic(&dir.best_evaluator(), &bytes)
-                    .map_err(|e| Error::io(&dir.best_evaluator(), e))?;
+                _ => {}
             }
-            state
         } else {
-            if dir.state().exists() {
-                return Err(Error::Config(format!(
-                    "{} already holds a run: resume it with --resume or pick another --run",
-                    dir.root().display()
-                )));
-            }
-            dama_run::files::write_atomic(&dir.config(), toml_text.as_bytes())
-                .map_err(|e| Error::io(&dir.config(), e))?;
-            if let Some(start) = config.train.init.start() {
-                copy_start::<G>(start, &rules, dir)?;
-            }
-            RunState::new_run()
-        };
-        dama_run::metrics::truncate_after_generation(&dir.metrics(), state.generation)?;
-        let metrics = MetricsWriter::new(dir.metrics());
-        let (mut run_positions, mut run_games) = (0u64, 0u64);
-        if dir.metrics().exists() {
-            for e in dama_run::metrics::read_metrics(&dir.metrics())? {
-                if let MetricsEvent::Selfplay(sp) = e {
-                    run_positions += sp.samples;
-                    run_games += sp.games;
-                }
-            }
+            let best = dir.evaluator(state.best_generation);
+            let bytes = dama_run::files::read_bounded(&best, MAX_EVALUATOR_FILE)
+                .map_err(|e| Error::io(&best, e))?;
+            dama_run::files::write_atomic(&dir.best_evaluator(), &bytes)
+                .map_err(|e| Error::io(&dir.best_evaluator(), e))?;
         }
-        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-        let threads = if config.run.threads == 0 {
-            cores
-        } else {
-            config.run.threads
-        };
+        let cpu_model = dama_nn::cpu::cpu_model().unwrap_or_else(|| "unknown CPU".to_owned());
+        files.session(SessionEvent {
+            generation: state.generation,
+            cpu: cpu_model,
+            cpu_bf16: dama_nn::CpuFeatures::detect().bf16_fast(),
+            // The engine's integer network; training in f32 on the CPU.
+            precision_setting: "int16".into(),
+            precision: "int16".into(),
+            device: "Cpu".into(),
+        })?;
+        let threads = dama_nn::device::or_cores(config.run.threads);
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(threads)
             .build()
             .map_err(|e| Error::Config(format!("cannot start {threads} threads: {e}")))?;
-        let torch_threads = if config.run.torch_threads == 0 {
-            cores
-        } else {
-            config.run.torch_threads
-        };
-        dama_nn::device::set_torch_threads(torch_threads);
+        dama_nn::device::set_torch_threads(dama_nn::device::or_cores(config.run.torch_threads));
         Ok(NnueRun {
             config: config.clone(),
             rules,
-            dir: dir.clone(),
-            elapsed_before: state.elapsed_secs,
-            state,
-            metrics,
+            files,
             pool,
             threads,
-            run_positions,
-            run_games,
-            session_start: Instant::now(),
-            last_eval: None,
-            _lock: lock,
+            pending: Vec::new(),
+            trained: None,
         })
-    }
-
-    /// The run's config.
-    pub fn config(&self) -> &NnueConfig {
-        &self.config
     }
 
     /// Whether the run started from a network (`[train] init = "shipped"`
     /// or a path), its generation 0.
-    pub fn starts_from_network(&self) -> bool {
+    fn starts_from_network(&self) -> bool {
         self.config.train.init.start().is_some()
-    }
-
-    /// The run directory.
-    pub fn dir(&self) -> &RunDir {
-        &self.dir
-    }
-
-    /// Where the run stands: the last finished generation and the best.
-    pub fn state(&self) -> &RunState {
-        &self.state
-    }
-
-    /// What the run did so far; `stopped` as the caller saw it.
-    pub fn summary(&self, stopped: bool) -> NnueSummary {
-        NnueSummary {
-            generation: self.state.generation,
-            best_generation: self.state.best_generation,
-            last_eval: self.last_eval.clone(),
-            stopped,
-        }
-    }
-
-    /// Appends a line to `metrics.jsonl`.
-    ///
-    /// # Errors
-    ///
-    /// The file cannot be written.
-    pub fn write_metrics(&self, event: &MetricsEvent) -> Result<(), Error> {
-        Ok(self.metrics.write(event)?)
     }
 
     /// The best evaluation so far: the handcrafted one (or the network
@@ -1017,93 +838,41 @@ impl<G: LearnedGame> NnueRun<G> {
     /// # Errors
     ///
     /// The best network's file cannot be read.
-    pub fn best_evaluation(&self) -> Result<G::Evaluation, Error> {
-        Ok(
-            if self.state.best_generation == 0 && !self.starts_from_network() {
-                G::handcrafted()
-            } else {
-                G::load_evaluation(&self.dir.evaluator(self.state.best_generation), &self.rules)?
-            },
-        )
-    }
-
-    /// Stage 1: plays generation `generation`'s games with the best
-    /// evaluation so far, from distinct random openings seeded by the run
-    /// and the generation.
-    ///
-    /// # Errors
-    ///
-    /// The best network's file cannot be read.
-    pub fn self_play(
-        &self,
-        generation: u32,
-        progress: &(dyn Fn(NnueProgress) + Sync),
-    ) -> Result<Played<G>, Error> {
-        let best = self.best_evaluation()?;
-        let sp = &self.config.selfplay;
-        let openings = random_openings::<G>(
-            &self.rules,
-            sp.games_per_generation as usize,
-            sp.random_opening_plies,
-            generation_seed(self.config.run.seed, generation, 1),
-        );
-        progress(NnueProgress::Stage {
-            generation,
-            stage: "selfplay",
-            total: openings.len() as u64,
-        });
-        Ok(play_openings(
-            &self.config,
-            generation,
-            &openings,
-            &best,
-            &self.pool,
-            &|| false,
-            &|done, positions| {
-                progress(NnueProgress::Tick {
-                    done,
-                    message: format!("{positions} positions"),
-                })
-            },
-        ))
+    fn best_evaluation(&self) -> Result<G::Evaluation, Error> {
+        let best = self.files.state.best_generation;
+        Ok(if best == 0 && !self.starts_from_network() {
+            G::handcrafted()
+        } else {
+            G::load_evaluation(&self.files.dir.evaluator(best), &self.rules)?
+        })
     }
 
     /// Records generation `generation`'s samples (however they were
-    /// played): writes `games/gen-NNNN.samples` and the `selfplay` line.
-    ///
-    /// # Errors
-    ///
-    /// The files cannot be written.
-    pub fn add_samples(
+    /// played): `games/gen-NNNN.samples`, the `selfplay` line, the totals;
+    /// they become the newest part of the window.
+    fn add_samples(
         &mut self,
         generation: u32,
-        samples: &[Sample<G::Features>],
+        samples: Vec<Sample<G::Features>>,
         event: &SelfplayEvent,
     ) -> Result<(), Error> {
-        write_samples(&self.dir.samples(generation), &self.rules, samples)?;
-        self.metrics.write(&MetricsEvent::Selfplay(event.clone()))?;
-        self.run_positions += event.samples;
-        self.run_games += event.games;
+        write_samples(&self.files.dir.samples(generation), &self.rules, &samples)?;
+        self.files.add_selfplay(event)?;
+        self.pending = samples;
         Ok(())
     }
 
-    /// Stage 2: trains generation `generation`'s network on the window (the
-    /// earlier generations' sample files and `samples`, this generation's)
-    /// and writes it as `models/gen-NNNN.nnue`.
-    ///
-    /// # Errors
-    ///
-    /// Unreadable sample files, training failures, the file cannot be
-    /// written.
-    pub fn train(
+    /// Trains generation `generation`'s network on the window (the earlier
+    /// generations' sample files and this generation's samples) and writes
+    /// it as `models/gen-NNNN.nnue`.
+    fn train_network(
         &mut self,
         generation: u32,
-        samples: &[Sample<G::Features>],
-        progress: &(dyn Fn(NnueProgress) + Sync),
-    ) -> Result<Trained, Error> {
+        progress: &dyn Progress,
+    ) -> Result<TrainFigures, Error> {
         let config = &self.config;
         let rules = &self.rules;
-        let dir = &self.dir;
+        let dir = &self.files.dir;
         let train_start = Instant::now();
         let first = generation.saturating_sub(config.train.window - 1).max(1);
         // Earlier generations from their files, this one from memory (the
@@ -1114,7 +883,7 @@ impl<G: LearnedGame> NnueRun<G> {
                 read_samples::<G::Features>(&dir.samples(g), Some(rules), MAX_SAMPLES_PER_FILE)?;
             window.extend(s);
         }
-        window.extend_from_slice(samples);
+        window.extend_from_slice(&self.pending);
         let on_from_previous = match config.train.init {
             TrainInit::Random => false,
             TrainInit::Previous => generation > 1,
@@ -1136,16 +905,17 @@ impl<G: LearnedGame> NnueRun<G> {
         let mut trainer = NnueTrainer::<G::Features>::new(&init, settings)?;
         let mut rng = ChaCha8Rng::seed_from_u64(generation_seed(config.run.seed, generation, 5));
         let steps = config.train.steps_per_generation;
-        progress(NnueProgress::Stage {
+        progress.event(ProgressEvent::StageStarted {
             generation,
-            stage: "train",
+            stage: Stage::Train,
             total: steps as u64,
+            opponent: None,
         });
-        let step0 = self.state.step;
+        let step0 = self.files.state.step;
         let mut recent = 0.0;
         let mut metrics_error = None;
         let lrs: Vec<f64> = (0..steps).map(|i| trainer.lr_at(i, steps)).collect();
-        let metrics = &self.metrics;
+        let metrics = &self.files.metrics;
         let stats = trainer.train(&window, steps, &mut rng, |step, loss| {
             recent = if step == 1 {
                 loss
@@ -1153,9 +923,9 @@ impl<G: LearnedGame> NnueRun<G> {
                 0.98 * recent + 0.02 * loss
             };
             if step % 50 == 0 || step == steps {
-                progress(NnueProgress::Tick {
+                progress.event(ProgressEvent::TrainSteps {
                     done: step as u64,
-                    message: format!("loss {recent:.5}"),
+                    loss: recent,
                 });
             }
             if step % 250 == 0 || step == steps {
@@ -1174,279 +944,343 @@ impl<G: LearnedGame> NnueRun<G> {
                     metrics_error.get_or_insert(e);
                 }
             }
-        })?;
+        });
+        progress.event(ProgressEvent::StageFinished {
+            stage: Stage::Train,
+        });
+        let stats = stats?;
         if let Some(e) = metrics_error {
             return Err(e.into());
         }
-        self.state.step += steps as u64;
+        self.files.state.step += steps as u64;
         let net = trainer.to_float()?;
         write_network(
             &dir.evaluator(generation),
             &net,
             &[
                 ("generation", generation.to_string()),
-                ("step", self.state.step.to_string()),
+                ("step", self.files.state.step.to_string()),
                 ("samples", window.len().to_string()),
             ],
         )?;
-        Ok(Trained {
-            net,
-            window: window.len(),
+        self.trained = Some(net);
+        let seconds = train_start.elapsed().as_secs_f64();
+        Ok(TrainFigures {
+            steps: steps as u64,
             loss: stats.loss,
-            steps,
-            seconds: train_start.elapsed().as_secs_f64(),
+            window: window.len() as u64,
+            seconds,
+            samples_per_sec: (steps * settings.batch_size) as f64 / seconds.max(1e-9),
         })
     }
 
-    /// Stage 3: generation `generation`'s network against the best so far
+    /// The gate: generation `generation`'s network against the best so far
     /// at the gate's depth; accepted, it becomes the best (`best.nnue`).
-    /// Returns whether it was accepted.
-    ///
-    /// # Errors
-    ///
-    /// The match or the file write failed.
-    pub fn gate(
+    /// Its match, if one was played, and whether it was accepted.
+    fn gate(
         &mut self,
         generation: u32,
-        trained: &Trained,
-        progress: &(dyn Fn(NnueProgress) + Sync),
-    ) -> Result<bool, Error> {
+        progress: &dyn Progress,
+    ) -> Result<(Option<EvalLine>, bool), Error> {
         let config = &self.config;
-        let new_path = self.dir.evaluator(generation);
-        let best_path = (self.state.best_generation > 0 || self.starts_from_network())
-            .then(|| self.dir.evaluator(self.state.best_generation));
+        let best = self.files.state.best_generation;
+        let new_path = self.files.dir.evaluator(generation);
+        let best_path =
+            (best > 0 || self.starts_from_network()).then(|| self.files.dir.evaluator(best));
         let gate_limit = AlphaBetaLimit::Depth(config.gate.depth);
-        let accepted = if config.gate.games == 0 {
-            true
+        let line = if config.gate.games == 0 {
+            None
         } else {
             let a = alphabeta(gate_limit, Some(&new_path));
             let b = alphabeta(gate_limit, best_path.as_deref());
-            let r = play::<G>(
+            let name = if best_path.is_none() {
+                "gate: handcrafted".to_owned()
+            } else {
+                format!("gate: gen-{best}")
+            };
+            let line = play::<G>(
                 config,
                 &self.rules,
                 generation,
-                "gate",
+                2,
                 &a,
                 &b,
+                &name,
                 config.gate.games,
                 self.threads,
                 progress,
             )?;
-            let name = if best_path.is_none() {
-                "gate: handcrafted".to_owned()
-            } else {
-                format!("gate: gen-{}", self.state.best_generation)
-            };
-            self.metrics.write(&MetricsEvent::Eval(eval_event::<G>(
+            self.files.metrics.write(&MetricsEvent::Eval(line.event(
                 generation,
-                self.state.step,
+                self.files.state.step,
                 &name,
-                &b,
-                &r,
+                &b.to_string(),
             )))?;
-            r.wdl.score() >= config.gate.min_score
+            Some(line)
         };
+        let accepted = line
+            .as_ref()
+            .is_none_or(|l| l.score >= config.gate.min_score);
         if accepted {
-            self.state.best_generation = generation;
+            self.files.state.best_generation = generation;
+            let net = self.trained.as_ref().ok_or_else(|| {
+                Error::Config(format!("generation {generation} has no trained network"))
+            })?;
             write_network(
-                &self.dir.best_evaluator(),
-                &trained.net,
+                &self.files.dir.best_evaluator(),
+                net,
                 &[("generation", generation.to_string())],
             )?;
         }
-        Ok(accepted)
+        Ok((line, accepted))
     }
 
-    /// Stage 4: the best network against the handcrafted evaluation, when
-    /// `[eval]` asks for it in generation `generation` (every `every`
+    /// The evaluation: the best network against the handcrafted evaluation,
+    /// when `[eval]` asks for it in generation `generation` (every `every`
     /// generations and the last, once a network passed the gate).
-    ///
-    /// # Errors
-    ///
-    /// The match failed.
-    pub fn evaluate(
+    fn evaluate(
         &mut self,
         generation: u32,
-        progress: &(dyn Fn(NnueProgress) + Sync),
-    ) -> Result<Option<Evaluated>, Error> {
+        progress: &dyn Progress,
+    ) -> Result<Option<EvalLine>, Error> {
         let config = &self.config;
         let last = generation == config.run.generations;
+        let best = self.files.state.best_generation;
         if config.eval.games == 0
-            || self.state.best_generation == 0
+            || best == 0
             || (!generation.is_multiple_of(config.eval.every) && !last)
         {
             return Ok(None);
         }
         let limit = config.eval.limit();
-        let a = alphabeta(limit, Some(&self.dir.evaluator(self.state.best_generation)));
+        let a = alphabeta(limit, Some(&self.files.dir.evaluator(best)));
         let b = alphabeta(limit, None);
-        let r = play::<G>(
+        let line = play::<G>(
             config,
             &self.rules,
             generation,
-            "eval",
+            3,
             &a,
             &b,
+            &format!("handcrafted ({b})"),
             config.eval.games,
             self.threads,
             progress,
         )?;
-        self.metrics.write(&MetricsEvent::Eval(eval_event::<G>(
+        self.files.metrics.write(&MetricsEvent::Eval(line.event(
             generation,
-            self.state.step,
+            self.files.state.step,
             "handcrafted",
-            &b,
-            &r,
+            &b.to_string(),
         )))?;
-        let line = format!(
-            ", vs handcrafted ({b}) +{} ={} -{} {:.1}% Elo {:+.0} [{:+.0}, {:+.0}]",
-            r.wdl.wins,
-            r.wdl.draws,
-            r.wdl.losses,
-            100.0 * r.wdl.score(),
-            r.elo.elo,
-            r.elo.lo,
-            r.elo.hi
+        Ok(Some(line))
+    }
+}
+
+impl<G: LearnedGame> Stages for NnueRun<G> {
+    type Item = Sample<G::Features>;
+
+    fn files(&self) -> &RunFiles {
+        &self.files
+    }
+
+    fn files_mut(&mut self) -> &mut RunFiles {
+        &mut self.files
+    }
+
+    fn kind(&self) -> RunKind {
+        RunKind::Nnue
+    }
+
+    fn generations(&self) -> u32 {
+        self.config.run.generations
+    }
+
+    fn distributed(&self) -> &DistributedConfig {
+        &self.config.distributed
+    }
+
+    fn games_wanted(&self, _: u32) -> u64 {
+        u64::from(self.config.selfplay.games_per_generation)
+    }
+
+    /// Plays generation `generation`'s games with the best evaluation so
+    /// far, from distinct random openings seeded by the run and the
+    /// generation.
+    fn self_play(
+        &mut self,
+        generation: u32,
+        stop: &AtomicBool,
+        progress: &dyn Progress,
+    ) -> Result<Option<SelfplayEvent>, Error> {
+        let best = self.best_evaluation()?;
+        let sp = &self.config.selfplay;
+        let openings = random_openings::<G>(
+            &self.rules,
+            sp.games_per_generation as usize,
+            sp.random_opening_plies,
+            generation_seed(self.config.run.seed, generation, 1),
         );
-        self.last_eval = Some((b.to_string(), r.wdl.score()));
-        Ok(Some(Evaluated {
-            opponent: b.to_string(),
-            score: r.wdl.score(),
-            line,
+        progress.event(ProgressEvent::StageStarted {
+            generation,
+            stage: Stage::Selfplay,
+            total: openings.len() as u64,
+            opponent: None,
+        });
+        let start = Instant::now();
+        let (samples, event) = play_openings(
+            &self.config,
+            generation,
+            &openings,
+            &best,
+            &self.pool,
+            &|| stop.load(Ordering::SeqCst),
+            &|games, samples| {
+                let stats = SelfplayStats {
+                    games: games as usize,
+                    samples: samples as usize,
+                    elapsed: start.elapsed(),
+                    ..SelfplayStats::default()
+                };
+                progress.event(ProgressEvent::SelfplayGame { stats: &stats });
+            },
+        );
+        progress.event(ProgressEvent::StageFinished {
+            stage: Stage::Selfplay,
+        });
+        if stop.load(Ordering::SeqCst) {
+            return Ok(None);
+        }
+        self.add_samples(generation, samples, &event)?;
+        Ok(Some(event))
+    }
+
+    fn read_chunk(&self, store: &dyn Store, name: &ChunkName) -> ChunkRead<Self::Item> {
+        crate::distributed::nnue::read_samples_chunk::<G>(store, name, &self.config, &self.rules)
+    }
+
+    /// Chunks record samples, not the games' ends, so the line has no
+    /// results or lengths.
+    fn ingested(
+        &self,
+        gen: u32,
+        _: &[Self::Item],
+        learner: &LearnerEvent,
+        seconds: f64,
+    ) -> SelfplayEvent {
+        SelfplayEvent {
+            generation: gen,
+            games: learner.games,
+            samples: learner.samples,
+            seconds,
+            games_per_hour: learner.games as f64 * 3600.0 / seconds,
+            positions_per_sec: learner.samples as f64 / seconds,
+            ..SelfplayEvent::default()
+        }
+    }
+
+    fn add_ingested(
+        &mut self,
+        gen: u32,
+        items: Vec<Self::Item>,
+        sp: &SelfplayEvent,
+    ) -> Result<(), Error> {
+        self.add_samples(gen, items, sp)
+    }
+
+    fn train(
+        &mut self,
+        gen: u32,
+        stop: &AtomicBool,
+        progress: &dyn Progress,
+    ) -> Result<Option<TrainFigures>, Error> {
+        let figures = self.train_network(gen, progress)?;
+        // The network is written; the generation is not finished.
+        Ok((!stop.load(Ordering::SeqCst)).then_some(figures))
+    }
+
+    fn judge(
+        &mut self,
+        gen: u32,
+        stop: &AtomicBool,
+        progress: &dyn Progress,
+    ) -> Result<Option<Judged>, Error> {
+        let (gate, accepted) = self.gate(gen, progress)?;
+        if stop.load(Ordering::SeqCst) {
+            return Ok(None);
+        }
+        let eval = self.evaluate(gen, progress)?;
+        if stop.load(Ordering::SeqCst) {
+            return Ok(None);
+        }
+        Ok(Some(Judged {
+            evals: gate.into_iter().chain(eval).collect(),
+            accepted,
         }))
     }
 
-    /// Finishes generation `generation`: its `generation` line, then
-    /// `state.json` (the generation is done). `seconds` is its wall time.
-    /// Returns its one-line summary.
-    ///
-    /// # Errors
-    ///
-    /// The files cannot be written.
-    pub fn commit(
-        &mut self,
-        generation: u32,
-        selfplay: &SelfplayEvent,
-        trained: &Trained,
-        accepted: bool,
-        evaluated: Option<&Evaluated>,
-        seconds: f64,
-    ) -> Result<String, Error> {
-        self.state.generation = generation;
-        self.state.elapsed_secs = self.elapsed_before + self.session_start.elapsed().as_secs_f64();
-        self.metrics
-            .write(&MetricsEvent::Generation(GenerationEvent {
-                generation,
-                step: self.state.step,
-                best_generation: self.state.best_generation,
-                accepted,
-                seconds,
-                train_seconds: trained.seconds,
-                selfplay_seconds: selfplay.seconds,
-                buffer_positions: trained.window as u64,
-                loss: trained.loss,
-                run_seconds: Some(self.state.elapsed_secs),
-                run_positions: Some(self.run_positions),
-                run_games: Some(self.run_games),
-            }))?;
-        self.state.save(&self.dir.state())?;
-        Ok(format!(
-            "gen {generation}: {} games, {} positions ({:.0}/s), window {}, loss {:.5}, {}{}, {:.0} s",
-            selfplay.games,
-            selfplay.samples,
-            selfplay.positions_per_sec,
-            trained.window,
-            trained.loss,
-            if accepted { "accepted" } else { "rejected" },
-            evaluated.map_or("", |e| e.line.as_str()),
-            seconds
-        ))
+    /// Generation 0, the handcrafted evaluation, has no file (a network the
+    /// run starts from has).
+    fn published(&self, g: u32) -> Vec<(PathBuf, String)> {
+        if g == 0 && !self.starts_from_network() {
+            Vec::new()
+        } else {
+            vec![(
+                self.files.dir.evaluator(g),
+                dama_run::dist::evaluator_key(g),
+            )]
+        }
+    }
+
+    fn network_file(&self, g: u32) -> PathBuf {
+        self.files.dir.evaluator(g)
+    }
+
+    fn best_file(&self) -> Option<PathBuf> {
+        (self.files.state.best_generation > 0 || self.starts_from_network())
+            .then(|| self.files.dir.best_evaluator())
     }
 }
 
-/// Runs (or resumes) a learned-evaluator run in `dir`, until its last
-/// generation or until `stop` is set (checked between stages; the last
-/// finished generation is kept).
-///
-/// # Errors
-///
-/// A config that differs from the run's on resume, another trainer holding
-/// the run, unreadable run files, training or match failures.
-pub fn run_nnue(
+/// Opens the learned-evaluator run of `config` in `dir` for its game and
+/// drives it: with `store`, as a distributed run's learner on the chunks
+/// workers upload there.
+pub(crate) fn drive_nnue(
     config: &NnueConfig,
     dir: &RunDir,
-    options: NnueRunOptions,
+    resume: bool,
+    store: Option<&dyn Store>,
     stop: &AtomicBool,
-    progress: &(dyn Fn(NnueProgress) + Sync),
-) -> Result<NnueSummary, Error> {
-    struct Run<'a> {
+    progress: &dyn Progress,
+) -> Result<RunSummary, Error> {
+    struct Drive<'a> {
         config: &'a NnueConfig,
         dir: &'a RunDir,
-        options: NnueRunOptions,
+        resume: bool,
+        store: Option<&'a dyn Store>,
         stop: &'a AtomicBool,
-        progress: &'a (dyn Fn(NnueProgress) + Sync),
+        progress: &'a dyn Progress,
     }
-    impl WithLearnedGame for Run<'_> {
-        type Output = Result<NnueSummary, Error>;
+    impl WithLearnedGame for Drive<'_> {
+        type Output = Result<RunSummary, Error>;
         fn run<G: LearnedGame>(self) -> Self::Output {
-            run_game::<G>(
-                self.config,
-                self.dir,
-                self.options,
-                self.stop,
-                self.progress,
-            )
+            let mut run =
+                NnueRun::<G>::open(self.config, self.dir, self.resume, self.store.is_some())?;
+            match self.store {
+                None => drive(&mut run, None, self.stop, self.progress),
+                Some(store) => {
+                    let mut learner = Learner::open(store, self.dir, run.files.state.generation)?;
+                    drive(&mut run, Some(&mut learner), self.stop, self.progress)
+                }
+            }
         }
     }
-    config.with_game(Run {
+    config.with_game(Drive {
         config,
         dir,
-        options,
+        resume,
+        store,
         stop,
         progress,
     })
-}
-
-/// [`run_nnue`] for game `G`, the config's.
-fn run_game<G: LearnedGame>(
-    config: &NnueConfig,
-    dir: &RunDir,
-    options: NnueRunOptions,
-    stop: &AtomicBool,
-    progress: &(dyn Fn(NnueProgress) + Sync),
-) -> Result<NnueSummary, Error> {
-    let mut run = NnueRun::<G>::open(config, dir, options)?;
-    let stopped = || stop.load(Ordering::Relaxed);
-    for generation in run.state.generation + 1..=config.run.generations {
-        if stopped() {
-            return Ok(run.summary(true));
-        }
-        let gen_start = Instant::now();
-        // 1. Self-play with the best evaluation so far.
-        let (samples, sp_event) = run.self_play(generation, progress)?;
-        run.add_samples(generation, &samples, &sp_event)?;
-        if stopped() {
-            return Ok(run.summary(true));
-        }
-        // 2. Training on the window.
-        let trained = run.train(generation, &samples, progress)?;
-        if stopped() {
-            // The network is written; the generation is not finished.
-            return Ok(run.summary(true));
-        }
-        // 3. Gate against the best so far; 4. the best against the
-        // handcrafted evaluation.
-        let accepted = run.gate(generation, &trained, progress)?;
-        let evaluated = run.evaluate(generation, progress)?;
-        let line = run.commit(
-            generation,
-            &sp_event,
-            &trained,
-            accepted,
-            evaluated.as_ref(),
-            gen_start.elapsed().as_secs_f64(),
-        )?;
-        progress(NnueProgress::Generation(line));
-    }
-    Ok(run.summary(false))
 }

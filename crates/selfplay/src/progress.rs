@@ -7,6 +7,7 @@ use std::time::Duration;
 use dama_eval::MatchProgress;
 use dama_nn::StepMetrics;
 use dama_run::dist::WorkerStatus;
+use dama_run::metrics::SelfplayEvent;
 use dama_run::{LearnerEvent, WorkerEvent};
 
 use crate::run::EvalLine;
@@ -58,6 +59,14 @@ pub enum ProgressEvent<'a> {
         /// What the step measured.
         metrics: &'a StepMetrics,
     },
+    /// Training steps done so far and the loss (a learned-evaluator run's
+    /// trainer, which reports every few steps).
+    TrainSteps {
+        /// Steps done in this stage.
+        done: u64,
+        /// The recent steps' mean loss.
+        loss: f64,
+    },
     /// A game of an evaluation match finished.
     EvalGame {
         /// The match so far.
@@ -96,15 +105,17 @@ pub enum ProgressEvent<'a> {
 }
 
 /// What a finished generation did, for the one-line summary the binary
-/// prints.
+/// prints; the same for every kind of run.
 #[derive(Clone, Debug)]
 pub struct GenerationReport {
     /// The generation.
     pub generation: u32,
-    /// Its self-play counters.
-    pub selfplay: SelfplayStats,
-    /// Total loss of its last training step (NaN when it took none).
+    /// Its self-play figures (its `"selfplay"` line).
+    pub selfplay: SelfplayEvent,
+    /// The training loss (NaN when no step was taken).
     pub loss: f64,
+    /// Positions in the window it trained on.
+    pub window: u64,
     /// Its evaluation matches (empty when evaluation was not due).
     pub evals: Vec<EvalLine>,
     /// Whether the gate accepted its network.

@@ -7,11 +7,12 @@
 //! and the files of an unfinished one are overwritten by the same
 //! deterministic work.
 //!
-//! [`train`] is the loop; each stage of a generation is a method of
-//! [`TrainingRun`], which holds what lives across generations (the network
-//! being trained, the replay window, the run lock):
+//! The loop is [`crate::driver::drive`], the same for every kind of run;
+//! each stage of a network run's generation is a method of [`TrainingRun`],
+//! which holds what lives across generations (the network being trained,
+//! the replay window, the run's files and lock):
 //!
-//! 1. [`TrainingRun::open`]: open a new run or resume one;
+//! 1. `TrainingRun::open_with`: open a new run or resume one;
 //! 2. [`TrainingRun::self_play`]: play the generation's games;
 //! 3. [`TrainingRun::train_steps`]: optimizer steps on the replay window;
 //! 4. [`TrainingRun::checkpoint`]: write the new network;
@@ -20,8 +21,8 @@
 //!    ([`TrainingRun::eval_players`]);
 //! 6. [`TrainingRun::gate`]: keep the previous network if the new one
 //!    scored too little;
-//! 7. [`TrainingRun::commit`]: the `"generation"` metrics line and
-//!    `state.json`.
+//! 7. [`crate::driver::RunFiles::commit`]: the `"generation"` metrics line
+//!    and `state.json`.
 //!
 //! Progress goes to a [`Progress`] the caller passes; the library prints
 //! nothing.
@@ -37,18 +38,19 @@ use dama_nn::device::{self, Device};
 use dama_nn::{
     Batch, BatchBuilder, CpuFeatures, Encoding, GameRules, Network, NnEvaluator, Precision, Trainer,
 };
-use dama_run::{
-    EvalEvent, GenerationEvent, MetricsEvent, MetricsWriter, RunDir, RunLock, RunState,
-    SessionEvent,
-};
+use dama_run::dist::{ChunkKind, ChunkName};
+use dama_run::metrics::SelfplayEvent;
+use dama_run::{EvalEvent, LearnerEvent, MetricsEvent, RunDir, RunState, SessionEvent, Store};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use serde::Serialize;
 
 use crate::buffer::{ReplayBuffer, WindowLimits};
-use crate::config::RunConfig;
+use crate::config::{DistributedConfig, RunConfig, RunKind};
+use crate::distributed::{ChunkData, ChunkRead};
+use crate::driver::{Judged, OpenOptions, RunFiles, Stages, TrainFigures};
 use crate::metrics;
-use crate::progress::{GenerationReport, Progress, ProgressEvent, Stage};
+use crate::progress::{Progress, ProgressEvent, Stage};
 use crate::record::{self, GameRecord, Sample};
 use crate::selfplay::{self, EvalCache, SelfplayStats};
 use crate::Error;
@@ -57,26 +59,6 @@ use crate::Error;
 const CHUNK_GAMES: usize = 64;
 /// A training metrics line every this many steps (and the last step).
 const TRAIN_LOG_EVERY: u64 = 10;
-
-/// Removes the temporary files (`*.tmp`) a killed writer left in the run
-/// directory and its subdirectories. Only the lock holder may call it.
-fn remove_stale_temp_files(dir: &RunDir, keep_games: bool) -> Result<(), Error> {
-    for dir in dir.writable_dirs() {
-        if keep_games && dir.file_name().is_some_and(|n| n == "games") {
-            continue;
-        }
-        let Ok(entries) = std::fs::read_dir(&dir) else {
-            continue;
-        };
-        for entry in entries {
-            let path = entry.map_err(|e| Error::io(&dir, e))?.path();
-            if path.extension().is_some_and(|e| e == "tmp") && path.is_file() {
-                std::fs::remove_file(&path).map_err(|e| Error::io(&path, e))?;
-            }
-        }
-    }
-    Ok(())
-}
 
 /// Where a run's replay window comes from when it is rebuilt on resume.
 pub(crate) enum WindowSource<'a> {
@@ -113,34 +95,6 @@ fn games_of(dir: &RunDir, generation: u32) -> Result<Vec<GameRecord>, Error> {
     Ok(games)
 }
 
-/// How `train` was asked to run.
-#[derive(Clone, Debug)]
-pub struct TrainOptions {
-    /// The config (for a resumed run: the one given on the command line,
-    /// which must agree with the frozen one except for `run.generations`,
-    /// `run.device` and the thread counts).
-    pub config: RunConfig,
-    /// The run directory.
-    pub run_dir: PathBuf,
-    /// Continue an existing run.
-    pub resume: bool,
-}
-
-/// What a finished (or stopped) `train` call did.
-#[derive(Clone, Debug, PartialEq)]
-pub struct RunSummary {
-    /// The last finished generation.
-    pub generation: u32,
-    /// Training steps taken.
-    pub step: u64,
-    /// True when stopped by the stop flag before the last generation.
-    pub stopped: bool,
-    /// The last generation's evaluation matches.
-    pub last_eval: Vec<EvalLine>,
-    /// The final checkpoint.
-    pub checkpoint: PathBuf,
-}
-
 /// One evaluation match of a generation.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct EvalLine {
@@ -165,6 +119,54 @@ pub struct EvalLine {
     pub by_side: Vec<dama_run::SideResult>,
 }
 
+impl EvalLine {
+    /// The line of match `r`, played against `opponent` (called `label`).
+    pub(crate) fn of_match<G: dama_game::GameDef>(
+        opponent: &PlayerSpec,
+        label: &str,
+        r: &dama_eval::MatchResult,
+    ) -> EvalLine {
+        EvalLine {
+            opponent: opponent.clone(),
+            label: label.to_owned(),
+            games: r.games,
+            wdl: [r.wdl.wins, r.wdl.draws, r.wdl.losses],
+            score: r.score(),
+            elo: r.elo.elo,
+            elo_lo: r.elo.lo,
+            elo_hi: r.elo.hi,
+            by_side: by_side::<G>(r),
+        }
+    }
+
+    /// Its `"eval"` line: generation `generation`'s match at training step
+    /// `step` against the opponent called `name` in metrics, whose spec
+    /// reads `spec_text`.
+    pub(crate) fn event(
+        &self,
+        generation: u32,
+        step: u64,
+        name: &str,
+        spec_text: &str,
+    ) -> EvalEvent {
+        EvalEvent {
+            generation,
+            step,
+            opponent: name.to_owned(),
+            opponent_spec: spec_text.to_owned(),
+            games: self.games,
+            wins: self.wdl[0],
+            draws: self.wdl[1],
+            losses: self.wdl[2],
+            score: self.score,
+            elo: self.elo,
+            elo_lo: self.elo_lo,
+            elo_hi: self.elo_hi,
+            by_side: self.by_side.clone(),
+        }
+    }
+}
+
 /// An opponent of a generation's evaluation.
 #[derive(Clone, Debug, PartialEq)]
 pub struct EvalOpponent {
@@ -180,13 +182,17 @@ pub struct EvalOpponent {
     pub label: String,
 }
 
-/// Whether two configs agree in everything but the settings a session may
-/// change (`run.generations`, `run.device`, the thread counts and
-/// `[distributed]`).
-pub(crate) fn differs_only_in_session_settings(a: &RunConfig, b: &RunConfig) -> bool {
-    let mut a = a.clone();
-    let mut b = b.clone();
-    for c in [&mut a, &mut b] {
+impl crate::driver::FrozenConfig for RunConfig {
+    fn load_frozen(path: &Path) -> Result<RunConfig, Error> {
+        RunConfig::load(path)
+    }
+
+    fn frozen_text(&self) -> Result<String, Error> {
+        self.to_toml()
+    }
+
+    fn without_session_settings(&self) -> RunConfig {
+        let mut c = self.clone();
         c.run.generations = 0;
         c.run.device = dama_run::DeviceSpec::Auto;
         c.run.threads = 0;
@@ -194,8 +200,8 @@ pub(crate) fn differs_only_in_session_settings(a: &RunConfig, b: &RunConfig) -> 
         c.run.inference_threads = 0;
         c.run.eval_threads = 0;
         c.distributed = crate::config::DistributedConfig::default();
+        c
     }
-    a == b
 }
 
 /// Writes chunk files as games finish.
@@ -299,20 +305,20 @@ pub struct TrainOutcome {
     pub seconds: f64,
 }
 
-/// A training run opened by its trainer: the state that lives across
-/// generations, and one method per stage of a generation.
+/// A network run opened by its trainer: the state that lives across
+/// generations, and one method per stage of a generation (the stages of
+/// [`crate::driver::Stages`], which [`crate::driver::drive`] runs).
 ///
 /// Holds the run's lock for as long as it lives. A stage that sees the
 /// stop flag returns `Ok(None)`; the generation is then abandoned (not
 /// committed), and a later `--resume` redoes it.
 pub struct TrainingRun {
     pub(crate) cfg: RunConfig,
-    pub(crate) dir: RunDir,
+    pub(crate) files: RunFiles,
     pub(crate) device: Device,
     precision: Precision,
     torch_threads: usize,
     search_pool: rayon::ThreadPool,
-    pub(crate) state: RunState,
     pub(crate) trainer: Trainer,
     pub(crate) buffer: ReplayBuffer,
     limits: WindowLimits,
@@ -321,48 +327,34 @@ pub struct TrainingRun {
     self_play_net: Option<Network>,
     tablebase: Option<Arc<dama_tablebase::Tablebase>>,
     cache: EvalCache,
-    pub(crate) metrics: MetricsWriter,
-    /// Self-play positions and games of the finished generations (the
-    /// learning curve's x axes).
-    pub(crate) run_positions: u64,
-    pub(crate) run_games: u64,
-    _lock: RunLock,
 }
 
 impl std::fmt::Debug for TrainingRun {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("TrainingRun")
-            .field("dir", &self.dir)
-            .field("state", &self.state)
+            .field("files", &self.files)
             .finish_non_exhaustive()
     }
 }
 
 impl TrainingRun {
-    /// Stage 1, open or resume: checks the config and the directory, takes
-    /// the run's lock, removes a killed writer's temporary files, then
-    /// starts a new run (the frozen `config.toml`, the generation-0
-    /// network, `state.json`) or resumes one (the config must match the
-    /// frozen one; the network, optimizer, step and replay window are those
-    /// of the last finished generation). Writes the `"session"` line.
+    /// Stage 1, open or resume ([`RunFiles::open`]: the checks, the lock,
+    /// the frozen config): a new run gets its generation-0 network; a
+    /// resumed one continues with the network, optimizer, step and replay
+    /// window of its last finished generation, the window rebuilt from
+    /// `source`. Writes the `"session"` line.
     ///
     /// # Errors
     /// Bad run directories (an existing run without `resume`, a resumed run
     /// with a different config, nothing to resume), a locked run, I/O, the
     /// network.
-    pub fn open(opts: &TrainOptions, progress: &dyn Progress) -> Result<TrainingRun, Error> {
-        TrainingRun::open_with(opts, progress, &WindowSource::SelfPlay)
-    }
-
-    /// [`TrainingRun::open`], with the replay window of a resumed run
-    /// rebuilt from `source`.
     pub(crate) fn open_with(
-        opts: &TrainOptions,
+        cfg: &RunConfig,
+        dir: &RunDir,
+        resume: bool,
         progress: &dyn Progress,
         source: &WindowSource<'_>,
     ) -> Result<TrainingRun, Error> {
-        let dir = RunDir::new(&opts.run_dir);
-        let cfg = &opts.config;
         cfg.validate()?;
         let device = device::resolve(cfg.run.device).map_err(nn_err)?;
         let cpu = CpuFeatures::detect();
@@ -383,76 +375,38 @@ impl TrainingRun {
         let rules: Rules = cfg.rules.draughts().unwrap_or_default();
         let game_rules: GameRules = cfg.game_rules();
 
-        if dir.root().as_os_str().is_empty() {
-            return Err(Error::Config("the run directory must not be empty".into()));
-        }
-        if opts.resume && !dir.config().exists() {
-            return Err(Error::Config(format!(
-                "nothing to resume: {} holds no run (no {})",
-                dir.root().display(),
-                dir.config().display()
-            )));
-        }
-        // One trainer per run: held until the TrainingRun is dropped.
-        let lock = RunLock::acquire(&dir)?;
-        remove_stale_temp_files(&dir, matches!(source, WindowSource::Ledger(_)))?;
-
-        let exists = dir.state().exists();
-        if exists && !opts.resume {
-            return Err(Error::Config(format!(
-                "run directory {} already holds a run: pass --resume to continue it, or choose another --run",
-                dir.root().display()
-            )));
-        }
-        if opts.resume {
-            let frozen = RunConfig::load(&dir.config())?;
-            if !differs_only_in_session_settings(&frozen, cfg) {
-                return Err(Error::Config(format!(
-                    "the config differs from the one {} was started with ({}); only run.generations, run.device and the thread counts may change on --resume",
-                    dir.root().display(),
-                    dir.config().display()
-                )));
-            }
-        }
-        let (state, trainer) = if exists {
-            let state = RunState::load(&dir.state())?;
-            let trainer = dama_nn::load_trainer(
-                &dir.model(state.generation),
-                device,
-                Some(cfg.train.clone()),
-            )
-            .map_err(nn_err)?;
-            (state, trainer)
-        } else {
-            // A new run, or one stopped before its first state.json
-            // (whatever it left, such as a generation-0 weights file
-            // without its sidecar, is not a finished checkpoint): start it
-            // from scratch.
-            if !opts.resume {
-                record::write_atomic(&dir.config(), cfg.to_toml()?.as_bytes())?;
-            }
-            device::manual_seed(cfg.run.seed);
-            let net = Network::new(&cfg.model, device).map_err(nn_err)?;
-            let trainer = Trainer::new(net, cfg.train.clone()).map_err(nn_err)?;
-            dama_nn::save_trainer(&trainer, game_rules, &dir.model(0)).map_err(nn_err)?;
-            (RunState::new_run(), trainer)
-        };
-        // Forget metrics of an unfinished generation (they will be redone).
-        dama_run::truncate_after_generation(&dir.metrics(), state.generation)?;
-        let metrics = MetricsWriter::new(dir.metrics());
-        // Self-play positions and games of the finished generations: the
-        // learning curve's x axes continue from them.
-        let (run_positions, run_games) = dama_run::selfplay_totals(&dir.metrics())?;
+        let files = RunFiles::open(
+            dir,
+            cfg,
+            &OpenOptions {
+                resume,
+                keep_games_temp: matches!(source, WindowSource::Ledger(_)),
+            },
+            || {
+                device::manual_seed(cfg.run.seed);
+                let net = Network::new(&cfg.model, device).map_err(nn_err)?;
+                let trainer = Trainer::new(net, cfg.train.clone()).map_err(nn_err)?;
+                dama_nn::save_trainer(&trainer, game_rules, &dir.model(0)).map_err(nn_err)?;
+                Ok(())
+            },
+        )?;
+        let state = &files.state;
+        let trainer = dama_nn::load_trainer(
+            &dir.model(state.generation),
+            device,
+            Some(cfg.train.clone()),
+        )
+        .map_err(nn_err)?;
         let cpu_model = dama_nn::cpu::cpu_model().unwrap_or_else(|| "unknown CPU".to_owned());
         let warning = cfg.selfplay.precision.warning(device, cpu);
-        metrics.write(&MetricsEvent::Session(SessionEvent {
+        files.session(SessionEvent {
             generation: state.generation,
             cpu: cpu_model.clone(),
             cpu_bf16: cpu.bf16_fast(),
             precision_setting: cfg.selfplay.precision.to_string(),
             precision: precision.to_string(),
             device: format!("{device:?}"),
-        }))?;
+        })?;
         progress.event(ProgressEvent::Note(&format!(
             "self-play inference: {precision} (precision = \"{}\"; {cpu_model}, bf16 instructions: {})",
             cfg.selfplay.precision,
@@ -460,10 +414,6 @@ impl TrainingRun {
         )));
         if let Some(w) = warning {
             progress.event(ProgressEvent::Warning(&w));
-        }
-
-        if !exists {
-            state.save(&dir.state())?;
         }
         if trainer.step() != state.step {
             return Err(Error::BadFile {
@@ -489,7 +439,7 @@ impl TrainingRun {
             + 1;
         for g in first..=state.generation {
             let games = match source {
-                WindowSource::SelfPlay => games_of(&dir, g)?,
+                WindowSource::SelfPlay => games_of(dir, g)?,
                 WindowSource::Ledger(games_of) => games_of(g)?,
             };
             buffer.add_games(g, &games, limits);
@@ -507,33 +457,28 @@ impl TrainingRun {
         let tablebase = open_tablebase(&cfg.selfplay.tablebase, &rules, progress)?;
         Ok(TrainingRun {
             cfg: cfg.clone(),
-            dir,
+            files,
             device,
             precision,
             torch_threads,
             search_pool,
-            state,
             trainer,
             buffer,
             limits,
             self_play_net,
             tablebase,
             cache: EvalCache::new(cfg.selfplay.eval_cache_entries),
-            metrics,
-            run_positions,
-            run_games,
-            _lock: lock,
         })
     }
 
     /// Where the run stands: the last committed generation.
     pub fn state(&self) -> &RunState {
-        &self.state
+        &self.files.state
     }
 
     /// The run directory.
     pub fn dir(&self) -> &RunDir {
-        &self.dir
+        &self.files.dir
     }
 
     /// The positions in the replay window.
@@ -553,7 +498,7 @@ impl TrainingRun {
         gen: u32,
         stop: &AtomicBool,
         progress: &dyn Progress,
-    ) -> Result<Option<SelfplayStats>, Error> {
+    ) -> Result<Option<SelfplayEvent>, Error> {
         let cfg = &self.cfg;
         let net_for_play = self
             .self_play_net
@@ -577,9 +522,9 @@ impl TrainingRun {
             } as u64,
             opponent: None,
         });
-        remove_chunks_of(&self.dir, gen)?;
+        remove_chunks_of(&self.files.dir, gen)?;
         let mut writer = ChunkWriter {
-            dir: self.dir.clone(),
+            dir: self.files.dir.clone(),
             generation: gen,
             pending: Vec::new(),
             next: 0,
@@ -632,6 +577,7 @@ impl TrainingRun {
             return Ok(None);
         }
         writer.flush()?;
+        let sp = metrics::selfplay_event(gen, &sp);
         self.add_games(gen, &games, &sp)?;
         Ok(Some(sp))
     }
@@ -646,12 +592,9 @@ impl TrainingRun {
         &mut self,
         gen: u32,
         games: &[GameRecord],
-        sp: &SelfplayStats,
+        sp: &SelfplayEvent,
     ) -> Result<(), Error> {
-        self.metrics
-            .write(&MetricsEvent::Selfplay(metrics::selfplay_event(gen, sp)))?;
-        self.run_positions += sp.samples as u64;
-        self.run_games += sp.games as u64;
+        self.files.add_selfplay(sp)?;
         self.buffer.add_games(gen, games, self.limits);
         Ok(())
     }
@@ -704,7 +647,8 @@ impl TrainingRun {
                 last_loss = m.loss;
                 progress.event(ProgressEvent::TrainStep { metrics: &m });
                 if (i + 1).is_multiple_of(TRAIN_LOG_EVERY) || i + 1 == steps {
-                    self.metrics
+                    self.files
+                        .metrics
                         .write(&MetricsEvent::Train(metrics::train_event(
                             gen,
                             &m,
@@ -734,7 +678,7 @@ impl TrainingRun {
     /// # Errors
     /// The network, I/O.
     pub fn checkpoint(&self, gen: u32) -> Result<PathBuf, Error> {
-        let ckpt = self.dir.model(gen);
+        let ckpt = self.files.dir.model(gen);
         dama_nn::save_trainer(&self.trainer, self.cfg.game_rules(), &ckpt).map_err(nn_err)?;
         Ok(ckpt)
     }
@@ -754,7 +698,12 @@ impl TrainingRun {
     /// A baseline that is not a player spec (the config's validation
     /// refuses those first).
     pub fn eval_players(&self, gen: u32) -> Result<(PlayerSpec, Vec<EvalOpponent>), Error> {
-        eval_players(&self.cfg, &self.dir, gen, self.state.best_generation)
+        eval_players(
+            &self.cfg,
+            &self.files.dir,
+            gen,
+            self.files.state.best_generation,
+        )
     }
 
     /// Stage 5, evaluation: when due, plays generation `gen`'s network
@@ -796,21 +745,12 @@ impl TrainingRun {
                     progress,
                     tablebase: &self.tablebase,
                 })?;
-                self.metrics.write(&MetricsEvent::Eval(EvalEvent {
-                    generation: gen,
-                    step: self.trainer.step(),
-                    opponent: opp.name.clone(),
-                    opponent_spec: opp.spec_text.clone(),
-                    games: line.games,
-                    wins: line.wdl[0],
-                    draws: line.wdl[1],
-                    losses: line.wdl[2],
-                    score: line.score,
-                    elo: line.elo,
-                    elo_lo: line.elo_lo,
-                    elo_hi: line.elo_hi,
-                    by_side: line.by_side.clone(),
-                }))?;
+                self.files.metrics.write(&MetricsEvent::Eval(line.event(
+                    gen,
+                    self.trainer.step(),
+                    &opp.name,
+                    &opp.spec_text,
+                )))?;
                 evals.push(line);
             }
             Ok::<(), Error>(())
@@ -834,12 +774,12 @@ impl TrainingRun {
     pub fn gate(&mut self, gen: u32, evals: &[EvalLine]) -> Result<bool, Error> {
         let accepted = gate_accepts(&self.cfg, self.eval_due(gen), evals);
         if accepted {
-            self.state.best_generation = gen;
+            self.files.state.best_generation = gen;
             self.self_play_net = None;
         } else if self.self_play_net.is_none() {
             self.self_play_net = Some(
                 dama_nn::load_network_for(
-                    &self.dir.model(self.state.best_generation),
+                    &self.files.dir.model(self.files.state.best_generation),
                     self.device,
                     &self.cfg.game_rules(),
                 )
@@ -849,81 +789,135 @@ impl TrainingRun {
         }
         Ok(accepted)
     }
+}
 
-    /// Stage 7, commit: generation `gen` is finished. Writes its
-    /// `"generation"` line, then `state.json` (the commit point of the
-    /// generation).
-    ///
-    /// # Errors
-    /// I/O.
-    pub fn commit(
-        &mut self,
-        gen: u32,
-        selfplay: &SelfplayStats,
-        training: &TrainOutcome,
-        accepted: bool,
-        took: Duration,
-    ) -> Result<(), Error> {
-        self.state.generation = gen;
-        self.state.step = self.trainer.step();
-        self.state.elapsed_secs += took.as_secs_f64();
-        self.metrics
-            .write(&MetricsEvent::Generation(GenerationEvent {
-                generation: gen,
-                step: self.state.step,
-                best_generation: self.state.best_generation,
-                accepted,
-                seconds: took.as_secs_f64(),
-                train_seconds: training.seconds,
-                selfplay_seconds: selfplay.elapsed.as_secs_f64(),
-                buffer_positions: self.buffer.len() as u64,
-                loss: training.last_loss,
-                // The learning curve's axes: time spent in generations
-                // (summed over sessions, pauses excluded) and self-play
-                // totals so far.
-                run_seconds: Some(self.state.elapsed_secs),
-                run_positions: Some(self.run_positions),
-                run_games: Some(self.run_games),
-            }))?;
-        self.state.save(&self.dir.state())?;
-        Ok(())
+impl Stages for TrainingRun {
+    type Item = GameRecord;
+
+    fn files(&self) -> &RunFiles {
+        &self.files
     }
 
-    /// Plays one whole generation (stages 2 to 7): its report, or `None`
-    /// when stopped.
-    ///
-    /// # Errors
-    /// As the stages.
-    pub fn generation(
+    fn files_mut(&mut self) -> &mut RunFiles {
+        &mut self.files
+    }
+
+    fn kind(&self) -> RunKind {
+        RunKind::Network
+    }
+
+    fn generations(&self) -> u32 {
+        self.cfg.run.generations
+    }
+
+    fn distributed(&self) -> &DistributedConfig {
+        &self.cfg.distributed
+    }
+
+    fn games_wanted(&self, gen: u32) -> u64 {
+        (if gen <= self.cfg.teacher.generations {
+            self.cfg.teacher.games
+        } else {
+            self.cfg.selfplay.games_per_generation
+        }) as u64
+    }
+
+    fn self_play(
         &mut self,
+        gen: u32,
         stop: &AtomicBool,
         progress: &dyn Progress,
-    ) -> Result<Option<GenerationReport>, Error> {
-        let gen = self.state.generation + 1;
-        let gen_start = Instant::now();
-        let Some(sp) = self.self_play(gen, stop, progress)? else {
-            return Ok(None);
-        };
-        let Some(training) = self.train_steps(gen, stop, progress)? else {
+    ) -> Result<Option<SelfplayEvent>, Error> {
+        TrainingRun::self_play(self, gen, stop, progress)
+    }
+
+    fn read_chunk(&self, store: &dyn Store, name: &ChunkName) -> ChunkRead<GameRecord> {
+        if name.kind != ChunkKind::Games {
+            return Ok(Err(
+                "a learned-evaluator run's samples, not a network run's games".to_owned(),
+            ));
+        }
+        Ok(
+            crate::distributed::read_chunk(store, &name.key())?.map(|games| ChunkData {
+                games: games.len() as u64,
+                samples: games.iter().map(|g| g.samples.len() as u64).sum(),
+                items: games,
+            }),
+        )
+    }
+
+    fn ingested(
+        &self,
+        gen: u32,
+        items: &[GameRecord],
+        _: &LearnerEvent,
+        seconds: f64,
+    ) -> SelfplayEvent {
+        metrics::selfplay_event(
+            gen,
+            &selfplay::stats_of_games(items, Duration::from_secs_f64(seconds)),
+        )
+    }
+
+    fn add_ingested(
+        &mut self,
+        gen: u32,
+        items: Vec<GameRecord>,
+        sp: &SelfplayEvent,
+    ) -> Result<(), Error> {
+        self.add_games(gen, &items, sp)
+    }
+
+    fn train(
+        &mut self,
+        gen: u32,
+        stop: &AtomicBool,
+        progress: &dyn Progress,
+    ) -> Result<Option<TrainFigures>, Error> {
+        let Some(t) = self.train_steps(gen, stop, progress)? else {
             return Ok(None);
         };
         self.checkpoint(gen)?;
+        self.files.state.step = self.trainer.step();
+        Ok(Some(TrainFigures {
+            steps: t.steps,
+            loss: t.last_loss,
+            window: self.buffer.len() as u64,
+            seconds: t.seconds,
+            samples_per_sec: (t.steps as f64 * self.cfg.train.batch_size as f64)
+                / t.seconds.max(1e-9),
+        }))
+    }
+
+    fn judge(
+        &mut self,
+        gen: u32,
+        stop: &AtomicBool,
+        progress: &dyn Progress,
+    ) -> Result<Option<Judged>, Error> {
         let Some(evals) = self.evaluate(gen, stop, progress)? else {
             return Ok(None);
         };
         let accepted = self.gate(gen, &evals)?;
-        // One measure of the generation's time for state.json and its
-        // metrics line, so the run's totals agree.
-        let took = gen_start.elapsed();
-        self.commit(gen, &sp, &training, accepted, took)?;
-        Ok(Some(GenerationReport {
-            generation: gen,
-            selfplay: sp,
-            loss: training.last_loss,
-            evals,
-            accepted,
-            took: gen_start.elapsed(),
-        }))
+        Ok(Some(Judged { evals, accepted }))
+    }
+
+    fn published(&self, g: u32) -> Vec<(PathBuf, String)> {
+        vec![
+            (self.files.dir.model(g), dama_run::dist::model_key(g)),
+            (
+                self.files.dir.model_sidecar(g),
+                dama_run::dist::sidecar_key(g),
+            ),
+        ]
+    }
+
+    fn network_file(&self, g: u32) -> PathBuf {
+        self.files.dir.model(g)
+    }
+
+    fn best_file(&self) -> Option<PathBuf> {
+        Some(self.files.dir.model(self.files.state.best_generation))
     }
 }
 
@@ -988,47 +982,6 @@ fn eval_players(
         });
     }
     Ok((network(dir.model(gen)), opponents))
-}
-
-/// Runs (or resumes) a training run until `config.run.generations` are done
-/// or `stop` is set: [`TrainingRun::open`], then one
-/// [`TrainingRun::generation`] after another. Stopping abandons the
-/// unfinished generation; the run resumes from the last finished one.
-///
-/// # Errors
-/// Bad run directories (an existing run without `resume`, a resumed run
-/// with a different config), I/O, the network, the search.
-pub fn train(
-    opts: &TrainOptions,
-    stop: &AtomicBool,
-    progress: &dyn Progress,
-) -> Result<RunSummary, Error> {
-    let mut run = TrainingRun::open(opts, progress)?;
-    let mut last_eval = Vec::new();
-    let mut stopped = false;
-    while run.state.generation < run.cfg.run.generations {
-        if stop.load(Ordering::SeqCst) {
-            stopped = true;
-            break;
-        }
-        match run.generation(stop, progress)? {
-            Some(report) => {
-                progress.event(ProgressEvent::GenerationFinished(&report));
-                last_eval = report.evals;
-            }
-            None => {
-                stopped = true;
-                break;
-            }
-        }
-    }
-    Ok(RunSummary {
-        generation: run.state.generation,
-        step: run.state.step,
-        stopped,
-        last_eval,
-        checkpoint: run.dir.model(run.state.generation),
-    })
 }
 
 /// The endgame tables named by `[selfplay] tablebase`: `None` if the key is
@@ -1136,18 +1089,11 @@ fn eval_match<G: dama_game::GameDef>(
     let r =
         dama_eval::play_match(a.as_ref(), b.as_ref(), &config, &on_progress).map_err(Error::Eval);
     progress.event(ProgressEvent::StageFinished { stage: Stage::Eval });
-    let r = r?;
-    Ok(EvalLine {
-        opponent: opponent.spec.clone(),
-        label: opponent.label.clone(),
-        games: r.games,
-        wdl: [r.wdl.wins, r.wdl.draws, r.wdl.losses],
-        score: r.score(),
-        elo: r.elo.elo,
-        elo_lo: r.elo.lo,
-        elo_hi: r.elo.hi,
-        by_side: by_side::<G>(&r),
-    })
+    Ok(EvalLine::of_match::<G>(
+        &opponent.spec,
+        &opponent.label,
+        &r?,
+    ))
 }
 
 /// A match's results by the side the first player (`a`) played, named by
@@ -1277,8 +1223,8 @@ mod tests {
         b.run.device = dama_run::DeviceSpec::Cpu;
         b.run.torch_threads = 1;
         b.run.inference_threads = 3;
-        assert!(differs_only_in_session_settings(&a, &b));
+        assert!(crate::driver::same_run(&a, &b));
         b.run.seed += 1;
-        assert!(!differs_only_in_session_settings(&a, &b));
+        assert!(!crate::driver::same_run(&a, &b));
     }
 }

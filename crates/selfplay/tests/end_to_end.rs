@@ -35,7 +35,7 @@ fn options(dir: &std::path::Path, generations: u32, resume: bool) -> TrainOption
     let mut config = RunConfig::parse(TINY).expect("tiny config parses");
     config.run.generations = generations;
     TrainOptions {
-        config,
+        config: config.into(),
         run_dir: dir.join("tiny"),
         resume,
     }
@@ -190,7 +190,10 @@ fn resume_with_a_changed_config_is_refused() {
     let stop = AtomicBool::new(false);
     train(&options(tmp.path(), 1, false), &stop, &NoProgress).unwrap();
     let mut changed = options(tmp.path(), 2, true);
-    changed.config.search.simulations = 8;
+    let dama_selfplay::AnyConfig::Network(c) = &mut changed.config else {
+        panic!("a network run")
+    };
+    c.search.simulations = 8;
     let err = train(&changed, &stop, &NoProgress).unwrap_err().to_string();
     assert!(err.contains("differs"), "{err}");
 }
@@ -275,7 +278,7 @@ fn every_variant_trains_and_its_records_and_checkpoints_carry_its_rules() {
         let rules = config.rules.draughts().unwrap();
         assert_eq!(rules.variant, variant);
         let options = TrainOptions {
-            config,
+            config: config.into(),
             run_dir: tmp.path().join("v"),
             resume: false,
         };
@@ -331,9 +334,12 @@ fn every_variant_trains_and_its_records_and_checkpoints_carry_its_rules() {
 fn teacher_generations_play_alpha_beta_games_then_self_play_takes_over() {
     let tmp = tempfile::tempdir().unwrap();
     let mut opts = options(tmp.path(), 2, false);
-    opts.config.teacher.generations = 1;
-    opts.config.teacher.games = 6;
-    opts.config.teacher.depth = 2;
+    let dama_selfplay::AnyConfig::Network(c) = &mut opts.config else {
+        panic!("a network run")
+    };
+    c.teacher.generations = 1;
+    c.teacher.games = 6;
+    c.teacher.depth = 2;
     opts.config.validate().unwrap();
     let stop = AtomicBool::new(false);
     let summary = train(&opts, &stop, &NoProgress).unwrap();

@@ -17,10 +17,31 @@ use std::sync::Mutex;
 use common::{worker, SetOnDrop};
 use dama_run::dist::{ChunkKind, ChunkName, ChunkUse, Ledger, ModelPointer};
 use dama_run::metrics::{read_metrics, MetricsEvent};
-use dama_selfplay::nnue::{NnueConfig, NnueProgress, NnueSummary};
+use dama_selfplay::nnue::NnueConfig;
 use dama_selfplay::{
-    learn_nnue, run_worker, NnueLearnerOptions, NoProgress, RunDir, RunState, WorkerSummary,
+    learn, run_worker, LearnerOptions, NoProgress, Progress, ProgressEvent, RunDir, RunState,
+    RunSummary, Stage, TrainOptions, WorkerSummary,
 };
+
+/// A learned-evaluator run's learner on its own run directory.
+struct NnueLearnerOptions {
+    config: NnueConfig,
+    run_dir: std::path::PathBuf,
+    resume: bool,
+}
+
+impl NnueLearnerOptions {
+    fn learner(&self) -> LearnerOptions {
+        LearnerOptions {
+            train: TrainOptions {
+                config: self.config.clone().into(),
+                run_dir: self.run_dir.clone(),
+                resume: self.resume,
+            },
+            store: None,
+        }
+    }
+}
 
 /// Sized like `nnue_run.rs`'s run: seconds per generation in a debug build.
 const TINY: &str = r#"
@@ -58,9 +79,9 @@ poll_secs = 0.05
 fn session(
     opts: &NnueLearnerOptions,
     stop_learner: &AtomicBool,
-    progress: &(dyn Fn(NnueProgress) + Sync),
+    progress: &dyn Progress,
     cache: &Path,
-) -> (NnueSummary, [WorkerSummary; 2]) {
+) -> (RunSummary, [WorkerSummary; 2]) {
     let stop_workers = AtomicBool::new(false);
     let store = opts.run_dir.clone();
     let run = |id: &str| {
@@ -74,7 +95,7 @@ fn session(
     std::thread::scope(|s| {
         let l = s.spawn(|| {
             let _stop_workers = SetOnDrop(&stop_workers);
-            learn_nnue(opts, stop_learner, progress)
+            learn(&opts.learner(), stop_learner, progress)
         });
         let a = s.spawn(|| run("a"));
         let b = s.spawn(|| run("b"));
@@ -110,20 +131,19 @@ fn a_learner_and_two_workers_consume_every_chunk_once_across_a_resume() {
         config,
         run_dir: root.clone(),
         resume: false,
-        store: None,
     };
 
     // Session 1: stopped as generation 2 starts training (after its
     // ingest: its chunks were read, but its ledger is not written).
     let stop = AtomicBool::new(false);
     let warnings = Mutex::new(Vec::new());
-    let progress = |p: NnueProgress| match p {
-        NnueProgress::Stage {
+    let progress = |p: ProgressEvent<'_>| match p {
+        ProgressEvent::StageStarted {
             generation: 2,
-            stage: "train",
+            stage: Stage::Train,
             ..
         } => stop.store(true, Ordering::SeqCst),
-        NnueProgress::Warning(w) => warnings.lock().unwrap().push(w),
+        ProgressEvent::Warning(w) => warnings.lock().unwrap().push(w.to_owned()),
         _ => {}
     };
     let (first, workers_1) = session(&opts, &stop, &progress, &cache);
@@ -150,7 +170,7 @@ fn a_learner_and_two_workers_consume_every_chunk_once_across_a_resume() {
     // Session 2: resumed to the end; the workers restart with their ids.
     opts.resume = true;
     let never = AtomicBool::new(false);
-    let (second, workers_2) = session(&opts, &never, &|_| {}, &cache);
+    let (second, workers_2) = session(&opts, &never, &NoProgress, &cache);
     assert!(
         !second.stopped && second.generation == 2 && second.best_generation == 2,
         "{second:?}"
@@ -321,10 +341,9 @@ fn a_tafl_learner_and_two_workers_train_tafls_evaluator() {
         config,
         run_dir: root.clone(),
         resume: false,
-        store: None,
     };
     let stop = AtomicBool::new(false);
-    let (summary, workers) = session(&opts, &stop, &|_: NnueProgress| {}, &tmp.path().join("c"));
+    let (summary, workers) = session(&opts, &stop, &NoProgress, &tmp.path().join("c"));
     assert!(!summary.stopped && summary.generation == 2, "{summary:?}");
     assert!(workers.iter().map(|w| w.status.chunks).sum::<u64>() >= 8);
     let run = RunDir::new(&root);

@@ -7,8 +7,8 @@
 use std::sync::atomic::AtomicBool;
 
 use dama_run::metrics::{read_metrics, MetricsEvent};
-use dama_selfplay::nnue::{run_nnue, NnueConfig, NnueProgress, NnueRunOptions};
-use dama_selfplay::{RunDir, RunKind};
+use dama_selfplay::nnue::NnueConfig;
+use dama_selfplay::{NoProgress, RunDir, RunKind, RunSummary, TrainOptions};
 
 const TINY: &str = r#"
 [run]
@@ -41,15 +41,21 @@ fn config(text: &str) -> NnueConfig {
     c
 }
 
-fn run(config: &NnueConfig, dir: &RunDir, resume: bool) -> dama_selfplay::nnue::NnueSummary {
-    run_nnue(
-        config,
-        dir,
-        NnueRunOptions { resume },
-        &AtomicBool::new(false),
-        &|_: NnueProgress| {},
-    )
-    .unwrap()
+fn try_run(
+    config: &NnueConfig,
+    dir: &RunDir,
+    resume: bool,
+) -> Result<RunSummary, dama_selfplay::Error> {
+    let opts = TrainOptions {
+        config: config.clone().into(),
+        run_dir: dir.root().to_path_buf(),
+        resume,
+    };
+    dama_selfplay::train(&opts, &AtomicBool::new(false), &NoProgress)
+}
+
+fn run(config: &NnueConfig, dir: &RunDir, resume: bool) -> RunSummary {
+    try_run(config, dir, resume).unwrap()
 }
 
 #[test]
@@ -97,17 +103,19 @@ fn a_run_trains_gates_evaluates_and_resumes_bit_for_bit() {
     let mut one = cfg.clone();
     one.run.generations = 1;
     assert_eq!(run(&one, &parts, false).generation, 1);
-    let err = run_nnue(
-        &one,
-        &parts,
-        NnueRunOptions { resume: false },
-        &AtomicBool::new(false),
-        &|_: NnueProgress| {},
-    )
-    .unwrap_err()
-    .to_string();
+    let err = try_run(&one, &parts, false).unwrap_err().to_string();
     assert!(err.contains("already holds a run"), "{err}");
-    assert_eq!(run(&cfg, &parts, true).generation, 2);
+    // A session setting (the games played at once) may change on resume,
+    // as in a network run; the networks do not depend on it.
+    let mut session = cfg.clone();
+    session.run.threads = 1;
+    assert_eq!(run(&session, &parts, true).generation, 2);
+    let sessions = read_metrics(&parts.metrics())
+        .unwrap()
+        .into_iter()
+        .filter(|e| matches!(e, MetricsEvent::Session(_)))
+        .count();
+    assert_eq!(sessions, 2, "one session line per invocation");
     for g in 1..=2 {
         assert_eq!(
             std::fs::read(whole.evaluator(g)).unwrap(),
@@ -123,16 +131,8 @@ fn a_run_trains_gates_evaluates_and_resumes_bit_for_bit() {
     // A resume with another config is refused.
     let mut other = cfg.clone();
     other.train.lr = 0.01;
-    let err = run_nnue(
-        &other,
-        &parts,
-        NnueRunOptions { resume: true },
-        &AtomicBool::new(false),
-        &|_: NnueProgress| {},
-    )
-    .unwrap_err()
-    .to_string();
-    assert!(err.contains("differs from the config given"), "{err}");
+    let err = try_run(&other, &parts, true).unwrap_err().to_string();
+    assert!(err.contains("differs from the one"), "{err}");
 
     // Another variant's evaluator is refused by the engine's loader.
     let croda: dama_engine::Rules = "variant=croda".parse().unwrap();
@@ -307,15 +307,13 @@ fn a_run_starts_from_a_network_and_trains_on_from_it() {
         croda.train.init = init.clone();
         croda.rules =
             dama_nn::GameRules::parse(dama_nn::GameName::Draughts, "variant=croda").unwrap();
-        let err = run_nnue(
+        let err = try_run(
             &croda,
             &RunDir::new(
                 tmp.path()
                     .join(format!("bad-{}", String::from(init.clone()).len())),
             ),
-            NnueRunOptions { resume: false },
-            &AtomicBool::new(false),
-            &|_: NnueProgress| {},
+            false,
         )
         .unwrap_err()
         .to_string();
@@ -421,14 +419,8 @@ depth = 1
     // No shipped Tafl network to start from.
     let mut shipped = cfg.clone();
     shipped.train.init = dama_selfplay::nnue::TrainInit::Start(dama_game::EvalSource::Shipped);
-    let err = run_nnue(
-        &shipped,
-        &RunDir::new(tmp.path().join("shipped")),
-        NnueRunOptions { resume: false },
-        &AtomicBool::new(false),
-        &|_: NnueProgress| {},
-    )
-    .unwrap_err()
-    .to_string();
+    let err = try_run(&shipped, &RunDir::new(tmp.path().join("shipped")), false)
+        .unwrap_err()
+        .to_string();
     assert!(err.contains("ships no learned evaluator"), "{err}");
 }

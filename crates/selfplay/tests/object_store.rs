@@ -30,7 +30,7 @@ fn a_learner_and_two_workers_share_an_object_store() {
     let local = tmp.path().join("learner");
     let learner = LearnerOptions {
         train: TrainOptions {
-            config,
+            config: config.into(),
             run_dir: local.clone(),
             resume: false,
         },
@@ -99,7 +99,7 @@ fn a_learner_and_two_workers_share_an_object_store() {
 #[test]
 fn a_learned_evaluator_run_shares_an_object_store() {
     use dama_selfplay::nnue::NnueConfig;
-    use dama_selfplay::{learn_nnue, NnueLearnerOptions};
+    use dama_selfplay::{learn, LearnerOptions, TrainOptions};
     let tmp = tempfile::tempdir().unwrap();
     let url = "memory:///object-store-test/nnue";
     let config: NnueConfig = toml::from_str(
@@ -111,10 +111,12 @@ fn a_learned_evaluator_run_shares_an_object_store() {
     )
     .unwrap();
     let local = tmp.path().join("learner");
-    let learner = NnueLearnerOptions {
-        config,
-        run_dir: local.clone(),
-        resume: false,
+    let learner = LearnerOptions {
+        train: TrainOptions {
+            config: config.into(),
+            run_dir: local.clone(),
+            resume: false,
+        },
         store: Some(url.to_owned()),
     };
     let stop = AtomicBool::new(false);
@@ -132,7 +134,7 @@ fn a_learned_evaluator_run_shares_an_object_store() {
     let (summary, workers) = std::thread::scope(|s| {
         let l = s.spawn(|| {
             let stop_workers = SetOnDrop(&stop);
-            let r = learn_nnue(&learner, &learner_stop, &|_| {});
+            let r = learn(&learner, &learner_stop, &NoProgress);
             if r.is_ok() {
                 // The workers stop when they read that the learner is done.
                 std::mem::forget(stop_workers);

@@ -56,7 +56,7 @@ fn the_notebooks_reader_sees_the_rust_schema_on_a_real_run() {
             // The tiny run of `tests/common`, one generation, evaluated.
             let mut config = RunConfig::parse(common::TINY).unwrap();
             config.run.generations = 1;
-            config
+            config.into()
         },
         run_dir: dir.root().to_path_buf(),
         resume: false,

@@ -36,7 +36,7 @@ fn config(generations: u32) -> RunConfig {
 
 fn options(dir: &Path, generations: u32, resume: bool) -> TrainOptions {
     TrainOptions {
-        config: config(generations),
+        config: config(generations).into(),
         run_dir: dir.to_path_buf(),
         resume,
     }

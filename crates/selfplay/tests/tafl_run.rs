@@ -32,7 +32,7 @@ fn a_tafl_run_trains_evaluates_per_side_and_resumes() {
     let run = tmp.path().join("t");
     let stop = AtomicBool::new(false);
     let opts = TrainOptions {
-        config: config.clone(),
+        config: config.clone().into(),
         run_dir: run.clone(),
         resume: false,
     };
@@ -119,7 +119,7 @@ fn a_tafl_run_trains_evaluates_per_side_and_resumes() {
     draughts.run.generations = 2;
     let err = train(
         &TrainOptions {
-            config: draughts,
+            config: draughts.into(),
             run_dir: run.clone(),
             resume: true,
         },
@@ -132,7 +132,7 @@ fn a_tafl_run_trains_evaluates_per_side_and_resumes() {
     config.run.generations = 2;
     let summary = train(
         &TrainOptions {
-            config,
+            config: config.into(),
             run_dir: run.clone(),
             resume: true,
         },

@@ -12,8 +12,9 @@
 //!   settings from random openings seeded by the run, the worker and the
 //!   chunk's sequence, and uploads their samples as one sample file
 //!   (`games/w-<worker>-g<MMMM>-<SSSSSS>-n<games>.samples`).
-//! - The **learner** ([`learn_nnue`]) is [`NnueRun`]'s stages with an
-//!   ingest stage in place of self-play: it consumes new chunks until
+//! - The **learner** ([`crate::learn`]) is the one run driver over
+//!   [`crate::nnue::NnueRun`]'s stages, with an ingest stage in place of
+//!   self-play: it consumes new chunks until
 //!   `selfplay.games_per_generation` games are in (skipping those played
 //!   with an evaluator more than `[distributed] max_staleness` generations
 //!   older than the best, and unreadable ones, with a warning naming
@@ -30,64 +31,16 @@ use dama_eval::random_openings;
 use dama_nnue::{decode_samples, encode_samples, samples_file_bound, LearnedGame, Sample};
 use dama_registry::WithLearnedGame;
 use dama_run::dist::{self, ChunkKind, ChunkName};
-use dama_run::metrics::SelfplayEvent;
-use dama_run::{LocalStore, MetricsEvent, RunDir, Store, StoreError};
+use dama_run::{RunDir, Store, StoreError};
 
 use super::{
-    fetch_files, store_err, ChunkData, ChunkPlan, ChunkPlayer, ChunkRead, Learner, Uploaded,
-    WorkerOptions,
+    fetch_files, store_err, ChunkData, ChunkPlan, ChunkPlayer, ChunkRead, Uploaded, WorkerOptions,
 };
 use crate::config::{DistributedConfig, MAX_GAMES_PER_CHUNK};
-use crate::nnue::{
-    play_openings, NnueConfig, NnueProgress, NnueRun, NnueRunOptions, NnueSummary,
-    MAX_EVALUATOR_FILE,
-};
+use crate::nnue::{play_openings, NnueConfig, MAX_EVALUATOR_FILE};
 use crate::progress::{Progress, ProgressEvent, Stage};
 use crate::selfplay::SelfplayStats;
 use crate::Error;
-
-/// How `dama learner` runs a learned-evaluator run.
-#[derive(Clone, Debug)]
-pub struct NnueLearnerOptions {
-    /// The run's config.
-    pub config: NnueConfig,
-    /// The learner's run directory (state, networks, samples, metrics).
-    pub run_dir: PathBuf,
-    /// Continue the run there (its `config.toml` must match `config` but
-    /// for `run.generations` and `[distributed]`).
-    pub resume: bool,
-    /// The store workers write to; `None`: the run directory itself.
-    pub store: Option<String>,
-}
-
-/// Forwards the shared stages' events (ingest, notes, warnings) to a
-/// learned-evaluator run's progress.
-struct Forward<'a>(&'a (dyn Fn(NnueProgress) + Sync));
-
-impl Progress for Forward<'_> {
-    fn event(&self, event: ProgressEvent<'_>) {
-        let report = self.0;
-        match event {
-            ProgressEvent::Note(n) => report(NnueProgress::Note(n.to_owned())),
-            ProgressEvent::Warning(w) => report(NnueProgress::Warning(w.to_owned())),
-            ProgressEvent::StageStarted {
-                generation,
-                stage: Stage::Ingest,
-                total,
-                ..
-            } => report(NnueProgress::Stage {
-                generation,
-                stage: "ingest",
-                total,
-            }),
-            ProgressEvent::Ingested { games, chunks } => report(NnueProgress::Tick {
-                done: games,
-                message: format!("from {chunks} chunks"),
-            }),
-            _ => {}
-        }
-    }
-}
 
 /// The message of a sample file's error, without the (local, perhaps
 /// temporary) path that the warning's store key replaces.
@@ -100,7 +53,7 @@ fn samples_reason(path: &Path, e: &dama_nnue::Error) -> String {
 }
 
 /// Reads the samples chunk `name`: its samples, or why it is unusable.
-fn read_samples_chunk<G: LearnedGame>(
+pub(crate) fn read_samples_chunk<G: LearnedGame>(
     store: &dyn Store,
     name: &ChunkName,
     config: &NnueConfig,
@@ -135,157 +88,6 @@ fn read_samples_chunk<G: LearnedGame>(
     }
 }
 
-/// Runs (or resumes) a learned-evaluator run's learner until
-/// `run.generations` are done or `stop` is set: [`NnueRun`]'s stages with
-/// an ingest stage in place of self-play (see the module's documentation).
-///
-/// # Errors
-/// As [`crate::nnue::run_nnue`], and the store's errors.
-pub fn learn_nnue(
-    opts: &NnueLearnerOptions,
-    stop: &AtomicBool,
-    progress: &(dyn Fn(NnueProgress) + Sync),
-) -> Result<NnueSummary, Error> {
-    struct Learn<'a> {
-        opts: &'a NnueLearnerOptions,
-        stop: &'a AtomicBool,
-        progress: &'a (dyn Fn(NnueProgress) + Sync),
-    }
-    impl WithLearnedGame for Learn<'_> {
-        type Output = Result<NnueSummary, Error>;
-        fn run<G: LearnedGame>(self) -> Self::Output {
-            learn_game::<G>(self.opts, self.stop, self.progress)
-        }
-    }
-    opts.config.with_game(Learn {
-        opts,
-        stop,
-        progress,
-    })
-}
-
-/// [`learn_nnue`] for game `G`, the config's.
-fn learn_game<G: LearnedGame>(
-    opts: &NnueLearnerOptions,
-    stop: &AtomicBool,
-    progress: &(dyn Fn(NnueProgress) + Sync),
-) -> Result<NnueSummary, Error> {
-    let dir = RunDir::new(&opts.run_dir);
-    let store: Box<dyn Store> = match &opts.store {
-        Some(url) => dama_run::open_store(url).map_err(store_err)?,
-        None => Box::new(LocalStore::new(dir.root())),
-    };
-    let mut run = NnueRun::<G>::open(
-        &opts.config,
-        &dir,
-        NnueRunOptions {
-            resume: opts.resume,
-        },
-    )?;
-    let config = run.config().clone();
-    let rules = config.rules_of::<G>()?;
-    let generations = config.run.generations;
-    let mut learner = Learner::open(store.as_ref(), &dir, run.state().generation)?;
-    // Generation 0, the handcrafted evaluation, has no file (a network
-    // the run starts from has).
-    let starts_from_network = run.starts_from_network();
-    let evaluator_files = |g: u32| {
-        if g == 0 && !starts_from_network {
-            Vec::new()
-        } else {
-            vec![(dir.evaluator(g), dist::evaluator_key(g))]
-        }
-    };
-    let (best, finished) = (run.state().best_generation, run.state().generation);
-    learner.publish(
-        &evaluator_files(best),
-        best,
-        finished,
-        finished >= generations,
-    )?;
-    let forward = Forward(progress);
-    let mut read =
-        |store: &dyn Store, name: &ChunkName| read_samples_chunk::<G>(store, name, &config, &rules);
-    let stopped = || stop.load(Ordering::SeqCst);
-    while run.state().generation < generations {
-        if stopped() {
-            return Ok(run.summary(true));
-        }
-        let gen = run.state().generation + 1;
-        let gen_start = Instant::now();
-        let Some(ingest) = learner.ingest(
-            gen,
-            u64::from(config.selfplay.games_per_generation),
-            run.state().best_generation,
-            config.distributed.max_staleness,
-            config.distributed.poll_secs,
-            stop,
-            &forward,
-            &mut read,
-        )?
-        else {
-            return Ok(run.summary(true));
-        };
-        let t = Instant::now();
-        // How fast the games arrived (the session's first generation: over
-        // its ingest stage). Chunks record samples, not the games' ends, so
-        // the line has no results or lengths.
-        let window = if ingest.window_seconds.is_finite() {
-            ingest.window_seconds
-        } else {
-            ingest.learner.ingest_seconds
-        }
-        .max(1e-9);
-        let sp = SelfplayEvent {
-            generation: gen,
-            games: ingest.learner.games,
-            samples: ingest.learner.samples,
-            seconds: window,
-            games_per_hour: ingest.learner.games as f64 * 3600.0 / window,
-            positions_per_sec: ingest.learner.samples as f64 / window,
-            ..SelfplayEvent::default()
-        };
-        run.add_samples(gen, &ingest.items, &sp)?;
-        let mut learner_line = ingest.learner;
-        learner_line.read_seconds += t.elapsed().as_secs_f64();
-        learner_line.seconds_per_chunk =
-            learner_line.read_seconds / (learner_line.chunks.max(1) as f64);
-        if stopped() {
-            return Ok(run.summary(true));
-        }
-        let trained = run.train(gen, &ingest.items, progress)?;
-        learner_line.samples_per_sec =
-            (trained.steps * config.train.batch_size) as f64 / trained.seconds.max(1e-9);
-        if stopped() {
-            // The network is written; the generation is not finished.
-            return Ok(run.summary(true));
-        }
-        let accepted = run.gate(gen, &trained, progress)?;
-        let evaluated = run.evaluate(gen, progress)?;
-        run.write_metrics(&MetricsEvent::Learner(learner_line.clone()))?;
-        for w in &ingest.workers {
-            run.write_metrics(&MetricsEvent::Worker(w.clone()))?;
-        }
-        learner.write_ledger(gen, ingest.ledger)?;
-        let line = run.commit(
-            gen,
-            &sp,
-            &trained,
-            accepted,
-            evaluated.as_ref(),
-            gen_start.elapsed().as_secs_f64(),
-        )?;
-        let best = run.state().best_generation;
-        learner.publish(&evaluator_files(best), best, gen, gen >= generations)?;
-        progress(NnueProgress::Learner {
-            learner: learner_line,
-            workers: ingest.workers,
-        });
-        progress(NnueProgress::Generation(line));
-    }
-    Ok(run.summary(false))
-}
-
 /// The player of a learned-evaluator run's worker: the alpha-beta engine
 /// with the pointer's evaluation plays chunks of games, whose samples it
 /// uploads as one sample file.
@@ -303,8 +105,9 @@ pub(crate) struct EvaluatorPlayer<G: LearnedGame> {
 /// the run's distributed settings and seed.
 ///
 /// # Errors
-/// As [`EvaluatorPlayer::new`], and a game whose engine learns no
-/// evaluation.
+/// A config that does not parse or is invalid (naming `config_path`),
+/// overrides out of bounds (naming the key), a game whose engine learns no
+/// evaluation, the threads cannot start.
 pub(crate) fn evaluator_player(
     text: &str,
     config_path: &Path,
@@ -312,68 +115,52 @@ pub(crate) fn evaluator_player(
     progress: &dyn Progress,
 ) -> Result<(Box<dyn ChunkPlayer>, DistributedConfig, u64), Error> {
     struct New<'a> {
-        text: &'a str,
-        config_path: &'a Path,
+        config: NnueConfig,
         opts: &'a WorkerOptions,
-        progress: &'a dyn Progress,
     }
     impl WithLearnedGame for New<'_> {
         type Output = Result<(Box<dyn ChunkPlayer>, DistributedConfig, u64), Error>;
         fn run<G: LearnedGame>(self) -> Self::Output {
-            let (player, distributed, seed) =
-                EvaluatorPlayer::<G>::new(self.text, self.config_path, self.opts, self.progress)?;
+            let (player, distributed, seed) = EvaluatorPlayer::<G>::new(self.config, self.opts)?;
             Ok((Box::new(player), distributed, seed))
         }
     }
-    let config: NnueConfig = toml::from_str(text).map_err(|e| Error::BadFile {
+    let bad = |reason: String| Error::BadFile {
         path: config_path.to_path_buf(),
-        reason: e.to_string(),
-    })?;
-    config.with_game(New {
-        text,
-        config_path,
-        opts,
-        progress,
-    })
+        reason,
+    };
+    let mut config: NnueConfig = toml::from_str(text).map_err(|e| bad(e.to_string()))?;
+    config.validate().map_err(|e| bad(e.to_string()))?;
+    if let Some(n) = opts.games_per_chunk {
+        config.distributed.games_per_chunk = n;
+    }
+    if let Some(p) = opts.poll_secs {
+        config.distributed.poll_secs = p;
+    }
+    // No network: the engine's games in parallel are this worker's threads
+    // (`--torch-threads 1`: one worker per core).
+    if let Some(t) = opts.torch_threads {
+        config.run.threads = t;
+    }
+    if opts.device.is_some() {
+        progress.event(ProgressEvent::Note(
+            "a learned-evaluator run's worker plays on the CPU: --device is not used",
+        ));
+    }
+    config.validate()?;
+    config.clone().with_game(New { config, opts })
 }
 
 impl<G: LearnedGame> EvaluatorPlayer<G> {
-    /// The player of the run whose config is `text` (read from
-    /// `config_path`), with `opts`' overrides; with the run's distributed
-    /// settings and seed.
+    /// The player of the run whose config (with the worker's overrides) is
+    /// `config`; with the run's distributed settings and seed.
     ///
     /// # Errors
-    /// A config that does not parse (naming `config_path`), overrides out
-    /// of bounds (naming the key), the threads cannot start.
-    pub(crate) fn new(
-        text: &str,
-        config_path: &Path,
+    /// Rules of another game, the threads cannot start.
+    fn new(
+        config: NnueConfig,
         opts: &WorkerOptions,
-        progress: &dyn Progress,
     ) -> Result<(EvaluatorPlayer<G>, DistributedConfig, u64), Error> {
-        let bad = |reason: String| Error::BadFile {
-            path: config_path.to_path_buf(),
-            reason,
-        };
-        let mut config: NnueConfig = toml::from_str(text).map_err(|e| bad(e.to_string()))?;
-        config.validate().map_err(|e| bad(e.to_string()))?;
-        if let Some(n) = opts.games_per_chunk {
-            config.distributed.games_per_chunk = n;
-        }
-        if let Some(p) = opts.poll_secs {
-            config.distributed.poll_secs = p;
-        }
-        // No network: the engine's games in parallel are this worker's
-        // threads (`--torch-threads 1`: one worker per core).
-        if let Some(t) = opts.torch_threads {
-            config.run.threads = t;
-        }
-        if opts.device.is_some() {
-            progress.event(ProgressEvent::Note(
-                "a learned-evaluator run's worker plays on the CPU: --device is not used",
-            ));
-        }
-        config.validate()?;
         let threads = dama_nn::device::or_cores(config.run.threads);
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(threads)

@@ -85,7 +85,7 @@ pub fn train_rules(
     config.run.generations = generations;
     config.rules = rules.into();
     let options = dama_selfplay::TrainOptions {
-        config,
+        config: config.into(),
         run_dir: runs.join(name),
         resume,
     };
@@ -100,7 +100,7 @@ pub fn train_tafl(runs: &Path, name: &str, generations: u32) -> PathBuf {
     let mut config = dama_selfplay::RunConfig::parse(&text).expect("tiny Tafl config parses");
     config.run.generations = generations;
     let options = dama_selfplay::TrainOptions {
-        config,
+        config: config.into(),
         run_dir: runs.join(name),
         resume: false,
     };
