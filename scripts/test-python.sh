@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds the compiled Python module (crates/python, `import dama`) into the
 # project's venv with maturin and runs its tests (pytest) against the `dama`
-# binary. Installs maturin and pytest (pinned) into the venv first, once.
+# binary, and a wheel of it (scripts/build-wheel.sh) that the tests put in a
+# bundle. Installs maturin and pytest (pinned) into the venv first, once.
 #
 # Usage: scripts/test-python.sh [--release] [--build-only]
 #        (default: a debug build, as the test suite uses; --release for speed
@@ -28,17 +29,9 @@ VENV=${DAMA_VENV:-}
 if [ -z "$VENV" ] || [ ! -x "$VENV/bin/python" ]; then
   VENV="$(scripts/setup-torch.sh | tail -n 1)"
 fi
-PACKAGES=(maturin==1.9.0 pytest==8.4.2)
-STAMP="$VENV/.dama-python-tools"
-if [ "$(cat "$STAMP" 2>/dev/null)" != "${PACKAGES[*]}" ]; then
-  exec 9>"$VENV/.lock-python-tools"
-  flock 9
-  if [ "$(cat "$STAMP" 2>/dev/null)" != "${PACKAGES[*]}" ]; then
-    echo "test-python: installing ${PACKAGES[*]} into $VENV" >&2
-    "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check "${PACKAGES[@]}" >&2
-    echo "${PACKAGES[*]}" > "$STAMP"
-  fi
-fi
+# shellcheck source=scripts/python-tools.sh
+source scripts/python-tools.sh
+install_python_tools "$VENV"
 echo "== maturin develop ${profile[*]} (crates/python → import dama)"
 # pyo3 builds for the venv's interpreter.
 (cd crates/python && VIRTUAL_ENV="$VENV" PYO3_PYTHON="$VENV/bin/python" \
@@ -50,5 +43,10 @@ bin=${DAMA_BIN:-$root/target/debug/dama}
 if [ ! -x "$bin" ]; then
   cargo build --locked -p dama-cli
 fi
+# The wheel a bundle carries (`dama export --wheel`), from the same build:
+# the tests install it apart from the venv's module and play from it.
+wheels="$root/target/wheels-test"
+rm -rf "$wheels"
+wheel="$(DAMA_VENV="$VENV" scripts/build-wheel.sh --out "$wheels" "${profile[@]}" | tail -n 1)"
 echo "== pytest crates/python/tests"
-DAMA_BIN="$bin" "$VENV/bin/python" -m pytest -q -p no:cacheprovider crates/python/tests
+DAMA_BIN="$bin" DAMA_WHEEL="$wheel" "$VENV/bin/python" -m pytest -q -p no:cacheprovider crates/python/tests

@@ -409,6 +409,7 @@ mod tests {
             out: out.clone(),
             limit: AlphaBetaLimit::Depth(2),
             threads: 2,
+            wheel: None,
         })
         .unwrap();
         let spec = format!("bundle:{}", out.display());

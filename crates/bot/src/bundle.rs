@@ -132,10 +132,10 @@ pub(crate) fn read_bundle_json(dir: &Path) -> Result<(PathBuf, String), Error> {
 /// What a `bundle.json` describes, of either kind.
 #[derive(Clone, Debug, PartialEq)]
 pub enum BundleContents {
-    /// A network bundle (boxed: its metadata is the larger).
+    /// A network bundle (boxed, as the other: metadata of some size).
     Network(Box<BundleMeta>),
     /// A learned-evaluator bundle.
-    Evaluator(EvaluatorBundleMeta),
+    Evaluator(Box<EvaluatorBundleMeta>),
 }
 
 impl BundleContents {
@@ -153,7 +153,7 @@ impl BundleContents {
                 BundleMeta::parse(text).map(|m| BundleContents::Network(Box::new(m)))
             }
             BundleKind::Evaluator => {
-                EvaluatorBundleMeta::parse(text).map(BundleContents::Evaluator)
+                EvaluatorBundleMeta::parse(text).map(|m| BundleContents::Evaluator(Box::new(m)))
             }
         }
     }
@@ -289,6 +289,10 @@ pub struct BundleMeta {
     pub weights_file: String,
     /// The export's self-check.
     pub check: Option<ExportCheck>,
+    /// The wheel of dama's Python module the bundle carries
+    /// (`dama export --wheel`), if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub python_wheel: Option<crate::wheel::WheelEntry>,
     /// Version of `dama` that exported it.
     pub dama_version: String,
 }
@@ -430,6 +434,9 @@ impl Bundle {
         if !dir.join(&meta.model_file).is_file() {
             return Err(fail(format!("model file {} is missing", meta.model_file)));
         }
+        if let Some(w) = &meta.python_wheel {
+            crate::wheel::check_wheel(&dir, w).map_err(fail)?;
+        }
         Ok(Bundle { dir, meta })
     }
 
@@ -523,6 +530,7 @@ mod tests {
             model_file: "model.ts".into(),
             weights_file: "weights.safetensors".into(),
             check: None,
+            python_wheel: None,
             dama_version: "0".into(),
         }
     }

@@ -64,6 +64,10 @@ pub struct EvaluatorBundleMeta {
     pub elo: Vec<EloEntry>,
     /// The evaluator file the bundle was exported from.
     pub source: String,
+    /// The wheel of dama's Python module the bundle carries
+    /// (`dama export --wheel`), if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub python_wheel: Option<crate::wheel::WheelEntry>,
     /// Version of `dama` that exported it.
     pub dama_version: String,
 }
@@ -209,6 +213,9 @@ impl EvaluatorBundle {
         }
         let evaluation = Evaluation::load(&path, Some(&meta.rules))
             .map_err(|e| fail(crate::error::chain(&e)))?;
+        if let Some(w) = &meta.python_wheel {
+            crate::wheel::check_wheel(&dir, w).map_err(fail)?;
+        }
         Ok(EvaluatorBundle {
             dir,
             meta,
@@ -278,6 +285,7 @@ mod tests {
             step: None,
             elo: Vec::new(),
             source: "x.nnue".into(),
+            python_wheel: None,
             dama_version: "0".into(),
         }
     }

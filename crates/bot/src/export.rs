@@ -54,6 +54,8 @@ pub struct ExportOptions {
     pub out: PathBuf,
     /// Simulations per move recorded as the bundle's search default.
     pub sims: u32,
+    /// A wheel of dama's Python module to carry (`python/…whl`).
+    pub wheel: Option<PathBuf>,
 }
 
 /// What an export produced.
@@ -153,6 +155,11 @@ pub fn export(opts: &ExportOptions) -> Result<ExportReport, Error> {
         model_file: model_file.to_owned(),
         weights_file: weights_file.to_owned(),
         check: Some(check),
+        python_wheel: opts
+            .wheel
+            .as_deref()
+            .map(|w| crate::wheel::copy_wheel(out, w))
+            .transpose()?,
         dama_version: env!("CARGO_PKG_VERSION").to_owned(),
     };
     write_atomic(
@@ -257,7 +264,7 @@ impl dama_nn::WithGame for Readme<'_> {
             G::position_text(&g)
         };
         let usage = format!(
-            r#"Positions, legal actions, their policy indices and the input planes come from dama's Python module (`import dama`), compiled from the same Rust code as the `dama` binary. Install it from a dama checkout, best of the version that wrote this bundle ({version}); maturin builds it, which needs a Rust toolchain:
+            r#"Positions, legal actions, their policy indices and the input planes come from dama's Python module (`import dama`), compiled from the same Rust code as the `dama` binary. {wheel}Or install it from a dama checkout, best of the version that wrote this bundle ({version}); maturin builds it, which needs a Rust toolchain:
 
 ```sh
 pip install ./crates/python          # in the dama repository
@@ -282,6 +289,7 @@ An action is a move's first decision (a capture's first jump); `g.legal_moves()`
 
 "#,
             version = meta.dama_version,
+            wheel = crate::wheel::readme_lines(meta.python_wheel.as_ref()),
             name = game.as_str(),
             rules_text = rules.text(),
             enc = meta.encoding_version,

@@ -36,6 +36,8 @@ pub struct EvaluatorExportOptions {
     pub limit: AlphaBetaLimit,
     /// Search threads (Lazy SMP).
     pub threads: usize,
+    /// A wheel of dama's Python module to carry (`python/…whl`).
+    pub wheel: Option<PathBuf>,
 }
 
 /// What an evaluator export produced.
@@ -150,6 +152,7 @@ pub fn export_evaluator(opts: &EvaluatorExportOptions) -> Result<EvaluatorExport
         } else {
             source.display().to_string()
         },
+        python_wheel: None,
         dama_version: env!("CARGO_PKG_VERSION").to_owned(),
     };
     // The limits are checked before anything is written.
@@ -180,6 +183,11 @@ pub fn export_evaluator(opts: &EvaluatorExportOptions) -> Result<EvaluatorExport
     }
     dama_draughts::Evaluation::load(&copy, Some(&meta.rules))
         .map_err(|e| fail(out, crate::error::chain(&e)))?;
+    meta.python_wheel = opts
+        .wheel
+        .as_deref()
+        .map(|w| crate::wheel::copy_wheel(out, w))
+        .transpose()?;
 
     write_atomic(
         &out.join("bundle.json"),
@@ -261,7 +269,7 @@ Loading checks the evaluator file against the size and checksum in `bundle.json`
 
 ## Python
 
-dama's Python module (`import dama`, `pip install ./crates/python` in the dama repository) plays this bundle through the same spec: `dama.Player("alphabeta:{limit_key},tt={tt}{spec_threads},eval={dir_hint}/{file}")`, or in `dama.play_match`; nothing in Python evaluates the file itself (its format is in `crates/nnue/src/file.rs`).
+{wheel}dama's Python module (`import dama`; or `pip install ./crates/python` in the dama repository) plays this bundle through the same spec: `dama.Player("alphabeta:{limit_key},tt={tt}{spec_threads},eval={dir_hint}/{file}")`, or in `dama.play_match`; nothing in Python evaluates the file itself (its format is in `crates/nnue/src/file.rs`).
 
 ## Strength
 
@@ -272,6 +280,7 @@ dama's Python module (`import dama`, `pip install ./crates/python` in the dama r
 `{rules}`
 "#,
         version = meta.dama_version,
+        wheel = crate::wheel::readme_lines(meta.python_wheel.as_ref()),
         source = meta.source,
         file = meta.evaluator_file,
         bytes = meta.evaluator_bytes,
@@ -309,6 +318,7 @@ mod tests {
             out: out.clone(),
             limit: AlphaBetaLimit::TimeMs(50),
             threads: 2,
+            wheel: None,
         };
         let report = export_evaluator(&opts).unwrap();
         assert_eq!(report.meta.generation, Some(2));

@@ -58,6 +58,7 @@ mod python;
 mod report;
 mod spec;
 mod think;
+mod wheel;
 
 pub use bot::Bot;
 pub use bundle::{
@@ -76,3 +77,4 @@ pub use protocol::{parse_rules, Reply, Session, MAX_LINE, PROTOCOL_VERSION};
 pub use python::find_python;
 pub use report::{describe_tablebase, Action, Eval, RawEval, Thought, TopMove};
 pub use spec::{evaluator_rules, BotOptions, BotSpec, Limit, DEFAULT_SIMS};
+pub use wheel::{WheelEntry, MAX_WHEEL_FILE};

@@ -46,6 +46,11 @@ pub struct ExportArgs {
     /// Search threads of a learned-evaluator bundle (Lazy SMP, 1 to 64).
     #[arg(long, requires = "evaluator")]
     threads: Option<usize>,
+    /// A wheel of dama's Python module for the bundle to carry
+    /// (`python/dama-….whl`; `scripts/build-wheel.sh` builds one), so its
+    /// Python side installs without a dama checkout.
+    #[arg(long)]
+    wheel: Option<PathBuf>,
     /// Print the bundle's metadata as JSON.
     #[arg(long)]
     json: bool,
@@ -63,6 +68,7 @@ pub fn run(args: &ExportArgs) -> Result<()> {
         checkpoint: checkpoint.clone(),
         out: args.out.clone(),
         sims: args.sims,
+        wheel: args.wheel.clone(),
     })
     .with_context(|| format!("cannot export {}", checkpoint.display()))?;
     if args.json {
@@ -85,6 +91,7 @@ pub fn run(args: &ExportArgs) -> Result<()> {
         m.step,
         m.search.simulations
     );
+    print_wheel(m.python_wheel.as_ref())?;
     if let Some(c) = &m.check {
         outln!(
             "  check on {} positions in batches of {:?}: model.ts run by libtorch vs the Rust network \
@@ -125,6 +132,7 @@ fn run_evaluator(args: &ExportArgs, evaluator: &std::path::Path) -> Result<()> {
         out: args.out.clone(),
         limit,
         threads: args.threads.unwrap_or(1),
+        wheel: args.wheel.clone(),
     })
     .with_context(|| format!("cannot export {}", evaluator.display()))?;
     if args.json {
@@ -152,5 +160,18 @@ fn run_evaluator(args: &ExportArgs, evaluator: &std::path::Path) -> Result<()> {
         m.threads,
         if m.threads == 1 { "" } else { "s" }
     );
+    print_wheel(m.python_wheel.as_ref())?;
     print_elo(&m.elo)
+}
+
+fn print_wheel(wheel: Option<&dama_bot::WheelEntry>) -> Result<()> {
+    if let Some(w) = wheel {
+        outln!(
+            "  {} ({} bytes, read back and checked): pip install BUNDLE/{}",
+            w.file,
+            w.bytes,
+            w.file
+        );
+    }
+    Ok(())
 }

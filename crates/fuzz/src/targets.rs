@@ -688,6 +688,7 @@ pub fn builtin_seeds(name: &str) -> Vec<Vec<u8>> {
                 step: Some(900),
                 elo: Vec::new(),
                 source: "checkpoints/n/best.nnue".into(),
+                python_wheel: None,
                 dama_version: "0.1.0".into(),
             };
             let mut seeds = every_game_seeds(BundleSeeds);
@@ -880,6 +881,7 @@ impl WithGame for BundleSeeds {
             model_file: "model.ts".into(),
             weights_file: "weights.safetensors".into(),
             check: None,
+            python_wheel: None,
             dama_version: "0.1.0".into(),
         };
         let mut seeds = vec![serde_json::to_string_pretty(&meta).unwrap_or_default()];

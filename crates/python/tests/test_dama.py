@@ -463,3 +463,47 @@ def test_a_run_directory_reads_through_the_rust_types(runs, tmp_path):
     assert last["generation"] == 2
     with pytest.raises(ValueError, match="not a run directory"):
         dama.read_run(tmp_path / "nothing")
+
+
+# The wheel a bundle carries (`dama export --wheel`): scripts/test-python.sh
+# builds it (scripts/build-wheel.sh) from the same build and names it in
+# DAMA_WHEEL.
+
+def test_a_bundle_carries_the_module_as_a_wheel_that_installs_and_plays(tmp_path):
+    wheel = os.environ.get("DAMA_WHEEL")
+    if not wheel:
+        pytest.skip("DAMA_WHEEL names no wheel (scripts/test-python.sh builds one)")
+    bundle = tmp_path / "bundle"
+    subprocess.run([DAMA_BIN, "export", "--evaluator", "shipped", "--out", str(bundle), "--wheel", wheel,
+                    "--time", "50"], check=True, capture_output=True)
+    meta = json.loads((bundle / "bundle.json").read_text())
+    carried = bundle / meta["python_wheel"]["file"]
+    assert carried.name == Path(wheel).name and carried.stat().st_size == meta["python_wheel"]["bytes"]
+    assert f"pip install BUNDLE_DIR/{meta['python_wheel']['file']}" in (bundle / "README.md").read_text()
+    # Installed on its own (no dama checkout, not the venv's module), it
+    # plays the bundle's engine.
+    site = tmp_path / "site"
+    subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-index",
+                    "--disable-pip-version-check", "--target", str(site), str(carried)], check=True)
+    code = (
+        "import dama, sys\n"
+        f"assert dama.__file__.startswith({str(site)!r}), dama.__file__\n"
+        f"p = dama.Player('alphabeta:time=50,eval={bundle}/evaluator.nnue')\n"
+        "g = dama.Game('draughts')\n"
+        "assert p.choose(g) in g.legal_moves()\n"
+        "print('ok')\n"
+    )
+    env = dict(os.environ, PYTHONPATH=str(site))
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path, env=env)
+    assert r.returncode == 0 and r.stdout.strip() == "ok", r.stdout + r.stderr
+    # A bundle whose wheel was replaced is refused by name.
+    carried.write_bytes(b"PK\x03\x04 something else")
+    r = subprocess.run([DAMA_BIN, "analyse", "--bundle", str(bundle), "--position", "startpos"],
+                       capture_output=True, text=True)
+    assert r.returncode != 0 and "corrupt or was replaced" in r.stderr, r.stderr
+    # Not a wheel of the module: refused before anything is written.
+    other = tmp_path / "numpy-2.0-x.whl"
+    other.write_bytes(b"PK\x03\x04")
+    r = subprocess.run([DAMA_BIN, "export", "--evaluator", "shipped", "--out", str(tmp_path / "b2"),
+                        "--wheel", str(other)], capture_output=True, text=True)
+    assert r.returncode != 0 and "not a wheel of dama's Python module" in r.stderr, r.stderr

@@ -153,7 +153,7 @@ fn trained_rules_text(spec: &BotSpec) -> Option<String> {
 /// bundle, or one whose `bundle.json` cannot be read: choosing it says why).
 fn evaluator_bundle(dir: &std::path::Path) -> Option<dama_bot::EvaluatorBundleMeta> {
     match dama_bot::BundleContents::read(dir) {
-        Ok(dama_bot::BundleContents::Evaluator(m)) => Some(m),
+        Ok(dama_bot::BundleContents::Evaluator(m)) => Some(*m),
         _ => None,
     }
 }

@@ -1172,6 +1172,7 @@ async fn a_learned_evaluator_bundle_is_a_bot() {
         out: dir.clone(),
         limit: dama_eval::AlphaBetaLimit::TimeMs(20),
         threads: 1,
+        wheel: None,
     })
     .unwrap();
     let mut o = options(runs.path());
