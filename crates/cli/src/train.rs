@@ -166,7 +166,7 @@ pub fn run(args: &TrainArgs) -> Result<()> {
     }
     print_evals(&summary.last_eval)?;
     outln!(
-        "dama train: {run_name} finished {} generations (step {}); {}",
+        "dama train: run {run_name} done at generation {} (step {}); {}",
         summary.generation,
         summary.step,
         best_line(&summary)

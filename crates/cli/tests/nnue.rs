@@ -49,7 +49,7 @@ fn a_learned_evaluator_trains_resumes_and_plays_in_every_command() {
         "r",
         "--quiet",
     ]));
-    assert!(out.contains("finished 1 generations"), "{out}");
+    assert!(out.contains("done at generation 1"), "{out}");
     // Resumed to a second generation with the run's own config.
     let out = ok(dama(&[
         "train",
@@ -62,7 +62,7 @@ fn a_learned_evaluator_trains_resumes_and_plays_in_every_command() {
         "2",
         "--quiet",
     ]));
-    assert!(out.contains("finished 2 generations"), "{out}");
+    assert!(out.contains("done at generation 2"), "{out}");
     let run = ckpts.join("r");
     let net = run.join("models/gen-0002.nnue");
     assert!(net.is_file());

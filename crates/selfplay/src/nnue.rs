@@ -540,11 +540,11 @@ fn play_game<G: LearnedGame>(
 }
 
 /// Plays `openings` with `evaluation`, in parallel on `pool`, one game per
-/// opening; returns the samples in game order and the self-play figures
-/// (`generation` is recorded in them). `stopped` is asked before each game:
-/// once it is true, the games not yet started are not played (the caller
-/// drops the result). `on_game` is called after each game with the games
-/// and positions done so far.
+/// opening, as generation `generation`'s self-play stage (reported to
+/// `progress`: the stage, each game); returns the samples in game order and
+/// the self-play figures. `stopped` is asked before each game: once it is
+/// true, the games not yet started are not played (the caller drops the
+/// result).
 pub(crate) fn play_openings<G: LearnedGame>(
     config: &NnueConfig,
     generation: u32,
@@ -552,10 +552,25 @@ pub(crate) fn play_openings<G: LearnedGame>(
     evaluation: &G::Evaluation,
     pool: &rayon::ThreadPool,
     stopped: &(dyn Fn() -> bool + Sync),
-    on_game: &(dyn Fn(u64, u64) + Sync),
+    progress: &dyn Progress,
 ) -> Played<G> {
     let sp = &config.selfplay;
+    progress.event(ProgressEvent::StageStarted {
+        generation,
+        stage: Stage::Selfplay,
+        total: openings.len() as u64,
+        opponent: None,
+    });
     let start = Instant::now();
+    let on_game = |games: u64, samples: u64| {
+        let stats = SelfplayStats {
+            games: games as usize,
+            samples: samples as usize,
+            elapsed: start.elapsed(),
+            ..SelfplayStats::default()
+        };
+        progress.event(ProgressEvent::SelfplayGame { stats: &stats });
+    };
     let done = AtomicU64::new(0);
     let positions = AtomicU64::new(0);
     type Played<F> = (Vec<Sample<F>>, Option<Player>, u32);
@@ -573,6 +588,9 @@ pub(crate) fn play_openings<G: LearnedGame>(
                 Some(g)
             })
             .collect()
+    });
+    progress.event(ProgressEvent::StageFinished {
+        stage: Stage::Selfplay,
     });
     let seconds = start.elapsed().as_secs_f64();
     let mut event = SelfplayEvent {
@@ -1121,13 +1139,6 @@ impl<G: LearnedGame> Stages for NnueRun<G> {
             sp.random_opening_plies,
             generation_seed(self.config.run.seed, generation, 1),
         );
-        progress.event(ProgressEvent::StageStarted {
-            generation,
-            stage: Stage::Selfplay,
-            total: openings.len() as u64,
-            opponent: None,
-        });
-        let start = Instant::now();
         let (samples, event) = play_openings(
             &self.config,
             generation,
@@ -1135,19 +1146,8 @@ impl<G: LearnedGame> Stages for NnueRun<G> {
             &best,
             &self.pool,
             &|| stop.load(Ordering::SeqCst),
-            &|games, samples| {
-                let stats = SelfplayStats {
-                    games: games as usize,
-                    samples: samples as usize,
-                    elapsed: start.elapsed(),
-                    ..SelfplayStats::default()
-                };
-                progress.event(ProgressEvent::SelfplayGame { stats: &stats });
-            },
+            progress,
         );
-        progress.event(ProgressEvent::StageFinished {
-            stage: Stage::Selfplay,
-        });
         if stop.load(Ordering::SeqCst) {
             return Ok(None);
         }

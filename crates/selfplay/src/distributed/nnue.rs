@@ -38,8 +38,7 @@ use super::{
 };
 use crate::config::{DistributedConfig, MAX_GAMES_PER_CHUNK};
 use crate::nnue::{play_openings, NnueConfig, MAX_EVALUATOR_FILE};
-use crate::progress::{Progress, ProgressEvent, Stage};
-use crate::selfplay::SelfplayStats;
+use crate::progress::{Progress, ProgressEvent};
 use crate::Error;
 
 /// The message of a sample file's error, without the (local, perhaps
@@ -229,22 +228,7 @@ impl<G: LearnedGame> ChunkPlayer for EvaluatorPlayer<G> {
             self.config.selfplay.random_opening_plies,
             plan.seed,
         );
-        progress.event(ProgressEvent::StageStarted {
-            generation: g,
-            stage: Stage::Selfplay,
-            total: openings.len() as u64,
-            opponent: None,
-        });
         let start = Instant::now();
-        let on_game = |games: u64, samples: u64| {
-            let stats = SelfplayStats {
-                games: games as usize,
-                samples: samples as usize,
-                elapsed: start.elapsed(),
-                ..SelfplayStats::default()
-            };
-            progress.event(ProgressEvent::SelfplayGame { stats: &stats });
-        };
         let (samples, event) = play_openings(
             &self.config,
             g,
@@ -252,11 +236,8 @@ impl<G: LearnedGame> ChunkPlayer for EvaluatorPlayer<G> {
             &self.evaluation,
             &self.pool,
             &|| stop.load(Ordering::SeqCst),
-            &on_game,
+            progress,
         );
-        progress.event(ProgressEvent::StageFinished {
-            stage: Stage::Selfplay,
-        });
         if stop.load(Ordering::SeqCst) {
             return Ok(None);
         }
