@@ -99,6 +99,15 @@ pub struct LadderArgs {
     /// Simulations per move of the checkpoint players.
     #[arg(long, default_value_t = 32, value_parser = crate::args::sims)]
     sims: u32,
+    /// A learned-evaluator run's engines: milliseconds per move (default:
+    /// the run's `[eval]` limit). Its networks play as
+    /// `alphabeta:time=MS,eval=models/gen-NNNN.nnue`, beside the handcrafted
+    /// engine at the same limit.
+    #[arg(long, conflicts_with = "depth", value_parser = crate::args::move_time_ms)]
+    time: Option<u64>,
+    /// A learned-evaluator run's engines: depth in plies instead of a time.
+    #[arg(long)]
+    depth: Option<u32>,
     /// Use every N-th checkpoint (the last one always).
     #[arg(long, default_value_t = 1)]
     every: usize,
@@ -369,39 +378,95 @@ pub fn run_ladder(args: &LadderArgs) -> Result<()> {
             args.checkpoints.join(&args.run)
         }
     };
-    let config = dama_run::RunDir::new(&run_dir).config();
-    let is_nnue = config.exists()
-        && dama_selfplay::RunKind::of_file(&config)? == dama_selfplay::RunKind::Nnue;
-    if is_nnue {
-        bail!(
-            "{} is a learned-evaluator run: rate its networks with `dama curve --run {} --time MS` \
-             (the alpha-beta engine with each generation's network against fixed anchors), \
-             or name them in a match: `dama eval --a alphabeta:time=100,eval=PATH --b …`",
-            run_dir.display(),
-            args.run
-        );
-    }
-    let mut ckpts = dama_eval::run_checkpoints(&run_dir)
-        .with_context(|| format!("no checkpoints in {}", run_dir.display()))?;
-    let last = ckpts.last().cloned();
-    ckpts = ckpts
-        .into_iter()
-        .enumerate()
-        .filter(|(i, _)| i.is_multiple_of(args.every.max(1)))
-        .map(|(_, p)| p)
-        .collect();
-    if let Some(last) = last {
-        if ckpts.last() != Some(&last) {
-            ckpts.push(last);
+    let dir = dama_run::RunDir::new(&run_dir);
+    let config = dir.config();
+    let kind = if config.exists() {
+        dama_selfplay::RunKind::of_file(&config)?
+    } else {
+        dama_selfplay::RunKind::Network
+    };
+    // Every N-th file (the last one always).
+    let every = |files: Vec<PathBuf>| {
+        let last = files.last().cloned();
+        let mut kept: Vec<PathBuf> = files
+            .into_iter()
+            .enumerate()
+            .filter(|(i, _)| i.is_multiple_of(args.every.max(1)))
+            .map(|(_, p)| p)
+            .collect();
+        if let Some(last) = last {
+            if kept.last() != Some(&last) {
+                kept.push(last);
+            }
         }
-    }
-    // The run's game: the rules its checkpoints were trained under.
-    let trained = dama_eval::checkpoint_game(&ckpts)?;
+        kept
+    };
+    let (players, baselines, trained) = match kind {
+        dama_selfplay::RunKind::Network => {
+            let ckpts = every(
+                dama_eval::run_checkpoints(&run_dir)
+                    .with_context(|| format!("no checkpoints in {}", run_dir.display()))?,
+            );
+            // The run's game: the rules its checkpoints were trained under.
+            let trained = dama_eval::checkpoint_game(&ckpts)?;
+            let players = ckpts
+                .iter()
+                .map(|c| ladder_checkpoint(c, args.sims))
+                .collect::<Vec<_>>();
+            (players, args.baselines.clone(), trained)
+        }
+        dama_selfplay::RunKind::Nnue => {
+            // A learned-evaluator run: each generation's network in the
+            // alpha-beta engine, and the handcrafted engine at the same
+            // limit as a baseline.
+            let cfg = dama_selfplay::nnue::NnueConfig::load(&config)
+                .context("cannot read the run's config")?;
+            let limit = match (args.time, args.depth) {
+                (Some(ms), _) => dama_eval::AlphaBetaLimit::TimeMs(ms),
+                (None, Some(d)) => dama_eval::AlphaBetaLimit::Depth(d),
+                (None, None) => cfg.eval.limit(),
+            };
+            let engine = |eval: Option<PathBuf>| dama_eval::PlayerSpec::AlphaBeta {
+                limit,
+                tt_mb: dama_eval::DEFAULT_TT_MB,
+                eval: eval.map(Into::into),
+                threads: 1,
+            };
+            let state = dama_run::RunState::load(&dir.state())
+                .with_context(|| format!("{} holds no finished generation", run_dir.display()))?;
+            let files = every(
+                (0..=state.generation)
+                    .map(|g| dir.evaluator(g))
+                    .filter(|p| p.is_file())
+                    .collect(),
+            );
+            if files.is_empty() {
+                bail!("no networks in {}", dir.models().display());
+            }
+            let players = files
+                .iter()
+                .map(|p| {
+                    let label = p
+                        .file_stem()
+                        .map(|s| s.to_string_lossy().into_owned())
+                        .unwrap_or_default();
+                    (label, engine(Some(p.clone())))
+                })
+                .collect::<Vec<_>>();
+            let mut baselines = args.baselines.clone();
+            let handcrafted = engine(None).to_string();
+            if !baselines.contains(&handcrafted) {
+                baselines.push(handcrafted);
+            }
+            (players, baselines, Some(cfg.rules))
+        }
+    };
     let game = trained.map(|r| r.name()).unwrap_or_default();
     game.with(Ladder {
         args,
         run_dir: &run_dir,
-        ckpts: &ckpts,
+        players: &players,
+        baselines: &baselines,
         trained,
     })
 }
@@ -410,23 +475,33 @@ pub fn run_ladder(args: &LadderArgs) -> Result<()> {
 struct Ladder<'a> {
     args: &'a LadderArgs,
     run_dir: &'a std::path::Path,
-    ckpts: &'a [PathBuf],
+    /// The run's networks as players, with their labels.
+    players: &'a [(String, dama_eval::PlayerSpec)],
+    baselines: &'a [String],
     trained: Option<dama_nn::GameRules>,
 }
 
 impl dama_nn::WithGame for Ladder<'_> {
     type Output = Result<()>;
     fn run<G: dama_game::GameDef>(self) -> Result<()> {
-        run_ladder_game::<G>(self.args, self.run_dir, self.ckpts, self.trained)
+        run_ladder_game::<G>(
+            self.args,
+            self.run_dir,
+            self.players,
+            self.baselines,
+            self.trained,
+        )
     }
 }
 
-/// `dama ladder` for a run of `G`: the baselines and checkpoints in one
-/// Elo fit, each match's results per side printed.
+/// `dama ladder` for a run of `G`: the baselines and the run's networks
+/// (checkpoints, or a learned-evaluator run's engines) in one Elo fit, each
+/// match's results per side printed.
 fn run_ladder_game<G: dama_game::GameDef>(
     args: &LadderArgs,
     run_dir: &std::path::Path,
-    ckpts: &[PathBuf],
+    networks: &[(String, dama_eval::PlayerSpec)],
+    baselines: &[String],
     trained: Option<dama_nn::GameRules>,
 ) -> Result<()> {
     let rules = trained.and_then(|r| r.get::<G>()).unwrap_or_default();
@@ -435,7 +510,7 @@ fn run_ladder_game<G: dama_game::GameDef>(
         ..options(args.device)
     };
     let mut players: Vec<Arc<dyn PlayerFactory<G>>> = Vec::new();
-    let mut baselines = args.baselines.clone();
+    let mut baselines = baselines.to_vec();
     if !baselines.iter().any(|b| b == "random") {
         baselines.insert(0, "random".into());
     }
@@ -448,11 +523,10 @@ fn run_ladder_game<G: dama_game::GameDef>(
             dama_eval::factory::<G>(&spec, &opts).with_context(|| format!("baseline `{b}`"))?,
         );
     }
-    for c in ckpts {
-        let (label, spec) = ladder_checkpoint(c, args.sims);
-        let player = dama_eval::factory::<G>(&spec, &opts)
-            .with_context(|| format!("checkpoint `{spec}`"))?;
-        players.push(dama_eval::named(player, &label));
+    for (label, spec) in networks {
+        let player =
+            dama_eval::factory::<G>(spec, &opts).with_context(|| format!("checkpoint `{spec}`"))?;
+        players.push(dama_eval::named(player, label));
     }
     let pairing = pairing(&args.pairing, baselines.len(), players.len())?;
     let mut config = LadderConfig {
@@ -466,7 +540,7 @@ fn run_ladder_game<G: dama_game::GameDef>(
     eprintln!(
         "ladder: {} players ({} checkpoints, {} baselines), {} matches of {} games",
         players.len(),
-        ckpts.len(),
+        networks.len(),
         baselines.len(),
         n_pairs,
         args.games

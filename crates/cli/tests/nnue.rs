@@ -89,6 +89,28 @@ fn a_learned_evaluator_trains_resumes_and_plays_in_every_command() {
     ]));
     assert!(e.contains("--device is not an option"), "{e}");
 
+    // dama ladder rates the run's networks in the engine, beside the
+    // handcrafted engine at the same limit.
+    let out = ok(dama(&[
+        "ladder",
+        "--run",
+        "r",
+        "--checkpoints",
+        k,
+        "--games",
+        "2",
+        "--baselines",
+        "random",
+        "--depth",
+        "1",
+        "--pairing",
+        "neighbours",
+    ]));
+    for name in ["gen-0001", "gen-0002", "alphabeta:depth=1"] {
+        assert!(out.contains(name), "{name} not in the ladder: {out}");
+    }
+    assert!(run.join("eval/ladder.json").is_file());
+
     // dama evaluator fit on the run's samples.
     let fitted = tmp.path().join("fit.nnue");
     let samples = run.join("games/gen-0001.samples");

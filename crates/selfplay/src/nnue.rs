@@ -332,7 +332,7 @@ impl Default for NnueEval {
 
 impl NnueEval {
     /// The engines' limit: `time_ms` a move, or `depth` when it is 0.
-    fn limit(&self) -> AlphaBetaLimit {
+    pub fn limit(&self) -> AlphaBetaLimit {
         if self.time_ms > 0 {
             AlphaBetaLimit::TimeMs(self.time_ms)
         } else {
