@@ -4,10 +4,10 @@ use std::path::PathBuf;
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
-use dama_run::{LearnerEvent, RunDir, WorkerEvent};
+use dama_run::RunDir;
 use dama_selfplay::{AnyConfig, LearnerOptions, TrainOptions};
 
-use crate::train::Bars;
+use crate::runs::{best_line, kind_name, stop_on_interrupt, Bars};
 
 /// Arguments of `dama learner`.
 #[derive(Args, Debug)]
@@ -45,29 +45,6 @@ pub struct LearnerArgs {
     /// No progress bars (one line per generation only).
     #[arg(long)]
     quiet: bool,
-}
-
-/// The line the learner prints per generation, beside the generation line.
-pub(crate) fn learner_line(l: &LearnerEvent, workers: &[WorkerEvent]) -> String {
-    let mut s = format!(
-        "gen {:>3}: learner: {} games from {} chunks of {} workers, {:.0} games/h in total, stale {:.0}% ({} games over the bound skipped), {:.1} ms a chunk, training {:.0} samples/s",
-        l.generation,
-        l.games,
-        l.chunks,
-        l.workers,
-        l.games_per_hour,
-        100.0 * l.stale_share,
-        l.stale_games,
-        1000.0 * l.seconds_per_chunk,
-        l.samples_per_sec
-    );
-    for w in workers {
-        s.push_str(&format!(
-            "\n         worker {}: {} games, {:.0} games/h",
-            w.worker, w.games, w.games_per_hour
-        ));
-    }
-    s
 }
 
 /// Runs `dama learner`.
@@ -115,7 +92,7 @@ pub fn run(args: &LearnerArgs) -> Result<()> {
     let device = dama_nn::device::resolve(config.device())?;
     eprintln!(
         "dama learner: {} run {}, store {}, {} rules `{}`, {} generations, device {}",
-        crate::train::kind_name(config.kind()),
+        kind_name(config.kind()),
         run_dir.display(),
         args.store,
         config.game().title(),
@@ -123,7 +100,7 @@ pub fn run(args: &LearnerArgs) -> Result<()> {
         config.generations(),
         dama_nn::device::describe(device),
     );
-    let stop = crate::train::stop_on_interrupt(
+    let stop = stop_on_interrupt(
         "interrupt: stopping (continue with --resume)",
         "second interrupt: exiting now (the last finished generation is kept)",
     )?;
@@ -148,7 +125,7 @@ pub fn run(args: &LearnerArgs) -> Result<()> {
         "done: learner at generation {} (step {}); {}",
         summary.generation,
         summary.step,
-        crate::train::best_line(&summary)
+        best_line(&summary)
     );
     Ok(())
 }

@@ -37,6 +37,7 @@ mod nnue;
 mod perft;
 mod play;
 mod report;
+mod runs;
 mod serve;
 mod tablebase;
 mod train;

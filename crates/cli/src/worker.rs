@@ -5,10 +5,10 @@ use std::path::PathBuf;
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
-use dama_run::dist::{WorkerId, WorkerStatus};
+use dama_run::dist::WorkerId;
 use dama_selfplay::WorkerOptions;
 
-use crate::train::Bars;
+use crate::runs::{stop_on_interrupt, Bars};
 
 /// The most chunks `--max-chunks` may ask for.
 const MAX_CHUNKS: u64 = 1_000_000;
@@ -89,19 +89,6 @@ fn default_worker_id(host: &str) -> Result<WorkerId> {
     Ok(format!("{host}-{}-{random:08x}", std::process::id()).parse()?)
 }
 
-/// The one line a worker prints per chunk.
-pub(crate) fn chunk_line(chunk: &str, s: &WorkerStatus) -> String {
-    format!(
-        "worker {}: uploaded {chunk} (generation {}): {} chunks, {} games, {:.0} games/h ({:.0}% of the time playing)",
-        s.worker,
-        s.model_generation,
-        s.chunks,
-        s.games,
-        s.games_per_hour,
-        100.0 * s.play_seconds / s.seconds.max(1e-9)
-    )
-}
-
 /// Runs `dama worker`.
 pub fn run(args: &WorkerArgs) -> Result<()> {
     if args.max_chunks.is_some_and(|m| m == 0 || m > MAX_CHUNKS) {
@@ -120,7 +107,7 @@ pub fn run(args: &WorkerArgs) -> Result<()> {
             .join(".cache/dama/worker")
             .join(worker.as_str()),
     };
-    let stop = crate::train::stop_on_interrupt(
+    let stop = stop_on_interrupt(
         "interrupt: stopping (the unfinished chunk is dropped)",
         "second interrupt: exiting now",
     )?;
