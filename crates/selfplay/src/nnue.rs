@@ -1194,6 +1194,9 @@ impl<G: LearnedGame> Stages for NnueRun<G> {
         stop: &AtomicBool,
         progress: &dyn Progress,
     ) -> Result<Option<TrainFigures>, Error> {
+        if stop.load(Ordering::SeqCst) {
+            return Ok(None);
+        }
         let figures = self.train_network(gen, progress)?;
         // The network is written; the generation is not finished.
         Ok((!stop.load(Ordering::SeqCst)).then_some(figures))
