@@ -40,7 +40,7 @@ use dama_nn::{
 };
 use dama_run::dist::{ChunkKind, ChunkName};
 use dama_run::metrics::SelfplayEvent;
-use dama_run::{EvalEvent, LearnerEvent, MetricsEvent, RunDir, RunState, SessionEvent, Store};
+use dama_run::{EvalEvent, LearnerEvent, MetricsEvent, RunDir, SessionEvent, Store};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use serde::Serialize;
@@ -375,6 +375,8 @@ impl TrainingRun {
         let rules: Rules = cfg.rules.draughts().unwrap_or_default();
         let game_rules: GameRules = cfg.game_rules();
 
+        // A new run's generation-0 trainer, kept rather than read back.
+        let mut fresh = None;
         let files = RunFiles::open(
             dir,
             cfg,
@@ -387,16 +389,20 @@ impl TrainingRun {
                 let net = Network::new(&cfg.model, device).map_err(nn_err)?;
                 let trainer = Trainer::new(net, cfg.train.clone()).map_err(nn_err)?;
                 dama_nn::save_trainer(&trainer, game_rules, &dir.model(0)).map_err(nn_err)?;
+                fresh = Some(trainer);
                 Ok(())
             },
         )?;
         let state = &files.state;
-        let trainer = dama_nn::load_trainer(
-            &dir.model(state.generation),
-            device,
-            Some(cfg.train.clone()),
-        )
-        .map_err(nn_err)?;
+        let trainer = match fresh {
+            Some(trainer) => trainer,
+            None => dama_nn::load_trainer(
+                &dir.model(state.generation),
+                device,
+                Some(cfg.train.clone()),
+            )
+            .map_err(nn_err)?,
+        };
         let cpu_model = dama_nn::cpu::cpu_model().unwrap_or_else(|| "unknown CPU".to_owned());
         let warning = cfg.selfplay.precision.warning(device, cpu);
         files.session(SessionEvent {
@@ -471,21 +477,6 @@ impl TrainingRun {
         })
     }
 
-    /// Where the run stands: the last committed generation.
-    pub fn state(&self) -> &RunState {
-        &self.files.state
-    }
-
-    /// The run directory.
-    pub fn dir(&self) -> &RunDir {
-        &self.files.dir
-    }
-
-    /// The positions in the replay window.
-    pub fn buffer_positions(&self) -> usize {
-        self.buffer.len()
-    }
-
     /// Stage 2, self-play: plays generation `gen`'s games with the best
     /// network, writes them as chunk files (replacing those of an
     /// unfinished attempt), writes the `"selfplay"` line and adds the games
@@ -515,11 +506,7 @@ impl TrainingRun {
         progress.event(ProgressEvent::StageStarted {
             generation: gen,
             stage: Stage::Selfplay,
-            total: if gen <= cfg.teacher.generations {
-                cfg.teacher.games
-            } else {
-                cfg.selfplay.games_per_generation
-            } as u64,
+            total: Stages::games_wanted(self, gen),
             opponent: None,
         });
         remove_chunks_of(&self.files.dir, gen)?;
