@@ -26,12 +26,9 @@ while [ $# -gt 0 ]; do
   esac
   shift
 done
-VENV=${DAMA_VENV:-}
-if [ -z "$VENV" ] || [ ! -x "$VENV/bin/python" ]; then
-  VENV="$(scripts/setup-torch.sh | tail -n 1)"
-fi
 # shellcheck source=scripts/python-tools.sh
 source scripts/python-tools.sh
+VENV="$(project_venv)"
 install_python_tools "$VENV"
 mkdir -p "$out"
 echo "== maturin build ${profile[*]} (crates/python → $out)" >&2

@@ -1,8 +1,19 @@
-# Sourced by scripts/test-python.sh and scripts/build-wheel.sh:
+# Sourced by scripts/test-python.sh and scripts/build-wheel.sh (from the
+# repository root):
+# project_venv prints the project's venv: $DAMA_VENV if it has a Python,
+# else the one scripts/setup-torch.sh installs (once) and prints;
 # install_python_tools VENV installs maturin and pytest (pinned) into the
 # venv, once (a stamp file records the versions; a lock keeps two callers
 # from installing at once).
 PYTHON_TOOLS=(maturin==1.9.0 pytest==8.4.2)
+
+project_venv() {
+  if [ -n "${DAMA_VENV:-}" ] && [ -x "$DAMA_VENV/bin/python" ]; then
+    echo "$DAMA_VENV"
+  else
+    scripts/setup-torch.sh | tail -n 1
+  fi
+}
 
 install_python_tools() {
   local venv="$1"

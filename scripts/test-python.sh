@@ -25,12 +25,9 @@ for arg in "$@"; do
       ;;
   esac
 done
-VENV=${DAMA_VENV:-}
-if [ -z "$VENV" ] || [ ! -x "$VENV/bin/python" ]; then
-  VENV="$(scripts/setup-torch.sh | tail -n 1)"
-fi
 # shellcheck source=scripts/python-tools.sh
 source scripts/python-tools.sh
+VENV="$(project_venv)"
 install_python_tools "$VENV"
 echo "== maturin develop ${profile[*]} (crates/python → import dama)"
 # pyo3 builds for the venv's interpreter.
