@@ -264,7 +264,7 @@ impl dama_nn::WithGame for Readme<'_> {
             G::position_text(&g)
         };
         let usage = format!(
-            r#"Positions, legal actions, their policy indices and the input planes come from dama's Python module (`import dama`), compiled from the same Rust code as the `dama` binary. {wheel}Or install it from a dama checkout, best of the version that wrote this bundle ({version}); maturin builds it, which needs a Rust toolchain:
+            r#"Positions, legal actions, their policy indices and the input planes come from dama's Python module (`import dama`), compiled from the same Rust code as the `dama` binary. {wheel}{checkout} from a dama checkout, best of the version that wrote this bundle ({version}); maturin builds it, which needs a Rust toolchain:
 
 ```sh
 pip install ./crates/python          # in the dama repository
@@ -290,6 +290,11 @@ An action is a move's first decision (a capture's first jump); `g.legal_moves()`
 "#,
             version = meta.dama_version,
             wheel = crate::wheel::readme_lines(meta.python_wheel.as_ref()),
+            checkout = if meta.python_wheel.is_some() {
+                "Otherwise, install it"
+            } else {
+                "Install it"
+            },
             name = game.as_str(),
             rules_text = rules.text(),
             enc = meta.encoding_version,
