@@ -129,6 +129,27 @@ pub(crate) fn read_bundle_json(dir: &Path) -> Result<(PathBuf, String), Error> {
     }
 }
 
+/// The game's rules that a `bundle.json`'s rule fields hold (`rules`,
+/// `game_rules_text`, and an older network bundle's legacy fields), or the
+/// problem in words.
+pub(crate) fn rules_of_fields(
+    game: GameName,
+    rules: Rules,
+    text: Option<&str>,
+    legacy: &LegacyRuleFields,
+) -> Result<GameRules, String> {
+    GameRules::from_file_fields(game, rules, text, legacy).map_err(|e| match e {
+        RuleFieldsError::Text { text, error } => {
+            format!("`game_rules_text` `{text}`: {error}")
+        }
+        RuleFieldsError::Misplaced => format!(
+            "`game_rules_text` (or, in older bundles, {}) must be present exactly in a bundle of a game other than {}, with that game's rules (game {game})",
+            LegacyRuleFields::FIELDS,
+            GameName::default().title(),
+        ),
+    })
+}
+
 /// What a `bundle.json` describes, of either kind.
 #[derive(Clone, Debug, PartialEq)]
 pub enum BundleContents {
@@ -479,23 +500,12 @@ impl BundleMeta {
     }
 
     fn try_game_rules(&self) -> Result<GameRules, String> {
-        GameRules::from_file_fields(
+        rules_of_fields(
             self.game,
             self.rules,
             self.game_rules_text.as_deref(),
             &self.legacy,
         )
-        .map_err(|e| match e {
-            RuleFieldsError::Text { text, error } => {
-                format!("`game_rules_text` `{text}`: {error}")
-            }
-            RuleFieldsError::Misplaced => format!(
-                "`game_rules_text` (or, in older bundles, {}) must be present exactly in a bundle of a game other than {}, with that game's rules (game {})",
-                LegacyRuleFields::FIELDS,
-                GameName::default().title(),
-                self.game
-            ),
-        })
     }
 
     /// The `rules` and `game_rules_text` fields of a new `bundle.json` for

@@ -5,22 +5,27 @@
 //! | file | contents |
 //! |---|---|
 //! | `bundle.json` | [`EvaluatorBundleMeta`]: format, kind, game, rules, the default limit (depth or time), threads, table size, the evaluator file with its size and FNV-1a 64 checksum, generation, step, Elo |
-//! | `evaluator.nnue` | the learned evaluator, a copy of the run's file (`dama_nnue::read_network`) |
+//! | `evaluator.nnue` | the learned evaluator, a copy of the run's file (`dama_nnue::read_network`), of any game whose alpha-beta engine learns its evaluation (`dama_nnue::LearnedGame`: Turkish draughts and its variants, Turkish Tafl) |
 //! | `README.md` | how to use it |
 //!
 //! Loading ([`EvaluatorBundle::load`]) checks the file against the size and
-//! checksum `bundle.json` records, then reads it (its own checksum, its
-//! architecture) and refuses one made for other rules than the bundle's.
+//! checksum `bundle.json` records, then has the game read it (its own
+//! checksum, its feature set and architecture) and refuses one made for
+//! another game or other rules than the bundle's.
 
 use std::path::{Path, PathBuf};
 
-use dama_draughts::Evaluation;
 use dama_engine::Rules;
 use dama_eval::{AlphaBetaLimit, PlayerSpec};
-use dama_nn::GameName;
+use dama_game::{AlphaBetaSpec, OwnSpec};
+use dama_nn::{GameName, GameRules, LegacyRuleFields};
+use dama_nnue::LearnedGame;
+use dama_registry::WithLearnedGame;
 use serde::{Deserialize, Serialize};
 
-use crate::bundle::{file_name_problem, format_problem, read_bundle_json, BundleKind, EloEntry};
+use crate::bundle::{
+    file_name_problem, format_problem, read_bundle_json, rules_of_fields, BundleKind, EloEntry,
+};
 use crate::{BotSpec, Error};
 
 /// The first bundle format with learned-evaluator bundles.
@@ -38,11 +43,17 @@ pub struct EvaluatorBundleMeta {
     pub format: u32,
     /// [`BundleKind::Evaluator`].
     pub kind: BundleKind,
-    /// The game: Turkish draughts (learned evaluators play nothing else).
+    /// The game: one whose alpha-beta engine learns its evaluation
+    /// ([`GameName::learned`]).
     pub game: GameName,
-    /// The rules the evaluator was trained under (its file records the
-    /// same; the bundle plays this variant).
+    /// The Turkish draughts rules the evaluator was trained under (its file
+    /// records the same; the bundle plays this variant); the defaults in a
+    /// bundle of another game, whose rules are `game_rules_text`.
     pub rules: Rules,
+    /// The rules of a game other than the default (draughts), as their
+    /// text (absent in a draughts bundle).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub game_rules_text: Option<String>,
     /// How long the engine searches a move by default: `{"depth": N}` plies
     /// or `{"time_ms": MS}`.
     pub limit: AlphaBetaLimit,
@@ -102,14 +113,15 @@ impl EvaluatorBundleMeta {
                 meta.kind
             ));
         }
-        if meta.game != GameName::Draughts {
-            problems.push(format!(
-                "bundle.json: a learned evaluator plays Turkish draughts, not {}",
-                meta.game.title()
-            ));
-        }
-        if let Err(e) = meta.player_spec(meta.limit, None) {
-            problems.push(format!("bundle.json: {e}"));
+        match meta.try_game_rules() {
+            Err(e) => problems.push(format!("bundle.json: {e}")),
+            Ok(_) => {
+                if let Err(e) = meta.player_spec(meta.limit, None) {
+                    problems.push(format!("bundle.json: {e}"));
+                } else if let Some(problem) = meta.settings_problem() {
+                    problems.push(format!("bundle.json: {problem}"));
+                }
+            }
         }
         problems.extend(file_name_problem("evaluator_file", &meta.evaluator_file));
         if meta.evaluator_fnv1a64.len() != 16
@@ -125,6 +137,54 @@ impl EvaluatorBundleMeta {
         } else {
             Err(problems)
         }
+    }
+
+    /// The game and rules the evaluator was trained under (a `bundle.json`
+    /// that [`EvaluatorBundleMeta::parse`] accepted has rules that parse).
+    pub fn game_rules(&self) -> GameRules {
+        self.try_game_rules()
+            .unwrap_or_else(|_| GameRules::default_for(self.game))
+    }
+
+    fn try_game_rules(&self) -> Result<GameRules, String> {
+        rules_of_fields(
+            self.game,
+            self.rules,
+            self.game_rules_text.as_deref(),
+            &LegacyRuleFields::default(),
+        )
+    }
+
+    /// Whether the game's alpha-beta engine takes the bundle's settings: a
+    /// game without learned evaluations, or one whose engine refuses the
+    /// limit or the threads, is a problem in words.
+    fn settings_problem(&self) -> Option<String> {
+        struct Check(AlphaBetaSpec);
+        impl WithLearnedGame for Check {
+            type Output = Option<String>;
+            fn run<G: LearnedGame>(self) -> Option<String> {
+                G::check_own(&OwnSpec::AlphaBeta(self.0))
+                    .err()
+                    .map(|e| format!("{}'s alpha-beta engine: {e}", G::TITLE))
+            }
+        }
+        let spec = AlphaBetaSpec {
+            limit: self.limit,
+            tt_mb: self.tt_mb,
+            eval: None,
+            threads: self.threads,
+        };
+        self.game.with_learned(Check(spec)).unwrap_or_else(|| {
+            Some(format!(
+                "{}'s engine plays no learned evaluation (games that do: {})",
+                self.game.title(),
+                GameName::learned()
+                    .iter()
+                    .map(|g| g.title())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ))
+        })
     }
 
     /// The `alphabeta` player this bundle is, searching to `limit`, with the
@@ -162,8 +222,8 @@ pub struct EvaluatorBundle {
     pub dir: PathBuf,
     /// Its `bundle.json`.
     pub meta: EvaluatorBundleMeta,
-    /// The evaluator, loaded.
-    pub evaluation: Evaluation,
+    /// The game and rules it plays (the evaluator file's, checked).
+    pub rules: GameRules,
 }
 
 impl EvaluatorBundle {
@@ -176,7 +236,7 @@ impl EvaluatorBundle {
     ///
     /// [`Error::Bundle`] naming every problem: those of
     /// [`EvaluatorBundleMeta::parse`], a missing, corrupt or replaced
-    /// evaluator file, one for other rules.
+    /// evaluator file, one of another game or for other rules.
     pub fn load(dir: &Path) -> Result<EvaluatorBundle, Error> {
         let (dir, text) = read_bundle_json(dir)?;
         let fail = |p: String| Error::Bundle {
@@ -211,16 +271,12 @@ impl EvaluatorBundle {
                 meta.evaluator_fnv1a64
             )));
         }
-        let evaluation = Evaluation::load(&path, Some(&meta.rules))
-            .map_err(|e| fail(crate::error::chain(&e)))?;
+        let rules = meta.game_rules();
+        check_evaluator(&path, &rules).map_err(fail)?;
         if let Some(w) = &meta.python_wheel {
             crate::wheel::check_wheel(&dir, w).map_err(fail)?;
         }
-        Ok(EvaluatorBundle {
-            dir,
-            meta,
-            evaluation,
-        })
+        Ok(EvaluatorBundle { dir, meta, rules })
     }
 
     /// The evaluator file.
@@ -259,6 +315,34 @@ impl EvaluatorBundle {
     }
 }
 
+/// Has the game of `rules` load the evaluator file at `path` as its
+/// alpha-beta engine would: a file of another game (another feature set) or
+/// trained under other rules is refused, in words.
+pub(crate) fn check_evaluator(path: &Path, rules: &GameRules) -> Result<(), String> {
+    struct Load<'a>(&'a Path, &'a GameRules);
+    impl WithLearnedGame for Load<'_> {
+        type Output = Result<(), String>;
+        fn run<G: LearnedGame>(self) -> Result<(), String> {
+            let rules = self
+                .1
+                .get::<G>()
+                .ok_or_else(|| format!("rules of {}, not {}", self.1.name().title(), G::TITLE))?;
+            G::load_evaluation(self.0, &rules)
+                .map(drop)
+                .map_err(|e| crate::error::chain(&e))
+        }
+    }
+    rules
+        .name()
+        .with_learned(Load(path, rules))
+        .unwrap_or_else(|| {
+            Err(format!(
+                "{}'s engine plays no learned evaluation",
+                rules.name().title()
+            ))
+        })
+}
+
 /// The FNV-1a 64 checksum of `bytes` as `bundle.json` writes it.
 pub(crate) fn fnv_hex(bytes: &[u8]) -> String {
     format!("{:016x}", dama_run::files::fnv1a64(bytes))
@@ -275,6 +359,7 @@ mod tests {
             kind: BundleKind::Evaluator,
             game: GameName::Draughts,
             rules: Rules::default(),
+            game_rules_text: None,
             limit: AlphaBetaLimit::Depth(3),
             threads: 1,
             tt_mb: 4,
@@ -323,25 +408,40 @@ mod tests {
         bad.limit = AlphaBetaLimit::TimeMs(0);
         bad.evaluator_file = "../best.nnue".into();
         bad.evaluator_fnv1a64 = "xyz".into();
-        bad.game = GameName::ALL
-            .iter()
-            .copied()
-            .find(|&g| g != GameName::Draughts)
-            .unwrap();
         let all = EvaluatorBundleMeta::parse(&serde_json::to_string(&bad).unwrap())
             .unwrap_err()
             .join("; ");
-        for want in [
-            "not a file name inside",
-            "16 hexadecimal",
-            "Turkish draughts",
-        ] {
+        for want in ["not a file name inside", "16 hexadecimal"] {
             assert!(all.contains(want), "{want}: {all}");
         }
         assert!(
             all.contains("time must be") || all.contains("threads must"),
             "{all}"
         );
+        // Every game: one whose engine learns is taken with its rules as
+        // text; one without learned evaluations, or without its rules, is
+        // refused by name.
+        let learned = GameName::learned();
+        for &game in GameName::ALL {
+            let mut m = meta();
+            m.game = game;
+            (m.rules, m.game_rules_text) = GameRules::default_for(game).file_fields();
+            let text = serde_json::to_string(&m).unwrap();
+            if learned.contains(&game) {
+                let read = EvaluatorBundleMeta::parse(&text).unwrap();
+                assert_eq!(read.game_rules(), GameRules::default_for(game), "{game}");
+            } else {
+                let all = EvaluatorBundleMeta::parse(&text).unwrap_err().join("; ");
+                assert!(all.contains("plays no learned evaluation"), "{game}: {all}");
+            }
+            if game != GameName::default() {
+                m.game_rules_text = None;
+                let all = EvaluatorBundleMeta::parse(&serde_json::to_string(&m).unwrap())
+                    .unwrap_err()
+                    .join("; ");
+                assert!(all.contains("game_rules_text"), "{game}: {all}");
+            }
+        }
         let mut v = serde_json::to_value(meta()).unwrap();
         v["format"] = 3.into();
         let all = BundleContents::parse(&v.to_string())
@@ -362,7 +462,7 @@ mod tests {
         let m = write(dir.path(), Rules::default());
         let b = EvaluatorBundle::load(dir.path()).unwrap();
         assert_eq!(b.meta, m);
-        assert_eq!(b.evaluation.rules(), Some(&Rules::default()));
+        assert_eq!(b.rules, GameRules::from(Rules::default()));
         let spec = b.alphabeta_spec(Some(AlphaBetaLimit::Depth(2))).unwrap();
         assert!(
             spec.to_string().starts_with("alphabeta:depth=2,tt=4,eval="),
@@ -400,5 +500,40 @@ mod tests {
         .unwrap();
         let e = EvaluatorBundle::load(dir.path()).unwrap_err().to_string();
         assert!(e.contains("trained for rules"), "{e}");
+    }
+
+    /// A Turkish Tafl evaluator bundle loads through Tafl's engine, and a
+    /// draughts file in its place is refused as another game's.
+    #[test]
+    fn a_tafl_bundle_loads_with_tafl_rules_and_refuses_a_draughts_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let rules = dama_tafl::TaflRules::default();
+        let net = dama_nnue::FloatNet::random::<dama_tafl::TaflFeatures>(&rules, 5);
+        let file = dir.path().join("evaluator.nnue");
+        dama_nnue::write_network(&file, &net, &[]).unwrap();
+        let bytes = std::fs::read(&file).unwrap();
+        let mut m = meta();
+        m.game = GameName::Tafl;
+        (m.rules, m.game_rules_text) = GameRules::Tafl(rules).file_fields();
+        m.evaluator_bytes = bytes.len() as u64;
+        m.evaluator_fnv1a64 = fnv_hex(&bytes);
+        std::fs::write(
+            dir.path().join("bundle.json"),
+            serde_json::to_string(&m).unwrap(),
+        )
+        .unwrap();
+        let b = EvaluatorBundle::load(dir.path()).unwrap();
+        assert_eq!(b.rules, GameRules::Tafl(rules));
+
+        let draughts = write(dir.path(), Rules::default());
+        m.evaluator_bytes = draughts.evaluator_bytes;
+        m.evaluator_fnv1a64 = draughts.evaluator_fnv1a64;
+        std::fs::write(
+            dir.path().join("bundle.json"),
+            serde_json::to_string(&m).unwrap(),
+        )
+        .unwrap();
+        let e = EvaluatorBundle::load(dir.path()).unwrap_err().to_string();
+        assert!(e.contains("another game's network"), "{e}");
     }
 }

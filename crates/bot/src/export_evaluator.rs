@@ -1,6 +1,7 @@
 //! `dama export --evaluator`: a learned evaluator (`.nnue`, or a
-//! learned-evaluator run's `best.nnue`) → a bundle that plays it with the
-//! alpha-beta engine ([`EvaluatorBundle`]).
+//! learned-evaluator run's `best.nnue`) of any game whose alpha-beta engine
+//! learns its evaluation (its feature set names the game) → a bundle that
+//! plays it with that engine ([`EvaluatorBundle`]).
 //!
 //! The evaluator file is read once, written into the bundle, read back and
 //! compared byte for byte (size and FNV-1a 64), loaded as the search would
@@ -12,11 +13,15 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use dama_eval::{AlphaBetaLimit, DEFAULT_TT_MB};
-use dama_nn::GameName;
+use dama_nn::{GameName, GameRules};
+use dama_nnue::LearnedGame;
+use dama_registry::WithLearnedGame;
 use serde::Serialize;
 
 use crate::bundle::{BundleKind, BUNDLE_FORMAT};
-use crate::evaluator_bundle::{fnv_hex, EvaluatorBundle, EvaluatorBundleMeta, MAX_EVALUATOR_FILE};
+use crate::evaluator_bundle::{
+    check_evaluator, fnv_hex, EvaluatorBundle, EvaluatorBundleMeta, MAX_EVALUATOR_FILE,
+};
 use crate::export::{elo_entries_of_run, elo_text};
 use crate::Error;
 
@@ -100,10 +105,10 @@ pub fn export_evaluator(opts: &EvaluatorExportOptions) -> Result<EvaluatorExport
     let shipped =
         opts.evaluator.as_os_str() == dama_game::EvalSource::SHIPPED && !opts.evaluator.exists();
     let (source, bytes) = if shipped {
-        (
-            PathBuf::from(dama_draughts::shipped::SHIPPED_PATH),
-            dama_draughts::shipped::SHIPPED_BYTES.to_vec(),
-        )
+        let file = shipped_file().ok_or_else(|| {
+            Error::Input("this build ships no learned evaluator (`shipped`)".into())
+        })?;
+        (PathBuf::from(file.path), file.bytes.to_vec())
     } else {
         let source = source_file(&opts.evaluator)?;
         let bytes = dama_nn::files::read_bounded(&source, MAX_EVALUATOR_FILE)
@@ -112,12 +117,8 @@ pub fn export_evaluator(opts: &EvaluatorExportOptions) -> Result<EvaluatorExport
     };
     // The source is read whole before anything is written, so the bundle
     // holds one version of a file that training may be replacing.
-    let (net, header) =
-        dama_nnue::decode_network::<dama_draughts::DraughtsFeatures>(&source, &bytes, None)
-            .map_err(|e| fail(&source, e.to_string()))?;
-    let rules = net
-        .check::<dama_draughts::DraughtsFeatures>()
-        .map_err(|e| fail(&source, e))?;
+    let (rules, header) = decode(&source, &bytes).map_err(|e| fail(&source, e))?;
+    let (draughts_rules, game_rules_text) = rules.file_fields();
     if out.is_file() {
         return Err(Error::Input(format!(
             "{} is a file, the bundle is a directory",
@@ -136,8 +137,9 @@ pub fn export_evaluator(opts: &EvaluatorExportOptions) -> Result<EvaluatorExport
     let mut meta = EvaluatorBundleMeta {
         format: BUNDLE_FORMAT,
         kind: BundleKind::Evaluator,
-        game: GameName::Draughts,
-        rules,
+        game: rules.name(),
+        rules: draughts_rules,
+        game_rules_text,
         limit: opts.limit,
         threads: opts.threads,
         tt_mb: DEFAULT_TT_MB,
@@ -158,6 +160,12 @@ pub fn export_evaluator(opts: &EvaluatorExportOptions) -> Result<EvaluatorExport
     // The limits are checked before anything is written.
     meta.player_spec(meta.limit, None)
         .map_err(|e| Error::Input(format!("cannot export with these limits: {e}")))?;
+    EvaluatorBundleMeta::parse(&serde_json::to_string(&meta)?).map_err(|problems| {
+        Error::Input(format!(
+            "cannot export with these settings: {}",
+            problems.join("; ")
+        ))
+    })?;
     if let (Some(run), Some(g), false) = (run_of(&source), generation, shipped) {
         meta.elo = elo_entries_of_run(&run, g);
     }
@@ -181,8 +189,7 @@ pub fn export_evaluator(opts: &EvaluatorExportOptions) -> Result<EvaluatorExport
             ),
         ));
     }
-    dama_draughts::Evaluation::load(&copy, Some(&meta.rules))
-        .map_err(|e| fail(out, crate::error::chain(&e)))?;
+    check_evaluator(&copy, &rules).map_err(|e| fail(out, e))?;
     meta.python_wheel = opts
         .wheel
         .as_deref()
@@ -199,6 +206,58 @@ pub fn export_evaluator(opts: &EvaluatorExportOptions) -> Result<EvaluatorExport
         dir: bundle.dir,
         meta: bundle.meta,
     })
+}
+
+/// The evaluator file built into the program (the first learned game's
+/// that ships one).
+fn shipped_file() -> Option<dama_nnue::ShippedFile> {
+    struct Shipped;
+    impl WithLearnedGame for Shipped {
+        type Output = Option<dama_nnue::ShippedFile>;
+        fn run<G: LearnedGame>(self) -> Self::Output {
+            G::shipped_file()
+        }
+    }
+    GameName::learned()
+        .into_iter()
+        .find_map(|g| g.with_learned(Shipped).flatten())
+}
+
+/// The game and rules of the evaluator file `bytes` (read from `path`) and
+/// its header's metadata: the game whose feature set it is decodes it.
+///
+/// # Errors
+///
+/// The file's problem in words: the game's own, or, for a file of no
+/// game's feature set, the first game's.
+fn decode(path: &Path, bytes: &[u8]) -> Result<(GameRules, Vec<(String, String)>), String> {
+    struct Decode<'a>(&'a Path, &'a [u8]);
+    impl WithLearnedGame for Decode<'_> {
+        type Output = Result<(GameRules, Vec<(String, String)>), (bool, String)>;
+        fn run<G: LearnedGame>(self) -> Self::Output {
+            let (net, header) = dama_nnue::decode_network::<G::Features>(self.0, self.1, None)
+                .map_err(|e| {
+                    let other_game = matches!(e, dama_nnue::Error::OtherFeatureSet { .. });
+                    (other_game, e.to_string())
+                })?;
+            let rules = net.check::<G::Features>().map_err(|e| (false, e))?;
+            let rules = GameRules::new::<G>(rules)
+                .ok_or_else(|| (false, format!("{} is not in the registry", G::TITLE)))?;
+            Ok((rules, header))
+        }
+    }
+    let mut first = None;
+    for game in GameName::learned() {
+        match game.with_learned(Decode(path, bytes)) {
+            Some(Ok(found)) => return Ok(found),
+            Some(Err((false, e))) => return Err(e),
+            Some(Err((true, e))) => {
+                first.get_or_insert(e);
+            }
+            None => {}
+        }
+    }
+    Err(first.unwrap_or_else(|| "no game of this build plays learned evaluations".into()))
 }
 
 fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), Error> {
@@ -269,7 +328,7 @@ Loading checks the evaluator file against the size and checksum in `bundle.json`
 
 ## Python
 
-{wheel}dama's Python module (`import dama`; or `pip install ./crates/python` in the dama repository) plays this bundle through the same spec: `dama.Player("alphabeta:{limit_key},tt={tt}{spec_threads},eval={dir_hint}/{file}")`, or in `dama.play_match`; nothing in Python evaluates the file itself (its format is in `crates/nnue/src/file.rs`).
+{wheel}dama's Python module (`import dama`; or `pip install ./crates/python` in the dama repository) plays this bundle through the same spec: `dama.Player("alphabeta:{limit_key},tt={tt}{spec_threads},eval={dir_hint}/{file}"{game_arg})`, or in `dama.play_match`; nothing in Python evaluates the file itself (its format is in `crates/nnue/src/file.rs`).
 
 ## Strength
 
@@ -277,8 +336,14 @@ Loading checks the evaluator file against the size and checksum in `bundle.json`
 
 ## Rules
 
-`{rules}`
+{game}: `{rules}`
 "#,
+        game = meta.game.title(),
+        game_arg = if meta.game == GameName::default() {
+            String::new()
+        } else {
+            format!(", game=\"{}\"", meta.game)
+        },
         version = meta.dama_version,
         wheel = crate::wheel::readme_lines(meta.python_wheel.as_ref()),
         source = meta.source,
@@ -289,7 +354,7 @@ Loading checks the evaluator file against the size and checksum in `bundle.json`
         limit_key = limit_key(meta.limit),
         tt = meta.tt_mb,
         dir_hint = "BUNDLE_DIR",
-        rules = meta.rules,
+        rules = meta.game_rules().text(),
     )
 }
 
@@ -367,5 +432,49 @@ mod tests {
         .unwrap_err()
         .to_string();
         assert!(e.contains("bad.nnue"), "{e}");
+    }
+
+    /// A Turkish Tafl evaluator exports as a Tafl bundle (its rules as
+    /// text) that loads and plays through Tafl's engine.
+    #[test]
+    fn a_tafl_evaluator_exports_as_a_tafl_bundle() {
+        let tmp = tempfile::tempdir().unwrap();
+        let rules = dama_tafl::TaflRules::default();
+        let net = dama_nnue::FloatNet::random::<dama_tafl::TaflFeatures>(&rules, 4);
+        let file = tmp.path().join("tafl.nnue");
+        dama_nnue::write_network(&file, &net, &[]).unwrap();
+        let out = tmp.path().join("bundle");
+        let report = export_evaluator(&EvaluatorExportOptions {
+            evaluator: file,
+            out: out.clone(),
+            limit: AlphaBetaLimit::Depth(2),
+            threads: 1,
+            wheel: None,
+        })
+        .unwrap();
+        assert_eq!(report.meta.game, GameName::Tafl);
+        assert_eq!(report.meta.game_rules(), GameRules::Tafl(rules));
+        assert_eq!(report.meta.game_rules_text, Some(rules.to_string()));
+        let readme = fs::read_to_string(out.join("README.md")).unwrap();
+        assert!(readme.contains("Turkish Tafl: `"), "{readme}");
+        assert!(
+            readme.contains("/evaluator.nnue\", game=\"tafl\")"),
+            "{readme}"
+        );
+        let spec = crate::BotSpec::Bundle(out.clone());
+        let mut bot =
+            crate::Bot::<dama_tafl::Tafl>::new(&spec, &crate::BotOptions::default()).unwrap();
+        assert_eq!(bot.trained_rules(), Some(rules));
+        let game = dama_tafl::Game::new(rules);
+        let t = bot.think(&game, None).unwrap();
+        assert!(game.legal_moves().contains(&t.best));
+        let e = crate::Bot::<dama_draughts::Draughts>::new(&spec, &crate::BotOptions::default())
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(
+            e.contains("plays Turkish Tafl, not Turkish draughts"),
+            "{e}"
+        );
     }
 }

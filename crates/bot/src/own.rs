@@ -57,6 +57,14 @@ pub fn own_player<G: GameDef>(spec: &BotSpec, options: &BotOptions) -> Result<Ow
     let (player_spec, name, bundle) = match spec {
         BotSpec::Bundle(dir) => {
             let b = EvaluatorBundle::load(dir)?;
+            if b.meta.game.as_str() != G::NAME {
+                return Err(Error::Input(format!(
+                    "{}: the bundle's evaluator plays {}, not {}",
+                    dir.display(),
+                    b.meta.game.title(),
+                    G::TITLE
+                )));
+            }
             let player = PlayerSpec::AlphaBeta {
                 limit: b.meta.limit,
                 tt_mb: b.meta.tt_mb,

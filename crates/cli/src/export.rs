@@ -23,9 +23,11 @@ pub struct ExportArgs {
         conflicts_with = "evaluator"
     )]
     checkpoint: Option<PathBuf>,
-    /// A learned evaluator (`.nnue`), a learned-evaluator run's directory
-    /// (its `best.nnue`), or `shipped` (the network built into dama): a
-    /// bundle that the alpha-beta engine plays with it.
+    /// A learned evaluator (`.nnue`) of any game whose alpha-beta engine
+    /// learns its evaluation (Turkish draughts and its variants, Turkish
+    /// Tafl; the file's feature set names the game), a learned-evaluator
+    /// run's directory (its `best.nnue`), or `shipped` (the network built
+    /// into dama): a bundle that the game's alpha-beta engine plays with it.
     #[arg(long)]
     evaluator: Option<PathBuf>,
     /// The bundle directory to write.
@@ -155,8 +157,9 @@ fn run_evaluator(args: &ExportArgs, evaluator: &std::path::Path) -> Result<()> {
         .generation
         .map_or_else(String::new, |g| format!(", generation {g}"));
     outln!(
-        "  alpha-beta with a learned evaluation, rules {}{generation}; {limit}, {} thread{} by default",
-        m.rules,
+        "  {}'s alpha-beta with a learned evaluation, rules {}{generation}; {limit}, {} thread{} by default",
+        m.game.title(),
+        m.game_rules().text(),
         m.threads,
         if m.threads == 1 { "" } else { "s" }
     );

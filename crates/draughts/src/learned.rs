@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use dama_engine::{Game, Rules};
 use dama_game::EvalSource;
-use dama_nnue::{LearnedGame, NetworkWithMeta, Scored, SelfPlayLimits};
+use dama_nnue::{LearnedGame, Scored, SelfPlayLimits, ShippedFile};
 
 use crate::alphabeta::{game_history_hashes, AlphaBeta, SearchLimits};
 use crate::evaluator::{Evaluation, Network};
@@ -31,12 +31,11 @@ impl LearnedGame for Draughts {
         })
     }
 
-    fn shipped_network() -> Option<Result<NetworkWithMeta, dama_nnue::Error>> {
-        Some(dama_nnue::decode_network::<DraughtsFeatures>(
-            Path::new(crate::shipped::SHIPPED_PATH),
-            crate::shipped::SHIPPED_BYTES,
-            None,
-        ))
+    fn shipped_file() -> Option<ShippedFile> {
+        Some(ShippedFile {
+            path: crate::shipped::SHIPPED_PATH,
+            bytes: crate::shipped::SHIPPED_BYTES,
+        })
     }
 
     fn self_play(

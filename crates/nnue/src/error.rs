@@ -22,6 +22,17 @@ pub enum Error {
         /// What is wrong with it.
         message: String,
     },
+    /// The file is an evaluator of another feature set (another game's
+    /// network).
+    #[error("{path}: an evaluator of the feature set `{found}`, not `{expected}` (another game's network)")]
+    OtherFeatureSet {
+        /// The file.
+        path: PathBuf,
+        /// The feature set the file names.
+        found: String,
+        /// The feature set the caller reads.
+        expected: &'static str,
+    },
     /// A network's weights are not what the architecture needs.
     #[error("invalid network: {0}")]
     Invalid(String),

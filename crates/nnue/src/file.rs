@@ -128,13 +128,11 @@ pub fn decode_network<F: Features>(
     // network has another size.
     match header.map(|h| h.lines().find_map(|l| l.strip_prefix("feature_set="))) {
         Some(Some(set)) if set != F::NAME => {
-            return Err(Error::format(
-                path,
-                format!(
-                    "an evaluator of the feature set `{set}`, not `{}` (another game's network)",
-                    F::NAME
-                ),
-            ));
+            return Err(Error::OtherFeatureSet {
+                path: path.to_path_buf(),
+                found: set.to_owned(),
+                expected: F::NAME,
+            });
         }
         Some(None) if !F::READS_UNNAMED_FILES => {
             return Err(bad(

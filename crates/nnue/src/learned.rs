@@ -47,6 +47,15 @@ pub struct Scored<F: Features> {
 /// A network and its file header's metadata (`(key, value)` pairs).
 pub type NetworkWithMeta = (FloatNet, Vec<(String, String)>);
 
+/// An evaluator file built into the program ([`LearnedGame::shipped_file`]).
+#[derive(Clone, Copy, Debug)]
+pub struct ShippedFile {
+    /// Where it lies in the repository (`networks/turkish.nnue`).
+    pub path: &'static str,
+    /// Its bytes.
+    pub bytes: &'static [u8],
+}
+
 /// A game whose alpha-beta engine plays with a learned evaluation.
 pub trait LearnedGame: GameDef {
     /// The network's input features (the rules they are trained under are
@@ -66,14 +75,23 @@ pub trait LearnedGame: GameDef {
     /// The file's problem, named.
     fn load_evaluation(path: &Path, rules: &Self::Rules) -> Result<Self::Evaluation, Error>;
 
-    /// The network the game ships (`init = "shipped"`), with its header's
-    /// metadata; `None` if it ships none.
+    /// The evaluator file the game ships (`eval=shipped`, `init =
+    /// "shipped"`), built into the program: its path in the repository and
+    /// its bytes; `None` if it ships none.
+    fn shipped_file() -> Option<ShippedFile> {
+        None
+    }
+
+    /// The network the game ships ([`LearnedGame::shipped_file`]), decoded,
+    /// with its header's metadata; `None` if it ships none.
     ///
     /// # Errors
     ///
     /// The built-in bytes do not decode (a broken build).
     fn shipped_network() -> Option<Result<NetworkWithMeta, Error>> {
-        None
+        Self::shipped_file().map(|file| {
+            crate::decode_network::<Self::Features>(Path::new(file.path), file.bytes, None)
+        })
     }
 
     /// Plays `game` out with the engine and `evaluation`, each move a

@@ -49,7 +49,7 @@ pub use file::{
     decode_network, read_network, write_network, NETWORK_FORMAT_VERSION, NETWORK_MAGIC,
 };
 pub use float::FloatNet;
-pub use learned::{label, LearnedGame, NetworkWithMeta, Scored, SelfPlayLimits};
+pub use learned::{label, LearnedGame, NetworkWithMeta, Scored, SelfPlayLimits, ShippedFile};
 pub use quant::{Accumulator, Network};
 pub use sample::{
     decode_samples, encode_samples, read_samples, samples_file_bound, write_samples, Sample,
