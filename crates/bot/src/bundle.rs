@@ -209,12 +209,11 @@ impl BundleContents {
         }
     }
 
-    /// The Turkish draughts rules the bundle was trained under (the
-    /// defaults for another game's network).
-    pub fn rules(&self) -> Rules {
+    /// The game and rules the bundle was trained under.
+    pub fn game_rules(&self) -> GameRules {
         match self {
-            BundleContents::Network(m) => m.rules,
-            BundleContents::Evaluator(m) => m.rules,
+            BundleContents::Network(m) => m.game_rules(),
+            BundleContents::Evaluator(m) => m.game_rules(),
         }
     }
 }

@@ -15,10 +15,6 @@ pub enum Error {
     /// The search failed.
     #[error(transparent)]
     Search(#[from] dama_mcts::Error),
-    /// A learned evaluator could not be loaded or does not play these
-    /// rules.
-    #[error(transparent)]
-    Evaluator(#[from] dama_draughts::EngineError),
     /// A bundle is missing, damaged or made for another build; every
     /// problem is named.
     #[error("bundle {path}: {}", problems.join("; "))]
@@ -28,9 +24,6 @@ pub enum Error {
         /// One sentence per problem.
         problems: Vec<String>,
     },
-    /// Rules text (`rules …`, `--rules`) does not parse.
-    #[error(transparent)]
-    Rules(#[from] dama_engine::ParseRulesError),
     /// A game refused a move, a position or rules (its own error kept as
     /// the source).
     #[error("{context}")]

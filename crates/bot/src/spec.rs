@@ -58,29 +58,60 @@ pub enum BotSpec {
 }
 
 impl BotSpec {
-    /// The rules the bot's network was trained under, read from the
-    /// checkpoint's sidecar or the bundle's `bundle.json` without loading
-    /// the network; `None` for bots without a network, which play any
-    /// variant.
+    /// The game and rules the bot's network (or learned evaluator) was
+    /// trained under, read from the checkpoint's sidecar, the bundle's
+    /// `bundle.json` or the evaluator file's header without building the
+    /// bot; `None` for bots without one, which play any rules.
     ///
     /// # Errors
     ///
-    /// A sidecar or `bundle.json` that cannot be read or is not this
-    /// build's format.
-    pub fn trained_rules(&self) -> Result<Option<dama_engine::Rules>, Error> {
+    /// A sidecar, `bundle.json` or evaluator file that cannot be read or is
+    /// not this build's format.
+    pub fn trained_rules(&self) -> Result<Option<dama_nn::GameRules>, Error> {
         match self {
-            BotSpec::Bundle(dir) => Ok(Some(crate::BundleContents::read(dir)?.rules())),
+            BotSpec::Bundle(dir) => Ok(Some(crate::BundleContents::read(dir)?.game_rules())),
             BotSpec::Checkpoint { path, .. } | BotSpec::Player(PlayerSpec::Policy { path }) => {
-                Ok(Some(dama_nn::read_meta(path)?.rules))
+                Ok(Some(dama_nn::read_meta(path)?.game_rules()))
             }
             BotSpec::AlphaBeta {
                 eval: Some(source), ..
-            } => Ok(dama_draughts::Evaluation::of_spec(Some(source), None)?
-                .rules()
-                .copied()),
+            } => {
+                let game = self.game()?.unwrap_or_default();
+                evaluator_trained(game, source)
+            }
             _ => Ok(None),
         }
     }
+}
+
+/// The rules the learned evaluator `source` of `game` was trained for
+/// (`None`: it plays every rule set), as its alpha-beta engine loads it.
+///
+/// # Errors
+///
+/// The game's refusal of the file, in words ([`Error::Input`]).
+fn evaluator_trained(
+    game: dama_nn::GameName,
+    source: &dama_game::EvalSource,
+) -> Result<Option<dama_nn::GameRules>, Error> {
+    struct Load<'a>(&'a dama_game::EvalSource);
+    impl dama_nn::WithGame for Load<'_> {
+        type Output = Result<Option<dama_nn::GameRules>, String>;
+        fn run<G: dama_game::GameDef>(self) -> Self::Output {
+            let spec = dama_game::OwnSpec::AlphaBeta(dama_game::AlphaBetaSpec {
+                limit: dama_game::AlphaBetaLimit::Depth(1),
+                tt_mb: 1,
+                eval: Some(self.0.clone()),
+                threads: 1,
+            });
+            let factory = G::own_players(&spec, &G::Tables::default())
+                .map_err(|e| crate::error::chain(&e))?;
+            Ok(factory
+                .trained_rules()
+                .and_then(dama_nn::GameRules::new::<G>))
+        }
+    }
+    game.with(Load(source)).map_err(Error::Input)
 }
 
 impl BotSpec {

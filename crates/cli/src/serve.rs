@@ -75,9 +75,20 @@ pub fn run(args: &ServeArgs) -> Result<()> {
         ..BotOptions::default()
     };
     if let Some(spec) = &spec {
-        // Load it once now, so that a bad bot stops the server at the start.
-        // The page plays Turkish draughts.
-        Bot::<dama_draughts::Draughts>::new(spec, &bot_options)
+        // Load it once now, as the game its network plays (any game for a
+        // bot without one), so that a bad bot stops the server at the start.
+        struct Load<'a>(&'a BotSpec, &'a BotOptions);
+        impl dama_nn::WithGame for Load<'_> {
+            type Output = Result<(), dama_bot::Error>;
+            fn run<G: dama_game::GameDef>(self) -> Self::Output {
+                Bot::<G>::new(self.0, self.1).map(drop)
+            }
+        }
+        let game = spec
+            .game()
+            .with_context(|| format!("cannot load bot `{spec}`"))?
+            .unwrap_or_default();
+        game.with(Load(spec, &bot_options))
             .with_context(|| format!("cannot load bot `{spec}`"))?;
     }
     let mut limits = Limits {

@@ -203,3 +203,41 @@ fn an_evaluator_bundle_exports_plays_and_refuses_a_damaged_file() {
     let e = err(dama(&["analyse", "--bundle", b]));
     assert!(e.contains("bundle format 99"), "{e}");
 }
+
+/// Issue 39: a Turkish Tafl evaluator exports as a Tafl bundle (the file's
+/// feature set names the game) that `dama bot` and `dama analyse` play as
+/// Tafl's alpha-beta engine, and `--game draughts` refuses by name.
+#[test]
+fn a_tafl_evaluator_bundle_plays_tafl() {
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("tafl.nnue");
+    let rules = dama_tafl::TaflRules::default();
+    let net = dama_nnue::FloatNet::random::<dama_tafl::TaflFeatures>(&rules, 3);
+    dama_nnue::write_network(&file, &net, &[]).unwrap();
+    let bundle = tmp.path().join("bundle");
+    let b = bundle.to_str().unwrap();
+    let out = ok(dama(&[
+        "export",
+        "--evaluator",
+        file.to_str().unwrap(),
+        "--out",
+        b,
+        "--depth",
+        "2",
+    ]));
+    assert!(out.contains("Turkish Tafl's alpha-beta"), "{out}");
+    let meta: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(bundle.join("bundle.json")).unwrap())
+            .unwrap();
+    assert_eq!(meta["game"], "tafl");
+    assert_eq!(meta["game_rules_text"], rules.to_string());
+
+    let out = ok_with(dama(&["bot", "--bundle", b]), "hello\ngo\nquit\n");
+    assert!(out.contains("id game tafl"), "{out}");
+    assert!(out.contains("id limit depth 2"), "{out}");
+    assert_eq!(out.matches("bestmove ").count(), 1, "{out}");
+    let out = ok(dama(&["analyse", "--bundle", b, "--position", "startpos"]));
+    assert!(out.contains("depth 2"), "{out}");
+    let e = err(dama(&["bot", "--bundle", b, "--game", "draughts"]));
+    assert!(e.contains("Turkish Tafl"), "{e}");
+}

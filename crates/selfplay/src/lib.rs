@@ -76,9 +76,6 @@ pub enum Error {
     /// An evaluation match failed.
     #[error("evaluation")]
     Eval(#[from] dama_eval::Error),
-    /// The alpha-beta engine's evaluator could not be loaded or used.
-    #[error(transparent)]
-    Engine(#[from] dama_draughts::EngineError),
     /// A learned evaluator or sample file could not be read or written.
     #[error(transparent)]
     Evaluator(#[from] dama_nnue::Error),

@@ -180,21 +180,7 @@ pub fn network_game(spec: &BotSpec) -> Option<GameName> {
 
 /// The game and rules a bot's network was trained under, if it has one.
 pub fn trained(spec: &BotSpec) -> Result<Option<GameRules>, String> {
-    let Some(game) = spec.game().map_err(|e| e.to_string())? else {
-        return Ok(None);
-    };
-    if game == GameName::Draughts {
-        return Ok(spec
-            .trained_rules()
-            .map_err(|e| e.to_string())?
-            .map(GameRules::Draughts));
-    }
-    match spec {
-        BotSpec::Checkpoint { path, .. } => dama_nn::read_meta(path)
-            .map(|m| Some(m.game_rules()))
-            .map_err(|e| e.to_string()),
-        _ => Ok(Some(GameRules::default_for(game))),
-    }
+    spec.trained_rules().map_err(|e| e.to_string())
 }
 
 /// Whether a network trained under `trained` plays a game under `rules`:
