@@ -175,16 +175,16 @@ pub fn check_features<F: Features>(pairs: &[(F::Position, F::Position)]) -> Resu
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     /// A toy game: eight cells, each empty (0), White's (1) or Black's (-1),
     /// and the side to move.
     #[derive(Clone, Debug, PartialEq)]
-    struct Row([i8; 8], usize);
+    pub(crate) struct Row([i8; 8], usize);
 
     #[derive(Clone, Debug, PartialEq)]
-    struct NoRules;
+    pub(crate) struct NoRules;
 
     impl std::fmt::Display for NoRules {
         fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -199,7 +199,7 @@ mod tests {
         }
     }
 
-    struct RowFeatures;
+    pub(crate) struct RowFeatures;
 
     impl Features for RowFeatures {
         type Position = Row;
