@@ -397,8 +397,9 @@ impl Game {
         }
     }
 
-    /// Whether the side to move has a capture anywhere.
-    fn has_capture(&self) -> bool {
+    /// Whether the side to move has a capture anywhere (captures are
+    /// compulsory: its legal moves are then captures only).
+    pub fn has_capture(&self) -> bool {
         let mut buf = ArrayVec::new();
         self.pos.pieces(self.pos.turn).into_iter().any(|sq| {
             buf.clear();

@@ -192,12 +192,22 @@ impl Clock {
     }
 }
 
+/// How many whole moves past the nominal depth a search follows forced
+/// captures before it evaluates anyway.
+pub const MAX_CAPTURE_EXTENSION: u32 = 8;
+
 /// Negamax with alpha-beta to `depth` whole moves; the score is for the
-/// side to move. Wins sooner score higher. A stopped `clock` makes the
-/// score meaningless (the caller drops the iteration).
+/// side to move. Wins sooner score higher. A position at depth 0 where
+/// the side to move must capture is searched on (captures only, at most
+/// `extension` more moves) rather than evaluated: a static evaluation
+/// there misses the capture, and a learned one was trained on quiet
+/// positions only. A stopped `clock` makes the score meaningless (the
+/// caller drops the iteration).
+#[allow(clippy::too_many_arguments)]
 fn negamax(
     game: &Game,
     depth: u32,
+    extension: u32,
     mut alpha: i32,
     beta: i32,
     nodes: &mut u64,
@@ -209,6 +219,11 @@ fn negamax(
         return 0;
     }
     let over = game.outcome().is_some();
+    let (depth, extension) = if depth == 0 && !over && extension > 0 && game.has_capture() {
+        (1, extension - 1)
+    } else {
+        (depth, extension)
+    };
     if over || depth == 0 {
         let s = if over {
             sign(game.turn()) * evaluate(game)
@@ -228,7 +243,7 @@ fn negamax(
     for m in ordered(game) {
         let mut g = game.clone();
         g.play(&m).expect("invariant: a legal move plays");
-        let score = -negamax(&g, depth - 1, -beta, -alpha, nodes, eval, clock);
+        let score = -negamax(&g, depth - 1, extension, -beta, -alpha, nodes, eval, clock);
         if score > best {
             best = score;
         }
@@ -372,6 +387,7 @@ fn search_root(
         let score = -negamax(
             &g,
             depth.max(1) - 1,
+            MAX_CAPTURE_EXTENSION,
             i32::MIN + 1,
             bound,
             &mut nodes,

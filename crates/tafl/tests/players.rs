@@ -21,6 +21,28 @@ fn alpha_beta_takes_the_exit_and_closes_the_surround() {
     assert_eq!(m.to_string(), "b5-c5");
 }
 
+/// A search that reaches its depth where the side to move must capture
+/// searches the captures on before it evaluates: at depth 1 the Defenders
+/// see that a7-a6 hands their man to a5xa7, which a static evaluation of
+/// the position after a7-a6 (material even, the same as after a7-b7)
+/// cannot see; without the extension the tie went to a7-a6, the first
+/// move generated.
+#[test]
+fn alpha_beta_follows_a_forced_capture_past_its_depth() {
+    let g = game("W:Wa7:Ba5,Kd1");
+    let moves: Vec<String> = g.legal_moves().iter().map(ToString::to_string).collect();
+    assert_eq!(
+        moves.first().map(String::as_str),
+        Some("a7-a6"),
+        "{moves:?}"
+    );
+    let (m, score, nodes) = best_move(&g, 1, None).unwrap();
+    assert_eq!(m.to_string(), "a7-b7");
+    assert!(score > -dama_tafl::players::WIN, "{score}");
+    // The root's two moves and the capture after a7-a6.
+    assert!(nodes >= 3, "{nodes}");
+}
+
 #[test]
 fn alpha_beta_beats_random_from_both_sides() {
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(1);
