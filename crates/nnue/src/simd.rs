@@ -1,7 +1,9 @@
 //! Which instruction set the quantized network runs with, detected at run
 //! time. Every level runs the same Rust kernels (`crate::quant`), compiled
-//! once per level with `#[target_feature]`, so they give identical results;
-//! the scalar level is the portable fallback.
+//! once per level with `#[target_feature]`, but for L1 and L2, which each
+//! level writes with its own intrinsics in the portable kernel's order of
+//! operations; so they give identical results. The scalar level is the
+//! portable fallback.
 
 /// An instruction-set level for the network's kernels.
 ///
