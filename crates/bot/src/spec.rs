@@ -155,21 +155,9 @@ pub fn evaluator_rules(
     game: dama_nn::GameName,
     source: &dama_game::EvalSource,
 ) -> Option<Option<String>> {
-    struct Load<'a>(&'a dama_game::EvalSource);
-    impl dama_nn::WithGame for Load<'_> {
-        type Output = Option<Option<String>>;
-        fn run<G: dama_game::GameDef>(self) -> Self::Output {
-            let spec = dama_game::OwnSpec::AlphaBeta(dama_game::AlphaBetaSpec {
-                limit: dama_game::AlphaBetaLimit::Depth(1),
-                tt_mb: 1,
-                eval: Some(self.0.clone()),
-                threads: 1,
-            });
-            let factory = G::own_players(&spec, &G::Tables::default()).ok()?;
-            Some(factory.trained_rules().map(|r| r.to_string()))
-        }
-    }
-    game.with(Load(source))
+    evaluator_trained(game, source)
+        .ok()
+        .map(|rules| rules.map(|r| r.text()))
 }
 
 impl FromStr for BotSpec {
