@@ -146,17 +146,6 @@ pub struct TorchScriptEvaluator {
 }
 
 impl TorchScriptEvaluator {
-    /// Loads the TorchScript module of a draughts network at `path` onto
-    /// `device` ([`TorchScriptEvaluator::load_for`] with
-    /// [`dama_draughts::encode::SHAPE`]).
-    ///
-    /// # Errors
-    ///
-    /// As [`TorchScriptEvaluator::load_for`].
-    pub fn load(path: &Path, device: Device) -> Result<TorchScriptEvaluator> {
-        TorchScriptEvaluator::load_for(path, device, dama_draughts::encode::SHAPE)
-    }
-
     /// Loads the TorchScript module at `path` onto `device`, for positions
     /// of `shape`, and runs it once on an empty position to check its output
     /// shapes.

@@ -146,7 +146,12 @@ fn a_tafl_network_traces_to_torchscript_and_loads_for_its_shape() {
         }
     }
     // Loaded as a draughts module, its outputs do not fit.
-    assert!(dama_nn::TorchScriptEvaluator::load(&path, Device::Cpu).is_err());
+    assert!(dama_nn::TorchScriptEvaluator::load_for(
+        &path,
+        Device::Cpu,
+        dama_draughts::encode::SHAPE
+    )
+    .is_err());
 }
 
 /// A Tafl checkpoint stores its rules as `game_rules_text`; one written

@@ -45,7 +45,8 @@ fn traced_module_matches_the_network_on_any_batch_size() {
     let path = dir.path().join("model.ts");
     torchscript::save(&net, &path).unwrap();
     assert!(!dama_nn::files::tmp_path(&path).exists());
-    let script = TorchScriptEvaluator::load(&path, Device::Cpu).unwrap();
+    let script =
+        TorchScriptEvaluator::load_for(&path, Device::Cpu, dama_draughts::encode::SHAPE).unwrap();
     let rust = NnEvaluator::new(&net, Device::Cpu, Precision::F32).unwrap();
     let states = common::random_states(5, 64, 4);
     for n in [1, 3, torchscript::TRACE_BATCH as usize, 64] {
