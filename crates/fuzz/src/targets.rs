@@ -673,11 +673,16 @@ pub fn builtin_seeds(name: &str) -> Vec<Vec<u8>> {
         }
         "sidecar" => every_game_seeds(SidecarSeeds),
         "bundle" => {
-            let evaluator = dama_bot::EvaluatorBundleMeta {
+            let mut seeds = every_game_seeds(BundleSeeds);
+            // A learned-evaluator bundle of each game that learns one.
+            for game in dama_nn::GameName::learned() {
+                let (rules, game_rules_text) = dama_nn::GameRules::default_for(game).file_fields();
+                let evaluator = dama_bot::EvaluatorBundleMeta {
                 format: dama_bot::BUNDLE_FORMAT,
                 kind: dama_bot::BundleKind::Evaluator,
-                game: dama_nn::GameName::Draughts,
-                rules: Rules::default(),
+                game,
+                rules,
+                game_rules_text,
                 limit: dama_eval::AlphaBetaLimit::TimeMs(1000),
                 threads: 2,
                 tt_mb: 16,
@@ -691,8 +696,8 @@ pub fn builtin_seeds(name: &str) -> Vec<Vec<u8>> {
                 python_wheel: None,
                 dama_version: "0.1.0".into(),
             };
-            let mut seeds = every_game_seeds(BundleSeeds);
-            seeds.push(serde_json::to_string_pretty(&evaluator).unwrap_or_default());
+                seeds.push(serde_json::to_string_pretty(&evaluator).unwrap_or_default());
+            }
             seeds
         }
         "opening" => vec![
