@@ -158,7 +158,7 @@ impl EvaluatorBundleMeta {
     /// Whether the game's alpha-beta engine takes the bundle's settings: a
     /// game without learned evaluations, or one whose engine refuses the
     /// limit or the threads, is a problem in words.
-    fn settings_problem(&self) -> Option<String> {
+    pub(crate) fn settings_problem(&self) -> Option<String> {
         struct Check(AlphaBetaSpec);
         impl WithLearnedGame for Check {
             type Output = Option<String>;

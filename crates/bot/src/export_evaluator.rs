@@ -157,15 +157,15 @@ pub fn export_evaluator(opts: &EvaluatorExportOptions) -> Result<EvaluatorExport
         python_wheel: None,
         dama_version: env!("CARGO_PKG_VERSION").to_owned(),
     };
-    // The limits are checked before anything is written.
+    // The limits are checked, by the spec's bounds and by the game's
+    // engine, before anything is written.
     meta.player_spec(meta.limit, None)
         .map_err(|e| Error::Input(format!("cannot export with these limits: {e}")))?;
-    EvaluatorBundleMeta::parse(&serde_json::to_string(&meta)?).map_err(|problems| {
-        Error::Input(format!(
-            "cannot export with these settings: {}",
-            problems.join("; ")
-        ))
-    })?;
+    if let Some(problem) = meta.settings_problem() {
+        return Err(Error::Input(format!(
+            "cannot export with these limits: {problem}"
+        )));
+    }
     if let (Some(run), Some(g), false) = (run_of(&source), generation, shipped) {
         meta.elo = elo_entries_of_run(&run, g);
     }
