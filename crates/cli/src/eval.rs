@@ -75,6 +75,18 @@ pub struct EvalArgs {
     /// opening's two games, one per side, scored by pieces).
     #[arg(long)]
     tournament: bool,
+    /// Adjudicate a win once both players' searches agree on it:
+    /// `SCORE:MOVES`, the winner's score at least SCORE centi-men and the
+    /// loser's at most -SCORE for MOVES searched moves of each in a row
+    /// (cutechess-cli's `-resign … twosided=true`), e.g. `600:3`. Not for
+    /// games with a tournament scoring (Turkish Tafl).
+    #[arg(long, value_name = "SCORE:MOVES")]
+    adjudicate: Option<dama_eval::ScoreRun>,
+    /// Adjudicate a draw once both players' scores stay within ±SCORE for
+    /// MOVES searched moves of each in a row, from ply PLY on:
+    /// `PLY:SCORE:MOVES`, e.g. `80:10:8`.
+    #[arg(long, value_name = "PLY:SCORE:MOVES")]
+    adjudicate_draw: Option<dama_eval::DrawRun>,
 }
 
 /// Arguments of `dama ladder`.
@@ -275,6 +287,10 @@ fn run_eval_game<G: dama_game::GameDef>(
         threads: args.threads,
         batch_games: args.batch_games,
         rules,
+        adjudication: dama_eval::Adjudication {
+            resign: args.adjudicate,
+            draw: args.adjudicate_draw,
+        },
         ..MatchConfig::default()
     };
     one_torch_thread();
@@ -317,6 +333,22 @@ fn run_eval_game<G: dama_game::GameDef>(
         result.elo.lo,
         result.elo.hi
     );
+    let [a_depth, b_depth] = result.median_depth;
+    if a_depth.is_some() || b_depth.is_some() {
+        let show = |d: Option<f64>| d.map_or("-".to_owned(), |d| format!("{d}"));
+        outln!(
+            "  median search depth: A {}, B {}",
+            show(a_depth),
+            show(b_depth)
+        );
+    }
+    if result.adjudicated > 0 {
+        outln!(
+            "  adjudicated: {} of {} games",
+            result.adjudicated,
+            result.games
+        );
+    }
     if let Some(s) = &result.sprt {
         outln!(
             "  SPRT elo0={} elo1={}: LLR {:.2} in [{:.2}, {:.2}] -> {:?}{}",

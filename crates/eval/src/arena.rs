@@ -51,6 +51,230 @@ pub struct MatchConfig<R> {
     /// parallel search phase. Default 64.
     #[serde(default = "default_batch_games")]
     pub batch_games: usize,
+    /// Ends games early when both players' searches agree on the result
+    /// ([`Adjudication`]; default: off). Games of batched checkpoint
+    /// players, which report no search scores, are played out.
+    #[serde(default)]
+    pub adjudication: Adjudication,
+    /// Stop once A's score over all [`MatchConfig::games`] is sure to end
+    /// at or above this share, or sure to end below it, whatever the games
+    /// not yet played give (a gate's threshold: the match then decides as
+    /// the whole match would, in fewer games; the result counts the games
+    /// played). Default: `None`, every game is played.
+    #[serde(default)]
+    pub decide_at: Option<f64>,
+}
+
+/// Adjudication of games whose result both players' searches agree on,
+/// as chess engine testers do (cutechess-cli's `-resign … twosided=true`
+/// and `-draw`, with which Stockfish's fishtest plays its games): a game
+/// stops once it is decided, not after the long finish of a won ending.
+/// Only moves a player searched count (a forced move neither extends nor
+/// breaks a run); players that report no scores (random, greedy) are
+/// never adjudicated.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Adjudication {
+    /// A win for the side whose score stays at or above `score` while the
+    /// other's stays at or below `-score`.
+    #[serde(default)]
+    pub resign: Option<ScoreRun>,
+    /// A draw once both scores stay within `±score` (from `after` plies on).
+    #[serde(default)]
+    pub draw: Option<DrawRun>,
+}
+
+/// `moves` consecutive searched moves of each side with a score past
+/// `score` (centi-men, the mover's view).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScoreRun {
+    /// The score threshold, in the game's score units (centi-men).
+    pub score: i32,
+    /// Searched moves of each side in a row.
+    pub moves: u32,
+}
+
+/// A [`ScoreRun`] of scores within `±score`, counted from ply `after`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DrawRun {
+    /// Plies of the game (opening included) before which no draw is
+    /// adjudicated.
+    pub after: u32,
+    /// The largest score (either sign) of a drawn position.
+    pub score: i32,
+    /// Searched moves of each side in a row.
+    pub moves: u32,
+}
+
+impl Adjudication {
+    /// The longest run accepted: a longer one is refused rather than
+    /// silently never firing.
+    pub const MAX_MOVES: u32 = 1_000;
+
+    /// A resign rule alone: a win once both sides agree on at least
+    /// `score` for `moves` searched moves each; draws are played out (the
+    /// games' own draw rules end them).
+    pub fn resign_only(score: i32, moves: u32) -> Adjudication {
+        Adjudication {
+            resign: Some(ScoreRun { score, moves }),
+            draw: None,
+        }
+    }
+
+    /// Whether it ever ends a game.
+    pub fn is_off(&self) -> bool {
+        self.resign.is_none() && self.draw.is_none()
+    }
+
+    /// Checks the settings: positive scores and run lengths of
+    /// `1..=`[`Adjudication::MAX_MOVES`].
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Spec`] naming the bad setting.
+    pub fn validate(&self) -> Result<(), Error> {
+        let check = |what: &str, score: i32, moves: u32, zero_ok: bool| {
+            if score < 0 || (score == 0 && !zero_ok) {
+                return Err(Error::Spec(format!(
+                    "adjudication: the {what} score must be positive, got {score}"
+                )));
+            }
+            if moves == 0 || moves > Self::MAX_MOVES {
+                return Err(Error::Spec(format!(
+                    "adjudication: the {what} run must be 1..={} moves of each side, got {moves}",
+                    Self::MAX_MOVES
+                )));
+            }
+            Ok(())
+        };
+        if let Some(r) = self.resign {
+            check("resign", r.score, r.moves, false)?;
+        }
+        if let Some(d) = self.draw {
+            check("draw", d.score, d.moves, true)?;
+        }
+        Ok(())
+    }
+}
+
+fn numbers<const N: usize>(s: &str, form: &str) -> Result<[i64; N], Error> {
+    let bad = || Error::Spec(format!("adjudication `{s}`: expected {form}"));
+    let parts: Vec<&str> = s.split(':').collect();
+    if parts.len() != N {
+        return Err(bad());
+    }
+    let mut out = [0i64; N];
+    for (o, p) in out.iter_mut().zip(parts) {
+        *o = p.trim().parse().map_err(|_| bad())?;
+    }
+    Ok(out)
+}
+
+fn narrow<T: TryFrom<i64>>(v: i64, s: &str) -> Result<T, Error> {
+    T::try_from(v).map_err(|_| Error::Spec(format!("adjudication `{s}`: {v} is out of range")))
+}
+
+impl std::str::FromStr for ScoreRun {
+    type Err = Error;
+
+    /// `SCORE:MOVES`, e.g. `600:3`.
+    fn from_str(s: &str) -> Result<ScoreRun, Error> {
+        let [score, moves] = numbers::<2>(s, "SCORE:MOVES, e.g. 600:3")?;
+        Ok(ScoreRun {
+            score: narrow(score, s)?,
+            moves: narrow(moves, s)?,
+        })
+    }
+}
+
+impl std::str::FromStr for DrawRun {
+    type Err = Error;
+
+    /// `PLY:SCORE:MOVES`, e.g. `80:10:8`.
+    fn from_str(s: &str) -> Result<DrawRun, Error> {
+        let [after, score, moves] = numbers::<3>(s, "PLY:SCORE:MOVES, e.g. 80:10:8")?;
+        Ok(DrawRun {
+            after: narrow(after, s)?,
+            score: narrow(score, s)?,
+            moves: narrow(moves, s)?,
+        })
+    }
+}
+
+/// [`GameRecord::termination`] of a game ended by [`Adjudication`].
+pub const ADJUDICATED: &str = "Adjudicated";
+
+/// The running state of [`Adjudication`] over one game.
+#[derive(Default)]
+struct Adjudicator {
+    /// Per side (first, second): searched moves in a row scoring at least
+    /// the resign score, at most minus it, and within the draw score.
+    winning: [u32; 2],
+    losing: [u32; 2],
+    level: [u32; 2],
+}
+
+impl Adjudicator {
+    /// Counts a move of `side` searched to `score`, at ply `ply` (before
+    /// the move); returns the adjudicated outcome once there is one.
+    fn observe(
+        &mut self,
+        rule: &Adjudication,
+        side: Side,
+        score: i32,
+        ply: u32,
+    ) -> Option<Outcome> {
+        let (me, other) = match side {
+            Side::First => (0, 1),
+            Side::Second => (1, 0),
+        };
+        if let Some(r) = rule.resign {
+            self.winning[me] = if score >= r.score {
+                self.winning[me] + 1
+            } else {
+                0
+            };
+            self.losing[me] = if score <= -r.score {
+                self.losing[me] + 1
+            } else {
+                0
+            };
+            for (w, l) in [(me, other), (other, me)] {
+                if self.winning[w] >= r.moves && self.losing[l] >= r.moves {
+                    return Some(Outcome::Win(if w == 0 {
+                        Side::First
+                    } else {
+                        Side::Second
+                    }));
+                }
+            }
+        }
+        if let Some(d) = rule.draw {
+            self.level[me] = if ply >= d.after && score.abs() <= d.score {
+                self.level[me] + 1
+            } else {
+                0
+            };
+            if self.level.iter().all(|&n| n >= d.moves) {
+                return Some(Outcome::Draw);
+            }
+        }
+        None
+    }
+}
+
+/// What a player's search reported for one move of an arena game.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MoveSearch {
+    /// Whether the first side (White, the Defenders) moved.
+    pub first: bool,
+    /// The score for the mover (centi-men) and the completed depth, if the
+    /// player searched (not for a forced move or a player without a
+    /// search).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub score: Option<(i32, u32)>,
 }
 
 fn default_batch_games() -> usize {
@@ -69,6 +293,8 @@ impl<R: Default> Default for MatchConfig<R> {
             keep_records: false,
             threads: None,
             batch_games: default_batch_games(),
+            adjudication: Adjudication::default(),
+            decide_at: None,
         }
     }
 }
@@ -81,6 +307,8 @@ pub enum GameEnd {
     Rules,
     /// Adjudicated a draw at [`MatchConfig::max_plies`].
     MaxPlies,
+    /// Adjudicated by [`MatchConfig::adjudication`].
+    Adjudicated,
 }
 
 /// The record of one arena game, serialisable for saving (JSON lines).
@@ -103,12 +331,16 @@ pub struct GameRecord {
     /// `1-0` (the first side won), `0-1` or `1/2-1/2`.
     pub result: String,
     /// Why the game ended ([`GameDef::termination`]: `Blocked`,
-    /// `KingEscaped`, …, or `MaxPlies`).
+    /// `KingEscaped`, …, `MaxPlies` or `Adjudicated`).
     pub termination: String,
     /// The winner's points under the game's tournament scoring
     /// ([`GameDef::tournament`]); `None` for a draw or a game without one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub points: Option<u32>,
+    /// What each player's search said of each move after the opening
+    /// (empty for records of batched checkpoint players).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub searches: Vec<MoveSearch>,
 }
 
 impl GameRecord {
@@ -123,7 +355,7 @@ impl GameRecord {
 }
 
 /// Plays one game from `opening` and returns the result for the first
-/// side, and the record.
+/// side, and the record. `adjudication` may end it before the rules do.
 ///
 /// # Errors
 ///
@@ -133,30 +365,50 @@ pub fn play_game<G: GameDef>(
     second: &mut dyn Player<G>,
     opening: &Opening<G>,
     max_plies: u32,
+    adjudication: &Adjudication,
     rng: &mut ChaCha8Rng,
 ) -> Result<(GameScore, GameRecord), Error> {
     let mut game = opening.game()?;
     let mut moves: Vec<String> = opening.moves.iter().map(ToString::to_string).collect();
+    let mut searches = Vec::new();
+    let mut adjudicator = Adjudicator::default();
+    let mut adjudicated = None;
     first.new_game();
     second.new_game();
     while (G::plies(&game) as u32) < max_plies && G::outcome(&game).is_none() {
-        let player: &mut dyn Player<G> = match G::to_play(&game) {
+        let side = G::to_play(&game);
+        let player: &mut dyn Player<G> = match side {
             Side::First => &mut *first,
             Side::Second => &mut *second,
         };
-        let m = player
-            .choose(&game, rng)
+        let choice = player
+            .think(&game, None, rng)
             .map_err(|e| Error::from_move(player.name(), e))?;
-        play_checked::<G>(&mut game, &m, player.name())?;
-        moves.push(m.to_string());
+        let ply = G::plies(&game) as u32;
+        play_checked::<G>(&mut game, &choice.best, player.name())?;
+        moves.push(choice.best.to_string());
+        let score = choice.score.filter(|&(_, depth)| depth > 0);
+        searches.push(MoveSearch {
+            first: side == Side::First,
+            score,
+        });
+        if let Some((s, _)) = score {
+            if let Some(o) = adjudicator.observe(adjudication, side, s, ply) {
+                adjudicated = Some(o);
+                break;
+            }
+        }
     }
-    Ok(score_and_record::<G>(
+    let (score, mut record) = score_and_record::<G>(
         &game,
         opening,
         moves,
         first.name(),
         second.name(),
-    ))
+        adjudicated,
+    );
+    record.searches = searches;
+    Ok((score, record))
 }
 
 /// Plays `m`, a player's choice, naming the player if it is illegal.
@@ -176,18 +428,25 @@ pub(crate) fn score_and_record<G: GameDef>(
     moves: Vec<String>,
     first: &str,
     second: &str,
+    adjudicated: Option<Outcome>,
 ) -> (GameScore, GameRecord) {
-    let (outcome, termination) = match (G::outcome(game), G::termination(game)) {
-        (Some(o), Some(t)) => (o, t),
-        (Some(o), None) => (o, "Rules".to_owned()),
-        (None, _) => (Outcome::Draw, "MaxPlies".to_owned()),
+    let (outcome, termination) = match (adjudicated, G::outcome(game), G::termination(game)) {
+        (Some(o), _, _) => (o, ADJUDICATED.to_owned()),
+        (None, Some(o), Some(t)) => (o, t),
+        (None, Some(o), None) => (o, "Rules".to_owned()),
+        (None, None, _) => (Outcome::Draw, "MaxPlies".to_owned()),
     };
     let (score, result) = match outcome {
         Outcome::Draw => (GameScore::Draw, "1/2-1/2"),
         Outcome::Win(Side::First) => (GameScore::Win, "1-0"),
         Outcome::Win(Side::Second) => (GameScore::Loss, "0-1"),
     };
-    let points = G::tournament().and_then(|points| points(game));
+    // An adjudicated game has no tournament points: its end was not played.
+    let points = if adjudicated.is_some() {
+        None
+    } else {
+        G::tournament().and_then(|points| points(game))
+    };
     let record = GameRecord {
         game: 0,
         opening: 0,
@@ -199,6 +458,7 @@ pub(crate) fn score_and_record<G: GameDef>(
         result: result.to_owned(),
         termination,
         points,
+        searches: Vec::new(),
     };
     (score, record)
 }
@@ -286,7 +546,8 @@ pub struct MatchResult {
     pub openings: u32,
     /// The SPRT, if one ran.
     pub sprt: Option<SprtReport>,
-    /// Whether the SPRT stopped the match early.
+    /// Whether the SPRT or [`MatchConfig::decide_at`] stopped the match
+    /// before its last game.
     pub stopped_early: bool,
     /// The game's tournament scoring of each opening's pair of games, if it
     /// has one ([`GameDef::tournament`]).
@@ -295,6 +556,13 @@ pub struct MatchResult {
     /// Game records, in game order, if [`MatchConfig::keep_records`].
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub records: Vec<GameRecord>,
+    /// The median completed search depth of A's and of B's moves (over
+    /// the moves they searched; `None` for a player that reports none).
+    #[serde(default)]
+    pub median_depth: [Option<f64>; 2],
+    /// Games ended by [`MatchConfig::adjudication`].
+    #[serde(default)]
+    pub adjudicated: u32,
 }
 
 impl MatchResult {
@@ -350,6 +618,17 @@ impl std::fmt::Display for MatchResult {
             self.pentanomial.0,
             self.elo_pairs
         )?;
+        let depths: Vec<String> = [&self.a, &self.b]
+            .iter()
+            .zip(self.median_depth)
+            .filter_map(|(name, d)| d.map(|d| format!("{name} {d}")))
+            .collect();
+        if !depths.is_empty() {
+            writeln!(f, "  median search depth: {}", depths.join(", "))?;
+        }
+        if self.adjudicated > 0 {
+            writeln!(f, "  adjudicated: {} games", self.adjudicated)?;
+        }
         if let Some(t) = &self.tournament {
             writeln!(
                 f,
@@ -424,8 +703,36 @@ pub(crate) struct Tally {
     penta: Pentanomial,
     done: u32,
     records: Vec<GameRecord>,
+    /// Completed depths of A's and of B's searched moves.
+    depths: [Vec<u32>; 2],
+    adjudicated: u32,
     decided: bool,
     pub(crate) error: Option<Error>,
+}
+
+/// Whether a match of `games` games whose results so far are `wdl` ends
+/// at or above the score `threshold` whatever the rest give: sure to reach
+/// it with every other game lost, or sure to miss it with every other game
+/// won.
+fn threshold_decided(wdl: &Wdl, games: u32, threshold: f64) -> bool {
+    let total = f64::from(games);
+    let points = wdl.points();
+    let left = f64::from(games.saturating_sub(wdl.games()));
+    points >= threshold * total || points + left < threshold * total
+}
+
+/// The median of `v` (sorted in place), `None` if empty.
+fn median(v: &mut [u32]) -> Option<f64> {
+    if v.is_empty() {
+        return None;
+    }
+    v.sort_unstable();
+    let n = v.len();
+    Some(if n % 2 == 1 {
+        f64::from(v[n / 2])
+    } else {
+        0.5 * (f64::from(v[n / 2 - 1]) + f64::from(v[n / 2]))
+    })
 }
 
 fn sprt_llr(sprt: &Sprt, t: &Tally) -> f64 {
@@ -464,6 +771,15 @@ impl Tally {
             } else {
                 self.a_second.add(*score_a);
             }
+            for m in &record.searches {
+                if let Some((_, depth)) = m.score {
+                    let player = usize::from(m.first != *a_is_first);
+                    self.depths[player].push(depth);
+                }
+            }
+            if record.termination == ADJUDICATED {
+                self.adjudicated += 1;
+            }
             if config.keep_records {
                 self.records.push(record.clone());
             }
@@ -475,6 +791,11 @@ impl Tally {
         let llr = config.sprt.map(|s| sprt_llr(&s, self));
         if let (Some(sprt), Some(llr)) = (config.sprt, llr) {
             if sprt.decide(llr) != SprtDecision::Continue {
+                self.decided = true;
+            }
+        }
+        if let Some(threshold) = config.decide_at {
+            if threshold_decided(&self.wdl, config.games, threshold) {
                 self.decided = true;
             }
         }
@@ -528,6 +849,8 @@ impl Tally {
             stopped_early: self.decided && self.done < config.games,
             tournament: self.tournament,
             records: self.records,
+            median_depth: [median(&mut self.depths[0]), median(&mut self.depths[1])],
+            adjudicated: self.adjudicated,
         })
     }
 }
@@ -571,6 +894,20 @@ pub fn play_match<G: GameDef>(
 ) -> Result<MatchResult, Error> {
     if config.games == 0 {
         return Err(Error::Spec("a match needs at least 1 game".to_owned()));
+    }
+    config.adjudication.validate()?;
+    if let Some(t) = config.decide_at {
+        if !(0.0..=1.0).contains(&t) {
+            return Err(Error::Spec(format!(
+                "decide_at must be a score in [0, 1], got {t}"
+            )));
+        }
+    }
+    if G::tournament().is_some() && !config.adjudication.is_off() {
+        return Err(Error::Spec(format!(
+            "{} is scored by how each game was won (its tournament points), so its games are played out: no adjudication",
+            G::TITLE
+        )));
     }
     let games = config.games;
     let pairs = games.div_ceil(2);
@@ -680,6 +1017,7 @@ fn play_pair<G: GameDef>(
                 pb.as_mut(),
                 opening,
                 config.max_plies,
+                &config.adjudication,
                 &mut rng,
             )?
         } else {
@@ -688,6 +1026,7 @@ fn play_pair<G: GameDef>(
                 pa.as_mut(),
                 opening,
                 config.max_plies,
+                &config.adjudication,
                 &mut rng,
             )?
         };

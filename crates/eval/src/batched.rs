@@ -22,8 +22,8 @@ use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
 
 use crate::arena::{
-    game_rng, play_checked, score_and_record, MatchConfig, MatchProgress, MatchResult, PlayedPair,
-    Tally,
+    game_rng, play_checked, score_and_record, MatchConfig, MatchProgress, MatchResult, MoveSearch,
+    PlayedPair, Tally,
 };
 use crate::openings::Opening;
 use crate::player::{Player, PlayerFactory};
@@ -45,6 +45,9 @@ struct Slot<G: GameDef> {
     game: G::Game,
     /// Every move's text, the opening's included.
     moves: Vec<String>,
+    /// What each move's player reported, after the opening (a batched
+    /// search reports no score).
+    searches: Vec<MoveSearch>,
     rng: ChaCha8Rng,
     /// The players of the first and the second side.
     sides: [Side<G>; 2],
@@ -75,17 +78,22 @@ impl<G: GameDef> Slot<G> {
                 self.done = true;
                 return Ok(());
             }
-            let side = match G::to_play(&self.game) {
+            let seat = G::to_play(&self.game);
+            let side = match seat {
                 Seat::First => &mut self.sides[0],
                 Seat::Second => &mut self.sides[1],
             };
             let net = match side {
                 Side::Player(player) => {
-                    let m = player
-                        .choose(&self.game, &mut self.rng)
+                    let choice = player
+                        .think(&self.game, None, &mut self.rng)
                         .map_err(|e| Error::from_move(player.name(), e))?;
-                    play_checked::<G>(&mut self.game, &m, player.name())?;
-                    self.moves.push(m.to_string());
+                    play_checked::<G>(&mut self.game, &choice.best, player.name())?;
+                    self.moves.push(choice.best.to_string());
+                    self.searches.push(MoveSearch {
+                        first: seat == Seat::First,
+                        score: choice.score.filter(|&(_, depth)| depth > 0),
+                    });
                     continue;
                 }
                 Side::Batched(net) => *net,
@@ -113,6 +121,10 @@ impl<G: GameDef> Slot<G> {
             self.turn = None;
             play_checked::<G>(&mut self.game, &m, name)?;
             self.moves.push(m.to_string());
+            self.searches.push(MoveSearch {
+                first: seat == Seat::First,
+                score: None,
+            });
         }
     }
 
@@ -171,6 +183,7 @@ pub(crate) fn run_batched<G: GameDef>(
                 a_is_first,
                 game: opening.game()?,
                 moves: opening.moves.iter().map(ToString::to_string).collect(),
+                searches: Vec::new(),
                 rng: game_rng(config.seed, next),
                 sides,
                 turn: None,
@@ -202,7 +215,8 @@ pub(crate) fn run_batched<G: GameDef>(
                 (names[1], names[0])
             };
             let (score_first, mut record) =
-                score_and_record::<G>(&s.game, opening, s.moves, first, second);
+                score_and_record::<G>(&s.game, opening, s.moves, first, second, None);
+            record.searches = s.searches;
             record.game = s.index;
             record.opening = s.opening_index as u32;
             let score_a = if s.a_is_first {

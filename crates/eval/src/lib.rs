@@ -65,8 +65,8 @@ mod stats;
 mod timed;
 
 pub use arena::{
-    play_game, play_match, progress_bar, GameEnd, GameRecord, MatchConfig, MatchProgress,
-    MatchResult, SprtReport, TournamentScore,
+    play_game, play_match, progress_bar, Adjudication, DrawRun, GameEnd, GameRecord, MatchConfig,
+    MatchProgress, MatchResult, MoveSearch, ScoreRun, SprtReport, TournamentScore, ADJUDICATED,
 };
 pub use error::Error;
 pub use factory::{factory, named, parse_player};

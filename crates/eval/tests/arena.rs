@@ -230,3 +230,164 @@ fn unavailable_or_bad_players_are_errors() {
     assert!(parse_player::<Draughts>("alphabeta", &BuildOptions::default()).is_err());
     assert!(parse_player::<Draughts>("nonsense", &BuildOptions::default()).is_err());
 }
+
+/// A gate's early stop: once A's score over all games is sure to end
+/// above (or below) the threshold, the match stops, with the decision the
+/// whole match gives.
+#[test]
+fn decide_at_stops_once_the_threshold_is_settled_either_way() {
+    let (a, b) = (player("greedy"), player("random"));
+    let full = play_match(a.as_ref(), b.as_ref(), &config(40, 5), &|_| {}).unwrap();
+    let cut = play_match(
+        a.as_ref(),
+        b.as_ref(),
+        &MatchConfig {
+            decide_at: Some(0.5),
+            threads: Some(1),
+            ..config(40, 5)
+        },
+        &|_| {},
+    )
+    .unwrap();
+    println!("{full}\n{cut}");
+    assert!(full.score() >= 0.5, "{full}");
+    assert!(cut.stopped_early && cut.games < 40, "{cut}");
+    assert!(cut.score() >= 0.5, "{cut}");
+    // Sure: the games played give at least half of all 40 games' points.
+    assert!(cut.wdl.points() >= 20.0, "{cut}");
+    // The other way: random against greedy is sure to miss the threshold.
+    let lost = play_match(
+        b.as_ref(),
+        a.as_ref(),
+        &MatchConfig {
+            decide_at: Some(0.5),
+            threads: Some(1),
+            ..config(40, 5)
+        },
+        &|_| {},
+    )
+    .unwrap();
+    assert!(lost.stopped_early && lost.games < 40, "{lost}");
+    assert!(
+        lost.wdl.points() + f64::from(40 - lost.games) < 20.0,
+        "{lost}"
+    );
+    // A threshold no result settles early plays every game.
+    let all = play_match(
+        a.as_ref(),
+        b.as_ref(),
+        &MatchConfig {
+            decide_at: Some(1.0),
+            ..config(6, 5)
+        },
+        &|_| {},
+    );
+    let all = all.unwrap();
+    assert!(
+        all.games == 6 || all.wdl.losses + all.wdl.draws > 0,
+        "{all}"
+    );
+}
+
+/// Two-sided adjudication ends games both searches agree are won; each
+/// adjudicated game is the start of the game played out, and the scores
+/// that ended it are in its record.
+#[test]
+fn adjudication_ends_agreed_games_early() {
+    let (a, b) = (player("alphabeta:depth=4"), player("alphabeta:depth=1"));
+    let rule = dama_eval::Adjudication::resign_only(300, 2);
+    let full = play_match(a.as_ref(), b.as_ref(), &config(8, 3), &|_| {}).unwrap();
+    let cut = play_match(
+        a.as_ref(),
+        b.as_ref(),
+        &MatchConfig {
+            adjudication: rule,
+            ..config(8, 3)
+        },
+        &|_| {},
+    )
+    .unwrap();
+    println!("{full}\n{cut}");
+    assert_eq!(full.adjudicated, 0);
+    assert!(cut.adjudicated > 0, "{cut}");
+    let mut saved = 0;
+    for (f, c) in full.records.iter().zip(&cut.records) {
+        assert_eq!(f.game, c.game);
+        assert!(f.moves.starts_with(&c.moves), "game {}", c.game);
+        if c.termination != dama_eval::ADJUDICATED {
+            assert_eq!(f.moves, c.moves);
+            continue;
+        }
+        saved += f.moves.len() - c.moves.len();
+        // The last searched moves of each side agree on the winner.
+        let winner_first = c.result == "1-0";
+        assert!(c.result != "1/2-1/2");
+        let scored: Vec<_> = c
+            .searches
+            .iter()
+            .filter_map(|m| m.score.map(|s| (m.first, s.0)))
+            .collect();
+        for first in [true, false] {
+            let last: Vec<i32> = scored
+                .iter()
+                .filter(|(f, _)| *f == first)
+                .rev()
+                .take(2)
+                .map(|(_, s)| *s)
+                .collect();
+            assert_eq!(last.len(), 2);
+            for s in last {
+                if first == winner_first {
+                    assert!(s >= 300, "game {}: winner's {s}", c.game);
+                } else {
+                    assert!(s <= -300, "game {}: loser's {s}", c.game);
+                }
+            }
+        }
+    }
+    assert!(saved > 0);
+    assert!(cut.median_depth[0].is_some() && cut.median_depth[1].is_some());
+}
+
+#[test]
+fn bad_adjudication_settings_are_refused_by_name() {
+    for bad in ["600", "600:3:1", "x:3", "600:-1", "99999999999:3"] {
+        let e = bad.parse::<dama_eval::ScoreRun>().unwrap_err();
+        assert!(e.to_string().contains(bad), "{bad}: {e}");
+    }
+    assert_eq!(
+        "600:3".parse::<dama_eval::ScoreRun>().unwrap(),
+        dama_eval::ScoreRun {
+            score: 600,
+            moves: 3
+        }
+    );
+    for rule in [
+        dama_eval::Adjudication::resign_only(0, 3),
+        dama_eval::Adjudication::resign_only(600, 0),
+        dama_eval::Adjudication::resign_only(600, 1_000_000),
+    ] {
+        let e = play_match(
+            player("greedy").as_ref(),
+            player("random").as_ref(),
+            &MatchConfig {
+                adjudication: rule,
+                ..config(2, 1)
+            },
+            &|_| {},
+        )
+        .unwrap_err();
+        assert!(e.to_string().contains("adjudication"), "{e}");
+    }
+    let e = play_match(
+        player("greedy").as_ref(),
+        player("random").as_ref(),
+        &MatchConfig {
+            decide_at: Some(1.5),
+            ..config(2, 1)
+        },
+        &|_| {},
+    )
+    .unwrap_err();
+    assert!(e.to_string().contains("decide_at"), "{e}");
+}

@@ -84,6 +84,8 @@ pub struct NnueConfig {
     pub gate: NnueGate,
     /// `[eval]`.
     pub eval: NnueEval,
+    /// `[adjudicate]`: when the gates' and evaluations' games end early.
+    pub adjudicate: NnueAdjudicate,
     /// `[distributed]`: chunks, staleness and polling of a distributed run
     /// (`dama learner`, `dama worker`; the same keys as a network run's).
     /// Session settings: they may change on `--resume`.
@@ -103,6 +105,7 @@ struct RawNnueConfig {
     train: NnueTrain,
     gate: NnueGate,
     eval: NnueEval,
+    adjudicate: NnueAdjudicate,
     distributed: DistributedConfig,
 }
 
@@ -118,6 +121,7 @@ impl TryFrom<RawNnueConfig> for NnueConfig {
             train: raw.train,
             gate: raw.gate,
             eval: raw.eval,
+            adjudicate: raw.adjudicate,
             distributed: raw.distributed,
         })
     }
@@ -341,6 +345,48 @@ impl NnueEval {
     }
 }
 
+/// `[adjudicate]`: the gates' and evaluations' games end once both engines'
+/// searches agree that one side has won: the winner's score at least
+/// `score`, the loser's at most `-score`, for `moves` searched moves of
+/// each in a row (cutechess-cli's two-sided resign rule, with which
+/// Stockfish's fishtest plays). A won ending is then not played out,
+/// which is where much of a match's time went. Games of a game with a
+/// tournament scoring (Turkish Tafl, whose points count how each game was
+/// won) are always played out.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct NnueAdjudicate {
+    /// Centi-men (default 500); 0 plays every game out.
+    pub score: i32,
+    /// Searched moves of each side in a row (default 3).
+    pub moves: u32,
+}
+
+impl Default for NnueAdjudicate {
+    fn default() -> Self {
+        NnueAdjudicate {
+            score: 500,
+            moves: 3,
+        }
+    }
+}
+
+impl NnueAdjudicate {
+    /// The arena's rule for game `G`'s matches.
+    fn rule<G: GameDef>(&self) -> dama_eval::Adjudication {
+        if self.score == 0 || G::tournament().is_some() {
+            return dama_eval::Adjudication::default();
+        }
+        dama_eval::Adjudication {
+            resign: Some(dama_eval::ScoreRun {
+                score: self.score,
+                moves: self.moves,
+            }),
+            draw: None,
+        }
+    }
+}
+
 fn range<T: PartialOrd + std::fmt::Display>(key: &str, v: T, lo: T, hi: T) -> Result<(), Error> {
     if v < lo || v > hi {
         return Err(Error::Config(format!(
@@ -446,6 +492,13 @@ impl NnueConfig {
         )?;
         range("eval.depth", self.eval.depth, 1, 64)?;
         range("eval.every", self.eval.every, 1, 10_000)?;
+        range("adjudicate.score", self.adjudicate.score, 0, 1_000_000)?;
+        range(
+            "adjudicate.moves",
+            self.adjudicate.moves,
+            1,
+            dama_eval::Adjudication::MAX_MOVES,
+        )?;
         self.distributed.validate()?;
         Ok(())
     }
@@ -672,7 +725,9 @@ fn alphabeta(limit: AlphaBetaLimit, eval: Option<&Path>) -> PlayerSpec {
 }
 
 /// A match of `a` against `b` under the run's rules, reported as an
-/// evaluation stage against `label`: its line (for `a`).
+/// evaluation stage against `label`: its line (for `a`). Its games are
+/// adjudicated by `[adjudicate]`; `decide_at`: stop once A's score is sure
+/// to end on one side of it (a gate's threshold).
 #[allow(clippy::too_many_arguments)]
 fn play<G: LearnedGame>(
     config: &NnueConfig,
@@ -683,6 +738,7 @@ fn play<G: LearnedGame>(
     b: &PlayerSpec,
     label: &str,
     games: u32,
+    decide_at: Option<f64>,
     threads: usize,
     progress: &dyn Progress,
 ) -> Result<EvalLine, Error> {
@@ -705,6 +761,8 @@ fn play<G: LearnedGame>(
         seed: generation_seed(config.run.seed, generation, stream),
         threads: Some(threads),
         batch_games: 0,
+        adjudication: config.adjudicate.rule::<G>(),
+        decide_at,
         ..MatchConfig::default()
     };
     let r = dama_eval::play_match(fa.as_ref(), fb.as_ref(), &match_config, &|p| {
@@ -1025,6 +1083,7 @@ impl<G: LearnedGame> NnueRun<G> {
                 &b,
                 &name,
                 config.gate.games,
+                Some(config.gate.min_score),
                 self.threads,
                 progress,
             )?;
@@ -1082,6 +1141,7 @@ impl<G: LearnedGame> NnueRun<G> {
             &b,
             &format!("handcrafted ({b})"),
             config.eval.games,
+            None,
             self.threads,
             progress,
         )?;

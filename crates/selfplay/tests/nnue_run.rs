@@ -200,6 +200,18 @@ fn bad_configs_are_refused_by_key() {
             "Turkish draughts's",
         ),
         ("[run]\nkind = \"nnue\"\nthreads = 100000\n", "run.threads"),
+        (
+            "[run]\nkind = \"nnue\"\n[adjudicate]\nscore = -5\n",
+            "adjudicate.score",
+        ),
+        (
+            "[run]\nkind = \"nnue\"\n[adjudicate]\nmoves = 0\n",
+            "adjudicate.moves",
+        ),
+        (
+            "[run]\nkind = \"nnue\"\n[adjudicate]\nply = 3\n",
+            "unknown field `ply`",
+        ),
     ] {
         let tmp = tempfile::NamedTempFile::new().unwrap();
         std::fs::write(tmp.path(), text).unwrap();
