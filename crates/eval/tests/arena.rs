@@ -237,18 +237,17 @@ fn unavailable_or_bad_players_are_errors() {
 #[test]
 fn decide_at_stops_once_the_threshold_is_settled_either_way() {
     let (a, b) = (player("greedy"), player("random"));
+    let decided =
+        |a: &dyn PlayerFactory<Draughts>, b: &dyn PlayerFactory<Draughts>, at: f64, games: u32| {
+            let config = MatchConfig {
+                decide_at: Some(at),
+                threads: Some(1),
+                ..config(games, 5)
+            };
+            play_match(a, b, &config, &|_| {}).unwrap()
+        };
     let full = play_match(a.as_ref(), b.as_ref(), &config(40, 5), &|_| {}).unwrap();
-    let cut = play_match(
-        a.as_ref(),
-        b.as_ref(),
-        &MatchConfig {
-            decide_at: Some(0.5),
-            threads: Some(1),
-            ..config(40, 5)
-        },
-        &|_| {},
-    )
-    .unwrap();
+    let cut = decided(a.as_ref(), b.as_ref(), 0.5, 40);
     println!("{full}\n{cut}");
     assert!(full.score() >= 0.5, "{full}");
     assert!(cut.stopped_early && cut.games < 40, "{cut}");
@@ -256,33 +255,15 @@ fn decide_at_stops_once_the_threshold_is_settled_either_way() {
     // Sure: the games played give at least half of all 40 games' points.
     assert!(cut.wdl.points() >= 20.0, "{cut}");
     // The other way: random against greedy is sure to miss the threshold.
-    let lost = play_match(
-        b.as_ref(),
-        a.as_ref(),
-        &MatchConfig {
-            decide_at: Some(0.5),
-            threads: Some(1),
-            ..config(40, 5)
-        },
-        &|_| {},
-    )
-    .unwrap();
+    let lost = decided(b.as_ref(), a.as_ref(), 0.5, 40);
     assert!(lost.stopped_early && lost.games < 40, "{lost}");
     assert!(
         lost.wdl.points() + f64::from(40 - lost.games) < 20.0,
         "{lost}"
     );
-    // A threshold no result settles early plays every game.
-    let all = play_match(
-        a.as_ref(),
-        b.as_ref(),
-        &MatchConfig {
-            decide_at: Some(1.0),
-            ..config(6, 5)
-        },
-        &|_| {},
-    );
-    let all = all.unwrap();
+    // A threshold that only the last game could settle plays every game
+    // unless a game short of a win settles it first.
+    let all = decided(a.as_ref(), b.as_ref(), 1.0, 6);
     assert!(
         all.games == 6 || all.wdl.losses + all.wdl.draws > 0,
         "{all}"
