@@ -11,7 +11,6 @@
 
 use std::time::{Duration, Instant};
 
-use dama_draughts::Draughts;
 use dama_game::{EndReason, Ending, GameDef, NnInput};
 use dama_mcts::{
     driver, Budget, CachedEvaluator, Evaluation, Evaluator, Leaf, Outcome, Player, Pov, Search,
@@ -186,7 +185,7 @@ pub struct SelfplayStats {
     /// Of those, games where the eventual winner's value had fallen under
     /// the resignation threshold (resigning would have been a mistake).
     pub false_resignations: usize,
-    /// Draws by the no-capture rule ([`dama_engine::Rules::no_capture_limit`]).
+    /// Draws by the game's no-capture rule (draughts' `no_capture_limit`).
     pub no_capture_draws: usize,
     /// Draws by threefold repetition.
     pub repetition_draws: usize,
@@ -319,7 +318,7 @@ fn search_error(e: dama_mcts::Error) -> Error {
 
 /// What one self-play session plays.
 #[derive(Clone, Debug)]
-pub struct SelfplayJob<'a, G: GameDef = Draughts>
+pub struct SelfplayJob<'a, G: GameDef>
 where
     <G::State as dama_mcts::Game>::Action: Send + Sync,
 {
@@ -736,6 +735,7 @@ pub(crate) fn update_stats(stats: &mut SelfplayStats, record: &GameRecord, steps
 #[cfg(test)]
 mod tests {
     use super::*;
+    use dama_draughts::Draughts;
     use dama_mcts::{Algorithm, UniformEvaluator};
 
     /// Uniform evaluations, recording each call's batch size.
