@@ -291,7 +291,8 @@ impl Default for NnueTrain {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct NnueGate {
-    /// Games (default 100; 0 accepts every network).
+    /// Games at most (default 100; 0 accepts every network): the match
+    /// stops once the rest of its games could not change the decision.
     pub games: u32,
     /// Depth of both players (default 6).
     pub depth: u32,
