@@ -277,6 +277,17 @@ pub struct MoveSearch {
     pub score: Option<(i32, u32)>,
 }
 
+impl MoveSearch {
+    /// What `choice`, a move of the first side (`first`) or of the second,
+    /// says: its score if the player searched (a completed depth above 0).
+    pub(crate) fn of<M>(first: bool, choice: &dama_game::player::Choice<M>) -> MoveSearch {
+        MoveSearch {
+            first,
+            score: choice.score.filter(|&(_, depth)| depth > 0),
+        }
+    }
+}
+
 fn default_batch_games() -> usize {
     64
 }
@@ -299,11 +310,12 @@ impl<R: Default> Default for MatchConfig<R> {
     }
 }
 
-/// How a game ended.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+/// How a game ended ([`GameRecord::end`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum GameEnd {
-    /// By the rules; the string form is the engine's termination.
+    /// By the rules; [`GameRecord::termination`] names the rule.
+    #[default]
     Rules,
     /// Adjudicated a draw at [`MatchConfig::max_plies`].
     MaxPlies,
@@ -333,6 +345,10 @@ pub struct GameRecord {
     /// Why the game ended ([`GameDef::termination`]: `Blocked`,
     /// `KingEscaped`, …, `MaxPlies` or `Adjudicated`).
     pub termination: String,
+    /// How the game ended: by the rules, at the ply cap or adjudicated
+    /// (records written before this field read as by the rules).
+    #[serde(default)]
+    pub end: GameEnd,
     /// The winner's points under the game's tournament scoring
     /// ([`GameDef::tournament`]); `None` for a draw or a game without one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -387,12 +403,9 @@ pub fn play_game<G: GameDef>(
         let ply = G::plies(&game) as u32;
         play_checked::<G>(&mut game, &choice.best, player.name())?;
         moves.push(choice.best.to_string());
-        let score = choice.score.filter(|&(_, depth)| depth > 0);
-        searches.push(MoveSearch {
-            first: side == Side::First,
-            score,
-        });
-        if let Some((s, _)) = score {
+        let search = MoveSearch::of(side == Side::First, &choice);
+        searches.push(search);
+        if let Some((s, _)) = search.score {
             if let Some(o) = adjudicator.observe(adjudication, side, s, ply) {
                 adjudicated = Some(o);
                 break;
@@ -430,11 +443,11 @@ pub(crate) fn score_and_record<G: GameDef>(
     second: &str,
     adjudicated: Option<Outcome>,
 ) -> (GameScore, GameRecord) {
-    let (outcome, termination) = match (adjudicated, G::outcome(game), G::termination(game)) {
-        (Some(o), _, _) => (o, ADJUDICATED.to_owned()),
-        (None, Some(o), Some(t)) => (o, t),
-        (None, Some(o), None) => (o, "Rules".to_owned()),
-        (None, None, _) => (Outcome::Draw, "MaxPlies".to_owned()),
+    let (outcome, end, termination) = match (adjudicated, G::outcome(game), G::termination(game)) {
+        (Some(o), _, _) => (o, GameEnd::Adjudicated, ADJUDICATED.to_owned()),
+        (None, Some(o), Some(t)) => (o, GameEnd::Rules, t),
+        (None, Some(o), None) => (o, GameEnd::Rules, "Rules".to_owned()),
+        (None, None, _) => (Outcome::Draw, GameEnd::MaxPlies, "MaxPlies".to_owned()),
     };
     let (score, result) = match outcome {
         Outcome::Draw => (GameScore::Draw, "1/2-1/2"),
@@ -457,6 +470,7 @@ pub(crate) fn score_and_record<G: GameDef>(
         moves,
         result: result.to_owned(),
         termination,
+        end,
         points,
         searches: Vec::new(),
     };
@@ -777,7 +791,7 @@ impl Tally {
                     self.depths[player].push(depth);
                 }
             }
-            if record.termination == ADJUDICATED {
+            if record.end == GameEnd::Adjudicated {
                 self.adjudicated += 1;
             }
             if config.keep_records {

@@ -90,10 +90,8 @@ impl<G: GameDef> Slot<G> {
                         .map_err(|e| Error::from_move(player.name(), e))?;
                     play_checked::<G>(&mut self.game, &choice.best, player.name())?;
                     self.moves.push(choice.best.to_string());
-                    self.searches.push(MoveSearch {
-                        first: seat == Seat::First,
-                        score: choice.score.filter(|&(_, depth)| depth > 0),
-                    });
+                    self.searches
+                        .push(MoveSearch::of(seat == Seat::First, &choice));
                     continue;
                 }
                 Side::Batched(net) => *net,

@@ -295,7 +295,11 @@ fn adjudication_ends_agreed_games_early() {
     for (f, c) in full.records.iter().zip(&cut.records) {
         assert_eq!(f.game, c.game);
         assert!(f.moves.starts_with(&c.moves), "game {}", c.game);
-        if c.termination != dama_eval::ADJUDICATED {
+        assert_eq!(
+            c.end == dama_eval::GameEnd::Adjudicated,
+            c.termination == dama_eval::ADJUDICATED
+        );
+        if c.end != dama_eval::GameEnd::Adjudicated {
             assert_eq!(f.moves, c.moves);
             continue;
         }

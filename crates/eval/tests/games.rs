@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use dama_draughts::Draughts;
 use dama_eval::{
-    games, parse_player, play_match, BatchedSearcher, Error, MatchConfig, MatchResult,
+    games, parse_player, play_match, BatchedSearcher, Error, GameEnd, MatchConfig, MatchResult,
     NetworkError, Player, PlayerFactory, PlayerSpec,
 };
 use dama_game::GameDef;
@@ -232,9 +232,10 @@ fn the_move_cap_draws() {
         ..config::<Tafl>(2, 9, 2)
     };
     let r = baselines::<Tafl>("random", "random", &cfg);
-    assert!(r.records.iter().any(|g| g.termination == "MaxPlies"));
+    assert!(r.records.iter().any(|g| g.end == GameEnd::MaxPlies));
     for g in &r.records {
-        if g.termination == "MaxPlies" {
+        assert_eq!(g.end == GameEnd::MaxPlies, g.termination == "MaxPlies");
+        if g.end == GameEnd::MaxPlies {
             assert_eq!(g.moves.len(), 6);
             assert_eq!(g.result, "1/2-1/2");
             assert_eq!(g.points, None);
