@@ -23,28 +23,24 @@ pub struct DeviceArgs {
 pub fn run(args: &DeviceArgs) -> Result<()> {
     let device = dama_nn::device::resolve(args.device)?;
     outln!("device: {}", dama_nn::device::describe(device));
-    args.game.with(Forward {
-        device,
-        game: args.game,
-    })
+    args.game.with(Forward { device })
 }
 
 /// A forward pass of a small network of the game on its start position.
 struct Forward {
     device: dama_nn::device::Device,
-    game: GameName,
 }
 
 impl WithGame for Forward {
     type Output = Result<()>;
 
     fn run<G: GameDef>(self) -> Result<()> {
-        forward::<G>(self.device, self.game)
+        forward::<G>(self.device)
     }
 }
 
-fn forward<G: GameDef>(device: dama_nn::device::Device, name: GameName) -> Result<()> {
-    let config = ModelConfig::quick().with_shape(name.encoding().shape);
+fn forward<G: GameDef>(device: dama_nn::device::Device) -> Result<()> {
+    let config = ModelConfig::quick().with_shape(G::shape());
     let net = Network::new(&config, device).context("cannot build a network")?;
     let mut eval = NnEvaluator::new(&net, device, Precision::F32)?;
     let state = G::search_state(&G::start(&G::Rules::default()));
