@@ -1,6 +1,7 @@
 //! Turkish Tafl's move generation: perft from the initial position (whole
 //! moves), the step generator over positions of random games, and the
-//! baseline alpha-beta at depth 3.
+//! baseline alpha-beta at depth 3, with the handcrafted evaluation and
+//! with a (random) learned one.
 //!
 //! `cargo bench -p dama-tafl --bench tafl`. Criterion reports perft leaves
 //! (and steps) per second.
@@ -8,8 +9,11 @@
 #![allow(missing_docs, clippy::unwrap_used)]
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion, Throughput};
-use dama_tafl::players::best_move;
-use dama_tafl::{perft, Game, TaflRules};
+use std::sync::Arc;
+
+use dama_nnue::{FloatNet, Network};
+use dama_tafl::players::{best_move, best_move_with, TaflEvaluation};
+use dama_tafl::{perft, Game, TaflFeatures, TaflRules};
 use rand::{Rng, SeedableRng};
 
 fn positions() -> Vec<Game> {
@@ -55,6 +59,26 @@ fn bench(c: &mut Criterion) {
     group.bench_function("startpos-depth3", |b| {
         b.iter(|| best_move(black_box(&start), 3, None).unwrap().2)
     });
+    let float = FloatNet::random::<TaflFeatures>(&TaflRules::default(), 1);
+    let learned = TaflEvaluation::Learned {
+        path: "random".into(),
+        network: Arc::new(Network::from_float(&float).unwrap()),
+    };
+    // Middle-game positions: the 30th ply of each random game.
+    let middle: Vec<&Game> = games.iter().skip(30).step_by(40).take(8).collect();
+    // The two evaluations search different trees: the throughput is in
+    // nodes, so criterion's elements/s is nodes/s.
+    for (name, eval) in [
+        ("handcrafted", TaflEvaluation::Handcrafted),
+        ("learned", learned),
+    ] {
+        let search = |g: &Game| best_move_with(black_box(g), 4, &eval, None).map_or(0, |r| r.2);
+        let nodes: u64 = middle.iter().map(|g| search(g)).sum();
+        group.throughput(Throughput::Elements(nodes));
+        group.bench_function(format!("middle-depth4-{name}"), |b| {
+            b.iter(|| middle.iter().map(|g| search(g)).sum::<u64>())
+        });
+    }
     group.finish();
 }
 

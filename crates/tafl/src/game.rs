@@ -200,6 +200,26 @@ pub enum PlayError {
     GameOver,
 }
 
+/// A legal whole move with the steps that play it ([`Game::playable_moves`]),
+/// for searches that play a move and take it back ([`Game::make`],
+/// [`Game::unmake`]) instead of copying the game and its history.
+#[derive(Clone, Debug)]
+pub struct PlayableMove {
+    /// The move.
+    pub mv: Move,
+    /// Its steps, from the position it was generated in.
+    steps: ArrayVec<Step, 33>,
+}
+
+/// What [`Game::make`] changed, for [`Game::unmake`].
+#[derive(Clone, Copy, Debug)]
+pub struct Undo {
+    pos: Position,
+    outcome: Option<Outcome>,
+    moves: usize,
+    hashes: usize,
+}
+
 /// A chain of jumps in progress.
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
 struct Pending {
@@ -416,20 +436,26 @@ impl Game {
         }
     }
 
-    /// The most pieces a capture chain starting with the jump from `sq` in
-    /// `dir` takes (this jump included).
-    fn max_chain(&self, sq: Square, dir: Dir) -> u32 {
-        // Only the board and the rules matter here: no history is copied.
-        let mut g = Game {
+    /// A copy of the board, the rules and a move in progress, without the
+    /// history (what exploring moves needs; the copy's end is not judged).
+    fn board_only(&self) -> Game {
+        Game {
             rules: self.rules,
             start: self.start,
             pos: self.pos,
-            pending: None,
-            path: ArrayVec::new(),
+            pending: self.pending,
+            path: self.path.clone(),
             moves: Vec::new(),
             hashes: Vec::new(),
             outcome: None,
-        };
+        }
+    }
+
+    /// The most pieces a capture chain starting with the jump from `sq` in
+    /// `dir` takes (this jump included).
+    fn max_chain(&self, sq: Square, dir: Dir) -> u32 {
+        let mut g = self.board_only();
+        g.pending = None;
         let piece = g.piece_at(sq);
         let land = g.apply_capture_jump(sq, dir);
         let Some(land) = land else { return 1 };
@@ -603,6 +629,13 @@ impl Game {
 
     /// Plays a step from [`Game::legal_steps`] without checking it.
     pub fn play_step_unchecked(&mut self, step: Step) {
+        self.step(step, true);
+    }
+
+    /// [`Game::play_step_unchecked`]; without `judge`, a move it ends is
+    /// not judged (the game's end is left as it was: for exploring moves
+    /// on a copy).
+    fn step(&mut self, step: Step, judge: bool) {
         match step {
             Step::Slide { from, dir } => {
                 self.path.clear();
@@ -610,14 +643,14 @@ impl Game {
                     Some(to) => {
                         self.relocate(from, to);
                         self.path.push(to);
-                        self.finish(from, MoveKind::Slide, Bitboard::EMPTY, false);
+                        self.finish(from, MoveKind::Slide, Bitboard::EMPTY, false, judge);
                     }
-                    None => self.finish(from, MoveKind::Slide, Bitboard::EMPTY, true),
+                    None => self.finish(from, MoveKind::Slide, Bitboard::EMPTY, true, judge),
                 }
             }
             Step::Stop { .. } => {
                 let p = self.pending.take().expect("invariant: stop ends a chain");
-                self.finish(p.origin, MoveKind::Friendly, Bitboard::EMPTY, false);
+                self.finish(p.origin, MoveKind::Friendly, Bitboard::EMPTY, false, judge);
             }
             Step::Jump { from, dir } => {
                 let mid = from
@@ -657,7 +690,7 @@ impl Game {
                     if more {
                         self.pending = Some(p);
                     } else {
-                        self.finish(p.origin, MoveKind::Friendly, Bitboard::EMPTY, false);
+                        self.finish(p.origin, MoveKind::Friendly, Bitboard::EMPTY, false, judge);
                     }
                     return;
                 }
@@ -665,7 +698,7 @@ impl Game {
                 p.captured = p.captured.with(mid);
                 p.remaining = p.remaining.saturating_sub(1);
                 match self.apply_capture_jump(from, dir) {
-                    None => self.finish(p.origin, MoveKind::Capture, p.captured, true),
+                    None => self.finish(p.origin, MoveKind::Capture, p.captured, true, judge),
                     Some(land) => {
                         self.path.push(land);
                         p.at = land;
@@ -674,7 +707,7 @@ impl Game {
                             self.capture_jumps(land, &mut buf);
                         }
                         if buf.is_empty() {
-                            self.finish(p.origin, MoveKind::Capture, p.captured, false);
+                            self.finish(p.origin, MoveKind::Capture, p.captured, false, judge);
                         } else {
                             self.pending = Some(p);
                         }
@@ -686,7 +719,14 @@ impl Game {
 
     /// Ends the move in progress: promotion, the move list, the next side,
     /// the end of the game.
-    fn finish(&mut self, from: Square, kind: MoveKind, captured: Bitboard, exit: bool) {
+    fn finish(
+        &mut self,
+        from: Square,
+        kind: MoveKind,
+        captured: Bitboard,
+        exit: bool,
+        judge: bool,
+    ) {
         self.pending = None;
         let m = Move {
             kind,
@@ -704,6 +744,9 @@ impl Game {
         if exit {
             // The game is over; the other side would be to move.
             self.pos.turn = mover.other();
+            if !judge {
+                return;
+            }
             self.outcome = Some(Outcome {
                 winner: Some(Side::KingSide),
                 termination: Termination::KingEscaped,
@@ -712,7 +755,9 @@ impl Game {
         }
         self.pos.turn = mover.other();
         self.hashes.push(self.pos.hash());
-        self.outcome = self.judge();
+        if judge {
+            self.outcome = self.judge();
+        }
     }
 
     /// The end of the game at a move boundary, if it is over.
@@ -773,33 +818,74 @@ impl Game {
     /// Every legal whole move, one per [`Move::key`], in a deterministic
     /// order (empty once the game is over or mid-chain).
     pub fn legal_moves(&self) -> Vec<Move> {
-        let mut out: Vec<Move> = Vec::new();
-        if self.pending.is_some() {
+        self.playable_moves().into_iter().map(|p| p.mv).collect()
+    }
+
+    /// [`Game::legal_moves`] (in the same order) with the steps that play
+    /// each, for [`Game::make`].
+    pub fn playable_moves(&self) -> Vec<PlayableMove> {
+        let mut out = Vec::new();
+        if self.pending.is_some() || self.outcome.is_some() {
             return out;
         }
         let mut seen = std::collections::HashSet::new();
-        self.collect_moves(&mut out, &mut seen);
+        self.board_only()
+            .collect_moves(&mut ArrayVec::new(), &mut out, &mut seen);
         out
     }
 
+    /// Explores every step sequence from here on a history-free copy
+    /// ([`Game::board_only`]), keeping the first of each [`Move::key`].
     fn collect_moves(
         &self,
-        out: &mut Vec<Move>,
+        steps: &mut ArrayVec<Step, 33>,
+        out: &mut Vec<PlayableMove>,
         seen: &mut std::collections::HashSet<(MoveKind, Square, Option<Square>, Bitboard)>,
     ) {
-        for s in self.legal_steps() {
-            let mut g = self.clone();
-            let n = g.moves.len();
-            g.play_step_unchecked(s);
-            if g.moves.len() > n {
-                let m = g.moves.pop().expect("invariant: a move was just played");
+        for s in self.steps() {
+            let mut g = self.board_only();
+            g.step(s, false);
+            steps.push(s);
+            if let Some(m) = g.moves.pop() {
                 if seen.insert(m.key()) {
-                    out.push(m);
+                    out.push(PlayableMove {
+                        mv: m,
+                        steps: steps.clone(),
+                    });
                 }
             } else {
-                g.collect_moves(out, seen);
+                g.collect_moves(steps, out, seen);
             }
+            steps.pop();
         }
+    }
+
+    /// Plays `m`, one of this position's [`Game::playable_moves`], as
+    /// [`Game::play`] would, without checking it; [`Game::unmake`] with the
+    /// result takes it back.
+    pub fn make(&mut self, m: &PlayableMove) -> Undo {
+        debug_assert!(self.pending.is_none() && self.path.is_empty() && self.outcome.is_none());
+        let undo = Undo {
+            pos: self.pos,
+            outcome: self.outcome,
+            moves: self.moves.len(),
+            hashes: self.hashes.len(),
+        };
+        for &s in &m.steps {
+            self.step(s, true);
+        }
+        debug_assert!(self.pending.is_none() && self.moves.len() == undo.moves + 1);
+        undo
+    }
+
+    /// Takes back the move [`Game::make`] played.
+    pub fn unmake(&mut self, undo: Undo) {
+        self.pos = undo.pos;
+        self.outcome = undo.outcome;
+        self.moves.truncate(undo.moves);
+        self.hashes.truncate(undo.hashes);
+        self.pending = None;
+        self.path.clear();
     }
 
     /// Plays a whole move from [`Game::legal_moves`].

@@ -126,7 +126,7 @@ pub mod search;
 
 pub use board::{Bitboard, Dir, ParseSquareError, Square, COLUMNS, ROWS, SQUARES};
 pub use features::TaflFeatures;
-pub use game::{Game, Move, MoveKind, Outcome, PlayError, Step, Termination};
+pub use game::{Game, Move, MoveKind, Outcome, PlayError, PlayableMove, Step, Termination, Undo};
 pub use perft::perft;
 pub use plugin::Tafl;
 pub use position::{ParsePositionError, Position, Side, DEFENDER_PIECES, KING_SIDE_MEN};

@@ -13,7 +13,7 @@ use crate::features::TaflFeatures;
 use crate::rules::TaflRules;
 
 use crate::board::{Bitboard, Dir};
-use crate::game::{Game, Move, MoveKind};
+use crate::game::{Game, Move, MoveKind, PlayableMove};
 use crate::position::{Position, Side};
 
 /// A score beyond any evaluation: a won game.
@@ -148,10 +148,10 @@ impl TaflEvaluation {
     }
 }
 
-fn ordered(game: &Game) -> Vec<Move> {
-    let mut moves = game.legal_moves();
+fn ordered(game: &Game) -> Vec<PlayableMove> {
+    let mut moves = game.playable_moves();
     // Captures and exits first, longer captures before shorter.
-    moves.sort_by_key(|m| {
+    moves.sort_by_key(|PlayableMove { mv: m, .. }| {
         (
             !m.exit,
             m.kind != MoveKind::Capture,
@@ -205,7 +205,7 @@ pub const MAX_CAPTURE_EXTENSION: u32 = 8;
 /// caller drops the iteration).
 #[allow(clippy::too_many_arguments)]
 fn negamax(
-    game: &Game,
+    game: &mut Game,
     depth: u32,
     extension: u32,
     mut alpha: i32,
@@ -241,9 +241,18 @@ fn negamax(
     }
     let mut best = i32::MIN + 1;
     for m in ordered(game) {
-        let mut g = game.clone();
-        g.play(&m).expect("invariant: a legal move plays");
-        let score = -negamax(&g, depth - 1, extension, -beta, -alpha, nodes, eval, clock);
+        let undo = game.make(&m);
+        let score = -negamax(
+            game,
+            depth - 1,
+            extension,
+            -beta,
+            -alpha,
+            nodes,
+            eval,
+            clock,
+        );
+        game.unmake(undo);
         if score > best {
             best = score;
         }
@@ -374,9 +383,9 @@ fn search_root(
     let mut nodes = 0;
     let mut scored = Vec::with_capacity(moves.len());
     let mut alpha = i32::MIN + 1;
+    let mut g = game.clone();
     for m in moves {
-        let mut g = game.clone();
-        g.play(&m).expect("invariant: a legal move plays");
+        let undo = g.make(&m);
         // A window that keeps scores equal to the best so far exact, so
         // that ties are found; anything worse may be a bound.
         let bound = if alpha == i32::MIN + 1 {
@@ -385,7 +394,7 @@ fn search_root(
             -(alpha - 1)
         };
         let score = -negamax(
-            &g,
+            &mut g,
             depth.max(1) - 1,
             MAX_CAPTURE_EXTENSION,
             i32::MIN + 1,
@@ -394,11 +403,12 @@ fn search_root(
             eval,
             clock,
         );
+        g.unmake(undo);
         if clock.stopped {
             break;
         }
         alpha = alpha.max(score);
-        scored.push((m, score));
+        scored.push((m.mv, score));
     }
     let top = scored.iter().map(|(_, s)| *s).max()?;
     let mut best: Vec<(Move, i32)> = scored.into_iter().filter(|(_, s)| *s == top).collect();
