@@ -185,6 +185,17 @@ impl Bitboard {
         Bitboard(0xF << (column * ROWS))
     }
 
+    /// The squares orthogonally next to a square of the set (the set's own
+    /// squares included only where two of them are neighbours).
+    pub const fn neighbours(self) -> Bitboard {
+        // Square index = column × 4 + row: a column step shifts by 4, a row
+        // step by 1 within the column (never across into the next one).
+        const ROW_0: u32 = 0x1111_1111;
+        const ROW_3: u32 = 0x8888_8888;
+        let b = self.0;
+        Bitboard((b << ROWS) | (b >> ROWS) | ((b << 1) & !ROW_0) | ((b >> 1) & !ROW_3))
+    }
+
     /// Whether `sq` is in the set.
     pub const fn contains(self, sq: Square) -> bool {
         self.0 & (1 << sq.0) != 0

@@ -828,33 +828,29 @@ impl Game {
         if self.pending.is_some() || self.outcome.is_some() {
             return out;
         }
-        let mut seen = std::collections::HashSet::new();
         self.board_only()
-            .collect_moves(&mut ArrayVec::new(), &mut out, &mut seen);
+            .collect_moves(&mut ArrayVec::new(), &mut out);
         out
     }
 
     /// Explores every step sequence from here on a history-free copy
-    /// ([`Game::board_only`]), keeping the first of each [`Move::key`].
-    fn collect_moves(
-        &self,
-        steps: &mut ArrayVec<Step, 33>,
-        out: &mut Vec<PlayableMove>,
-        seen: &mut std::collections::HashSet<(MoveKind, Square, Option<Square>, Bitboard)>,
-    ) {
+    /// ([`Game::board_only`]), keeping the first of each [`Move::key`]
+    /// (a position has a few dozen moves: a scan beats hashing).
+    fn collect_moves(&self, steps: &mut ArrayVec<Step, 33>, out: &mut Vec<PlayableMove>) {
         for s in self.steps() {
             let mut g = self.board_only();
             g.step(s, false);
             steps.push(s);
             if let Some(m) = g.moves.pop() {
-                if seen.insert(m.key()) {
+                let key = m.key();
+                if out.iter().all(|p| p.mv.key() != key) {
                     out.push(PlayableMove {
                         mv: m,
                         steps: steps.clone(),
                     });
                 }
             } else {
-                g.collect_moves(steps, out, seen);
+                g.collect_moves(steps, out);
             }
             steps.pop();
         }

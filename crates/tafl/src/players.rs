@@ -33,29 +33,23 @@ pub fn random_move(game: &Game, rng: &mut impl Rng) -> Option<Move> {
 /// one square at a time, ignoring every move of the other pieces), or
 /// `None` if no such path exists.
 pub fn king_distance(pos: &Position) -> Option<u32> {
-    let occupied = pos.occupied().without(pos.king());
+    // A breadth-first search as a flood fill of the empty squares.
+    let free = Bitboard(!pos.occupied().0);
+    let goal = Bitboard::column(7);
     let mut seen = Bitboard::from_square(pos.king());
-    let mut frontier = vec![pos.king()];
+    let mut frontier = seen;
     let mut d = 0;
-    while !frontier.is_empty() {
-        let mut next = Vec::new();
-        for sq in frontier {
-            if sq.column() == 7 {
-                return Some(d);
-            }
-            for dir in Dir::ALL {
-                if let Some(n) = sq.step(dir) {
-                    if !occupied.contains(n) && !seen.contains(n) {
-                        seen = seen.with(n);
-                        next.push(n);
-                    }
-                }
-            }
+    loop {
+        if frontier.0 & goal.0 != 0 {
+            return Some(d);
         }
-        frontier = next;
+        frontier = Bitboard(frontier.neighbours().0 & free.0 & !seen.0);
+        if frontier.is_empty() {
+            return None;
+        }
+        seen = Bitboard(seen.0 | frontier.0);
         d += 1;
     }
-    None
 }
 
 /// Defender pieces on the squares beside the King (0 to 4).

@@ -112,3 +112,62 @@ fn specs_name_a_depth_or_a_time() {
         Baseline::AlphaBeta(3)
     );
 }
+
+/// The King's distance to column 8 by a breadth-first search over squares
+/// (what `king_distance` computes with bitboards).
+fn reference_distance(pos: &Position) -> Option<u32> {
+    use dama_tafl::Dir;
+    let occupied = pos.occupied().without(pos.king());
+    let mut dist = std::collections::HashMap::from([(pos.king(), 0u32)]);
+    let mut queue = std::collections::VecDeque::from([pos.king()]);
+    while let Some(sq) = queue.pop_front() {
+        let d = dist[&sq];
+        if sq.column() == 7 {
+            return Some(d);
+        }
+        for dir in Dir::ALL {
+            if let Some(n) = sq.step(dir) {
+                if !occupied.contains(n) && !dist.contains_key(&n) {
+                    dist.insert(n, d + 1);
+                    queue.push_back(n);
+                }
+            }
+        }
+    }
+    None
+}
+
+#[test]
+fn the_kings_distance_is_a_breadth_first_search() {
+    use dama_tafl::{Bitboard, Square};
+    for sq in Square::ALL {
+        let by_step: Vec<Square> = dama_tafl::Dir::ALL
+            .iter()
+            .filter_map(|&d| sq.step(d))
+            .collect();
+        let by_shift = Bitboard::from_square(sq).neighbours();
+        assert_eq!(by_shift.count() as usize, by_step.len(), "{sq}");
+        assert!(by_step.iter().all(|&n| by_shift.contains(n)), "{sq}");
+    }
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(5);
+    let (mut found, mut none) = (0, 0);
+    for _ in 0..40 {
+        let mut g = Game::new(TaflRules::default());
+        while g.outcome().is_none() {
+            let pos = *g.position();
+            let d = dama_tafl::players::king_distance(&pos);
+            assert_eq!(d, reference_distance(&pos), "{pos}");
+            if d.is_some() {
+                found += 1;
+            } else {
+                none += 1;
+            }
+            g.play(&dama_tafl::players::random_move(&g, &mut rng).unwrap())
+                .unwrap();
+        }
+    }
+    assert!(
+        found > 100 && none > 10,
+        "{found} with a path, {none} without"
+    );
+}
