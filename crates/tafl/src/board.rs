@@ -188,12 +188,28 @@ impl Bitboard {
     /// The squares orthogonally next to a square of the set (the set's own
     /// squares included only where two of them are neighbours).
     pub const fn neighbours(self) -> Bitboard {
+        Bitboard(
+            self.shift(Dir::Up).0
+                | self.shift(Dir::Down).0
+                | self.shift(Dir::Right).0
+                | self.shift(Dir::Left).0,
+        )
+    }
+
+    /// Every square of the set moved one step in `dir` (those that would
+    /// leave the board dropped), as [`Square::step`] moves one.
+    pub const fn shift(self, dir: Dir) -> Bitboard {
         // Square index = column × 4 + row: a column step shifts by 4, a row
         // step by 1 within the column (never across into the next one).
         const ROW_0: u32 = 0x1111_1111;
         const ROW_3: u32 = 0x8888_8888;
         let b = self.0;
-        Bitboard((b << ROWS) | (b >> ROWS) | ((b << 1) & !ROW_0) | ((b >> 1) & !ROW_3))
+        Bitboard(match dir {
+            Dir::Up => b << ROWS,
+            Dir::Down => b >> ROWS,
+            Dir::Right => (b << 1) & !ROW_0,
+            Dir::Left => (b >> 1) & !ROW_3,
+        })
     }
 
     /// Whether `sq` is in the set.

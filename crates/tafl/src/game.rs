@@ -420,6 +420,33 @@ impl Game {
     /// Whether the side to move has a capture anywhere (captures are
     /// compulsory: its legal moves are then captures only).
     pub fn has_capture(&self) -> bool {
+        // Every piece at once, a direction at a time: the movers that go
+        // that way, the enemies next to them, the empty squares beyond.
+        let p = &self.pos;
+        let empty = Bitboard(!p.occupied().0);
+        let king = Bitboard::from_square(p.king);
+        let (men, kings, enemies, men_back) = match p.turn {
+            // The King side's King can never be jumped.
+            Side::KingSide => (p.black_men, king, p.pieces(Side::Defender), Dir::Down),
+            Side::Defender => (p.white_men, p.white_kings, p.black_men, Dir::Up),
+        };
+        let jumps = Dir::ALL.iter().any(|&d| {
+            let movers = if d == men_back { kings } else { men | kings };
+            let mids = Bitboard(movers.shift(d).0 & enemies.0);
+            mids.shift(d).0 & empty.0 != 0
+        });
+        // The King's capture over column 8 onto the exit.
+        jumps
+            || (p.turn == Side::KingSide
+                && self.rules.goal == Goal::Exit
+                && p.king
+                    .step(Dir::Up)
+                    .is_some_and(|mid| mid.column() == 7 && enemies.contains(mid)))
+    }
+
+    /// [`Game::has_capture`] square by square (its reference in tests).
+    #[cfg(test)]
+    fn has_capture_by_square(&self) -> bool {
         let mut buf = ArrayVec::new();
         self.pos.pieces(self.pos.turn).into_iter().any(|sq| {
             buf.clear();
@@ -976,5 +1003,39 @@ impl Game {
             (Some(m), None) => Ok(m.clone()),
             _ => Err(PlayError::IllegalMove(t.chars().take(80).collect())),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::seq::SliceRandom;
+    use rand::SeedableRng;
+
+    /// The bitboard capture test agrees with the square-by-square one on
+    /// the positions of random games, under both goals, for both sides to
+    /// move.
+    #[test]
+    fn has_capture_agrees_with_each_squares_jumps() {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(3);
+        let mut captures = 0;
+        for rules in ["", "goal=column8"] {
+            let rules: TaflRules = rules.parse().expect("rules");
+            for _ in 0..60 {
+                let mut g = Game::new(rules);
+                while g.outcome().is_none() {
+                    for turn in [Side::Defender, Side::KingSide] {
+                        let mut h = g.board_only();
+                        h.pos.turn = turn;
+                        assert_eq!(h.has_capture(), h.has_capture_by_square(), "{}", h.pos);
+                        captures += usize::from(h.has_capture());
+                    }
+                    let moves = g.legal_moves();
+                    g.play(moves.choose(&mut rng).expect("a move"))
+                        .expect("legal");
+                }
+            }
+        }
+        assert!(captures > 100, "{captures} positions with a capture");
     }
 }
