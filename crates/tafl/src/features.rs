@@ -86,6 +86,30 @@ impl Features for TaflFeatures {
         }
     }
 
+    /// The pieces that moved, were taken or crowned, by kind (a bitboard
+    /// difference), and the whole-board features if they changed.
+    fn for_each_change(before: &Position, after: &Position, mut f: impl FnMut(usize, usize, bool)) {
+        for (kind, (b, a)) in kinds(before).into_iter().zip(kinds(after)).enumerate() {
+            for (set, added) in [(b - a, false), (a - b, true)] {
+                for sq in set {
+                    for p in 0..2 {
+                        f(p, (p * 4 + kind) * SQUARES + usize::from(sq.index()), added);
+                    }
+                }
+            }
+        }
+        let (b, a) = (board_features(before), board_features(after));
+        for (x, y) in b.into_iter().zip(a) {
+            if x != y {
+                for p in 0..2 {
+                    let base = 2 * PSQ + p * PATH_FEATURES;
+                    f(p, base + x, false);
+                    f(p, base + y, true);
+                }
+            }
+        }
+    }
+
     fn mirrored(pos: &Position) -> Option<Position> {
         Some(pos.mirror())
     }

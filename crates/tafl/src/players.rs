@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use dama_nnue::Network;
+use dama_nnue::{Accumulator, Features as _, Network};
 use rand::Rng;
 
 use crate::features::TaflFeatures;
@@ -131,13 +131,42 @@ impl TaflEvaluation {
         }
     }
 
-    /// The score of an unfinished `game` for the side to move.
-    fn score(&self, game: &Game) -> i32 {
+    /// What the search keeps per node for this evaluation at the root
+    /// `pos`: a learned one's accumulator (updated move by move, as a
+    /// refresh would give it), nothing for the handcrafted one.
+    fn root(&self, pos: &Position) -> Option<Accumulator> {
         match self {
-            TaflEvaluation::Handcrafted => sign(game.turn()) * evaluate(game),
-            TaflEvaluation::Learned { network, .. } => network
+            TaflEvaluation::Handcrafted => None,
+            TaflEvaluation::Learned { network, .. } => Some(network.refresh(pos)),
+        }
+    }
+
+    /// The node state after the move from `before` to `after`.
+    fn child(
+        &self,
+        state: &Option<Accumulator>,
+        before: &Position,
+        after: &Position,
+    ) -> Option<Accumulator> {
+        match (self, state) {
+            (TaflEvaluation::Learned { network, .. }, Some(acc)) => {
+                Some(network.update(acc, before, after))
+            }
+            _ => None,
+        }
+    }
+
+    /// The score of an unfinished `game` for the side to move, from its
+    /// node state.
+    fn score(&self, game: &Game, state: &Option<Accumulator>) -> i32 {
+        match (self, state) {
+            (TaflEvaluation::Learned { network, .. }, Some(acc)) => network
+                .evaluate(acc, TaflFeatures::side_to_move(game.position()))
+                .clamp(-LEARNED_SCORE_LIMIT, LEARNED_SCORE_LIMIT),
+            (TaflEvaluation::Learned { network, .. }, None) => network
                 .evaluate_position(game.position())
                 .clamp(-LEARNED_SCORE_LIMIT, LEARNED_SCORE_LIMIT),
+            (TaflEvaluation::Handcrafted, _) => sign(game.turn()) * evaluate(game),
         }
     }
 }
@@ -200,6 +229,7 @@ pub const MAX_CAPTURE_EXTENSION: u32 = 8;
 #[allow(clippy::too_many_arguments)]
 fn negamax(
     game: &mut Game,
+    state: &Option<Accumulator>,
     depth: u32,
     extension: u32,
     mut alpha: i32,
@@ -222,7 +252,7 @@ fn negamax(
         let s = if over {
             sign(game.turn()) * evaluate(game)
         } else {
-            eval.score(game)
+            eval.score(game, state)
         };
         // Prefer quicker wins and slower losses.
         return if s >= WIN {
@@ -234,10 +264,13 @@ fn negamax(
         };
     }
     let mut best = i32::MIN + 1;
+    let before = *game.position();
     for m in ordered(game) {
         let undo = game.make(&m);
+        let child = eval.child(state, &before, game.position());
         let score = -negamax(
             game,
+            &child,
             depth - 1,
             extension,
             -beta,
@@ -378,8 +411,10 @@ fn search_root(
     let mut scored = Vec::with_capacity(moves.len());
     let mut alpha = i32::MIN + 1;
     let mut g = game.clone();
+    let root = eval.root(game.position());
     for m in moves {
         let undo = g.make(&m);
+        let child = eval.child(&root, game.position(), g.position());
         // A window that keeps scores equal to the best so far exact, so
         // that ties are found; anything worse may be a bound.
         let bound = if alpha == i32::MIN + 1 {
@@ -389,6 +424,7 @@ fn search_root(
         };
         let score = -negamax(
             &mut g,
+            &child,
             depth.max(1) - 1,
             MAX_CAPTURE_EXTENSION,
             i32::MIN + 1,
