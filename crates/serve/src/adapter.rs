@@ -183,27 +183,6 @@ pub fn trained(spec: &BotSpec) -> Result<Option<GameRules>, String> {
     spec.trained_rules().map_err(|e| e.to_string())
 }
 
-/// Whether a network trained under `trained` plays a game under `rules`:
-/// the same game, and for draughts the same variant (other rule options
-/// are the player's choice).
-///
-/// # Errors
-///
-/// One sentence naming both.
-pub fn plays(trained: &GameRules, rules: &GameRules) -> Result<(), String> {
-    match (trained, rules) {
-        (GameRules::Draughts(t), GameRules::Draughts(r)) if t.variant != r.variant => {
-            Err(format!("was trained for {}, not {}", t.variant, r.variant))
-        }
-        (t, r) if t.name() != r.name() => Err(format!(
-            "plays {}, not {}",
-            t.name().title(),
-            r.name().title()
-        )),
-        _ => Ok(()),
-    }
-}
-
 /// Builds the bot `spec` for game `game`.
 ///
 /// # Errors

@@ -266,10 +266,18 @@ async fn bot_and_game<G: GameDef>(
     let trained_rules = trained.as_ref().and_then(GameRules::get::<G>);
     let record = setup_record::<G>(position, asked.or(trained_rules).unwrap_or_default())?;
     if let Some(t) = &trained {
-        let here = GameRules::new::<G>(G::rules(&record.game))
-            .ok_or_else(|| ApiError::bad_request(format!("{} is not served", G::TITLE)))?;
-        crate::adapter::plays(t, &here)
-            .map_err(|e| ApiError::bad_request(format!("bot `{}` {e}", id.escape_default())))?;
+        // The game says which rules its networks refuse (draughts: another
+        // variant); a network of another game plays none of this one's.
+        let refused = match t.get::<G>() {
+            None => Some(format!("plays {}, not {}", t.name().title(), G::TITLE)),
+            Some(r) => G::refuse_network_rules(&r, &G::rules(&record.game)),
+        };
+        if let Some(why) = refused {
+            return Err(ApiError::bad_request(format!(
+                "bot `{}`: {why}",
+                id.escape_default()
+            )));
+        }
     }
     Ok((id, chosen, record))
 }
