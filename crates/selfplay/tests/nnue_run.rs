@@ -41,11 +41,21 @@ fn config(text: &str) -> NnueConfig {
     c
 }
 
+/// One run at a time in this test process: a run seeds libtorch's one
+/// process-wide generator (`manual_seed`) before it initialises a network,
+/// so two runs training at once on the test harness's threads would draw
+/// from each other's sequence and their networks would not be bit-for-bit
+/// reproducible (a `dama train` process holds one run).
+static ONE_RUN: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 fn try_run(
     config: &NnueConfig,
     dir: &RunDir,
     resume: bool,
 ) -> Result<RunSummary, dama_selfplay::Error> {
+    let _one = ONE_RUN
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
     let opts = TrainOptions {
         config: config.clone().into(),
         run_dir: dir.root().to_path_buf(),
@@ -151,6 +161,13 @@ fn the_shipped_learned_evaluator_configs_load() {
         (
             "nnue-continue.toml",
             TrainInit::Start(dama_game::EvalSource::Shipped),
+        ),
+        ("nnue-quick-tafl.toml", TrainInit::Random),
+        (
+            "nnue-quick-tafl-deep.toml",
+            TrainInit::Start(dama_game::EvalSource::File(
+                "checkpoints/nnue-quick-tafl/best.nnue".into(),
+            )),
         ),
     ] {
         let config = NnueConfig::load(&dir.join(name)).unwrap_or_else(|e| panic!("{name}: {e}"));
