@@ -114,7 +114,7 @@ fn random_planes(rng: &mut StdRng, n: usize) -> Vec<f32> {
 }
 
 fn random_batch(rng: &mut StdRng, n: usize) -> Result<Batch, dama_nn::Error> {
-    let mut builder = BatchBuilder::new();
+    let mut builder = BatchBuilder::for_shape(encode::SHAPE);
     for _ in 0..n {
         let mut row = builder.push_sample();
         row.planes
@@ -231,7 +231,7 @@ fn closeness(net: &Network, n: usize, rng: &mut StdRng) -> Result<(), Box<dyn st
         }
         game.play_step(steps[rng.gen_range(0..steps.len())])?;
     }
-    let mut builder = BatchBuilder::new();
+    let mut builder = BatchBuilder::for_shape(encode::SHAPE);
     for g in &states {
         let mut row = builder.push_sample();
         encode::encode_planes(g, row.planes.as_slice_mut().expect("contiguous row"));

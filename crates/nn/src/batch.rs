@@ -14,7 +14,6 @@ use ndarray::{ArrayView2, ArrayView4, ArrayViewMut1, ArrayViewMut3, Ix3};
 use tch::{Device, Kind, Tensor};
 
 use crate::error::{Error, Result};
-use dama_draughts::encode;
 use dama_game::NnInput;
 use dama_game::Shape;
 
@@ -27,7 +26,7 @@ fn row(shape: Shape) -> Ix3 {
 #[derive(Debug)]
 pub struct SampleMut<'a> {
     /// Input planes `[C, H, W]`, the layout of the game's encoding
-    /// ([`encode`](dama_draughts::encode) for draughts).
+    /// ([`NnInput::encode_planes`](dama_game::NnInput::encode_planes)).
     pub planes: ArrayViewMut3<'a, f32>,
     /// Policy target `[N]`: a distribution over policy indices.
     pub policy: ArrayViewMut1<'a, f32>,
@@ -68,7 +67,7 @@ impl SampleMut<'_> {
 /// use dama_nn::BatchBuilder;
 ///
 /// let game = dama_engine::Game::new();
-/// let mut builder = BatchBuilder::new();
+/// let mut builder = BatchBuilder::for_shape(encode::SHAPE);
 /// let mut row = builder.push_sample();
 /// encode::encode_planes(&game, row.planes.as_slice_mut().expect("contiguous"));
 /// let steps = game.legal_steps();
@@ -93,18 +92,7 @@ pub struct BatchBuilder {
     wdl: Vec<f32>,
 }
 
-impl Default for BatchBuilder {
-    fn default() -> Self {
-        BatchBuilder::for_shape(dama_draughts::encode::SHAPE)
-    }
-}
-
 impl BatchBuilder {
-    /// An empty builder for draughts positions ([`dama_draughts::encode::SHAPE`]).
-    pub fn new() -> BatchBuilder {
-        BatchBuilder::default()
-    }
-
     /// An empty builder for positions of `shape`.
     pub fn for_shape(shape: Shape) -> BatchBuilder {
         BatchBuilder {
@@ -252,7 +240,7 @@ impl BatchBuilder {
 #[derive(Debug)]
 pub struct Batch {
     /// Input planes, `[B, C, H, W]` f32, as the game's encoding writes them
-    /// ([`encode::encode_planes`](dama_draughts::encode) for draughts).
+    /// ([`NnInput::encode_planes`](dama_game::NnInput::encode_planes)).
     pub planes: Tensor,
     /// Policy targets, `[B, N]` f32: a probability distribution over
     /// policy indices (MCTS visit fractions), zero on illegal actions.
@@ -360,35 +348,6 @@ impl Batch {
         Ok(())
     }
 
-    /// A draughts batch ([`dama_draughts::encode::SHAPE`]) mirrored left to right (planes
-    /// flipped along files, policy and mask permuted by
-    /// [`encode::mirror_policy_index`]); the value targets are unchanged. The
-    /// game's only symmetry, used as data augmentation.
-    ///
-    /// # Errors
-    ///
-    /// libtorch errors (shapes are those of a valid batch).
-    pub fn mirrored(&self) -> Result<Batch> {
-        let device = self.planes.device();
-        let perm: Vec<i64> = (0..encode::POLICY_SIZE)
-            .map(|i| encode::mirror_policy_index(i) as i64)
-            .collect();
-        let perm = Tensor::f_from_slice(&perm)?.f_to_device(device)?;
-        let plane_perm: Vec<i64> = (0..encode::NUM_PLANES)
-            .map(|p| encode::mirror_plane(p) as i64)
-            .collect();
-        let plane_perm = Tensor::f_from_slice(&plane_perm)?.f_to_device(device)?;
-        Ok(Batch {
-            planes: self
-                .planes
-                .f_index_select(1, &plane_perm)?
-                .f_flip([3i64].as_slice())?,
-            policy: self.policy.f_index_select(1, &perm)?,
-            wdl: self.wdl.shallow_clone(),
-            mask: self.mask.f_index_select(1, &perm)?,
-        })
-    }
-
     /// The batch moved to `device`.
     ///
     /// # Errors
@@ -411,7 +370,7 @@ mod tests {
 
     #[test]
     fn rows_land_where_their_shape_says() {
-        let mut b = BatchBuilder::new();
+        let mut b = BatchBuilder::for_shape(encode::SHAPE);
         b.push_input()[[2, 3, 4]] = 1.0;
         let mut s = b.push_sample();
         s.planes[[11, 7, 7]] = 2.0;
@@ -440,7 +399,7 @@ mod tests {
 
     #[test]
     fn clear_keeps_nothing_but_capacity_and_states_encode_as_encode_does() {
-        let mut b = BatchBuilder::new();
+        let mut b = BatchBuilder::for_shape(encode::SHAPE);
         b.push_sample().wdl[0] = 1.0;
         b.push_input();
         b.clear();
@@ -453,7 +412,7 @@ mod tests {
         assert_eq!(&b.planes_slice()[PLANES_LEN..], want.as_slice());
         assert_eq!(b.planes().shape(), &[2, NUM_PLANES, 8, 8]);
 
-        let mut t = BatchBuilder::new();
+        let mut t = BatchBuilder::for_shape(encode::SHAPE);
         for k in 0..3 {
             let mut s = t.push_sample();
             s.planes.fill(k as f32);

@@ -307,34 +307,15 @@ pub fn parse_meta(text: &str, side: &Path) -> Result<CheckpointMeta> {
     Ok(meta)
 }
 
-/// Loads a draughts network saved by [`save_network`] or [`save_trainer`]
-/// onto `device` (fp32). A network of another game is refused by name; if
-/// `rules` is given, the checkpoint must have been trained under those
-/// rules.
+/// Loads a network of `game` (any rules of it), saved by [`save_network`]
+/// or [`save_trainer`], onto `device` (fp32); another game's is refused by
+/// name.
 ///
 /// # Errors
 ///
 /// [`Error::Corrupt`] for a truncated or damaged file,
-/// [`Error::Incompatible`] naming every mismatch (game, rules, encoding
-/// version, missing, unexpected or misshapen tensors), I/O and libtorch
-/// errors.
-pub fn load_network(
-    path: &Path,
-    device: Device,
-    rules: Option<&Rules>,
-) -> Result<(Network, CheckpointMeta)> {
-    match rules {
-        Some(r) => load_network_for(path, device, &GameRules::Draughts(*r)),
-        None => load_game_network(path, device, GameName::Draughts),
-    }
-}
-
-/// Loads a network of `game` (any rules of it); another game's is refused
-/// by name.
-///
-/// # Errors
-///
-/// As [`load_network`].
+/// [`Error::Incompatible`] naming every mismatch (game, encoding version,
+/// missing, unexpected or misshapen tensors), I/O and libtorch errors.
 pub fn load_game_network(
     path: &Path,
     device: Device,
@@ -350,7 +331,8 @@ pub fn load_game_network(
 ///
 /// # Errors
 ///
-/// As [`load_network`].
+/// As [`load_game_network`], and [`Error::Incompatible`] naming the rules
+/// when they differ.
 pub fn load_network_for(
     path: &Path,
     device: Device,
@@ -389,7 +371,7 @@ fn network_of(meta: &CheckpointMeta, path: &Path, device: Device) -> Result<Netw
 ///
 /// # Errors
 ///
-/// As [`load_network`]; a config mismatch is [`Error::Incompatible`] with
+/// As [`load_game_network`]; a config mismatch is [`Error::Incompatible`] with
 /// one entry per differing field.
 pub fn load_weights(net: &mut Network, path: &Path) -> Result<CheckpointMeta> {
     let meta = read_meta(path)?;
@@ -411,7 +393,7 @@ pub fn load_weights(net: &mut Network, path: &Path) -> Result<CheckpointMeta> {
 ///
 /// # Errors
 ///
-/// As [`load_network`], plus [`Error::Incompatible`] when the checkpoint has
+/// As [`load_game_network`], plus [`Error::Incompatible`] when the checkpoint has
 /// no optimizer state or a different optimizer.
 pub fn load_trainer(path: &Path, device: Device, train: Option<TrainConfig>) -> Result<Trainer> {
     // Any game: the run that resumes it knows its game from its config.

@@ -101,7 +101,7 @@ impl NnEvaluator {
         Ok(NnEvaluator {
             net: net.inference_copy(device, precision.kind())?,
             precision,
-            inputs: BatchBuilder::new(),
+            inputs: BatchBuilder::for_shape(net.config().shape()),
             lanes: None,
         })
     }
@@ -252,8 +252,9 @@ impl NnEvaluator {
         &mut self,
         batch: &[(&S, &[S::Action])],
     ) -> Result<Vec<Evaluation>> {
-        check_shape::<S>(self.shape())?;
-        let mut inputs = std::mem::take(&mut self.inputs);
+        let shape = self.shape();
+        check_shape::<S>(shape)?;
+        let mut inputs = std::mem::replace(&mut self.inputs, BatchBuilder::for_shape(shape));
         let out = match &self.lanes {
             Some(lanes) => evaluate_on_lanes(&mut inputs, batch, lanes),
             None => evaluate_with(&mut inputs, batch, |p, n| {

@@ -29,7 +29,7 @@
 //!
 //! // One self-play sample: planes, visit distribution, result.
 //! let game = dama_engine::Game::new();
-//! let mut builder = BatchBuilder::new();
+//! let mut builder = BatchBuilder::for_shape(encode::SHAPE);
 //! let mut sample = builder.push_sample();
 //! encode::encode_planes(&game, sample.planes.as_slice_mut().expect("contiguous"));
 //! let steps = game.legal_steps();
@@ -63,8 +63,8 @@ mod train;
 
 pub use batch::{Batch, BatchBuilder, SampleMut};
 pub use checkpoint::{
-    load_game_network, load_network, load_network_for, load_trainer, read_meta, save_network,
-    save_trainer, CheckpointMeta,
+    load_game_network, load_network_for, load_trainer, read_meta, save_network, save_trainer,
+    CheckpointMeta,
 };
 pub use config::{LrSchedule, ModelConfig, OptimizerConfig, TrainConfig};
 pub use cpu::{cpu_bf16_fast, CpuFeatures, PrecisionChoice};

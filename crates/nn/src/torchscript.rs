@@ -227,7 +227,7 @@ impl TorchScriptEvaluator {
         batch: &[(&S, &[S::Action])],
     ) -> Result<Vec<Evaluation>> {
         check_shape::<S>(self.shape)?;
-        let mut inputs = std::mem::take(&mut self.inputs);
+        let mut inputs = std::mem::replace(&mut self.inputs, BatchBuilder::for_shape(self.shape));
         let out = evaluate_with(&mut inputs, batch, |p, n| self.infer(p, n));
         self.inputs = inputs;
         out

@@ -7,8 +7,8 @@ mod common;
 use dama_draughts::{encode, DamaState};
 use dama_engine::Rules;
 use dama_nn::{
-    checkpoint, Batch, Error, ModelConfig, Network, NnEvaluator, OptimizerConfig, Precision,
-    TrainConfig, Trainer,
+    checkpoint, Batch, Error, GameName, GameRules, ModelConfig, Network, NnEvaluator,
+    OptimizerConfig, Precision, TrainConfig, Trainer,
 };
 use tch::{Device, Kind, Tensor};
 
@@ -105,7 +105,8 @@ fn save_load_gives_identical_outputs() {
     let path = dir.path().join("net.safetensors");
     checkpoint::save_network(t.network(), Rules::default(), t.step(), &path).unwrap();
     let (net, meta) =
-        checkpoint::load_network(&path, Device::Cpu, Some(&Rules::default())).unwrap();
+        checkpoint::load_network_for(&path, Device::Cpu, &GameRules::Draughts(Rules::default()))
+            .unwrap();
     assert_eq!(meta.step, 3);
     assert_eq!(meta.encoding_version, encode::ENCODING_VERSION);
     let (p1, v1) = outputs(t.network(), &batch);
@@ -160,7 +161,7 @@ fn truncated_and_mismatched_checkpoints_are_named() {
     // Truncated weights.
     let bytes = std::fs::read(&path).unwrap();
     std::fs::write(&path, &bytes[..bytes.len() / 2]).unwrap();
-    let err = checkpoint::load_network(&path, Device::Cpu, None).unwrap_err();
+    let err = checkpoint::load_game_network(&path, Device::Cpu, GameName::Draughts).unwrap_err();
     assert!(matches!(err, Error::Corrupt { .. }), "{err}");
     assert!(err.to_string().contains("truncated"), "{err}");
     std::fs::write(&path, &bytes).unwrap();
@@ -169,7 +170,7 @@ fn truncated_and_mismatched_checkpoints_are_named() {
     let side = checkpoint::sidecar_path(&path);
     let json = std::fs::read_to_string(&side).unwrap();
     std::fs::write(&side, &json[..json.len() / 2]).unwrap();
-    let err = checkpoint::load_network(&path, Device::Cpu, None).unwrap_err();
+    let err = checkpoint::load_game_network(&path, Device::Cpu, GameName::Draughts).unwrap_err();
     assert!(matches!(err, Error::Corrupt { .. }), "{err}");
     std::fs::write(&side, &json).unwrap();
 
@@ -178,7 +179,8 @@ fn truncated_and_mismatched_checkpoints_are_named() {
         no_capture_limit: None,
         ..Rules::default()
     };
-    let err = checkpoint::load_network(&path, Device::Cpu, Some(&rules)).unwrap_err();
+    let err =
+        checkpoint::load_network_for(&path, Device::Cpu, &GameRules::Draughts(rules)).unwrap_err();
     assert!(err.to_string().contains("rules"), "{err}");
 
     // Loading into a network of another shape names each difference.
@@ -198,7 +200,7 @@ fn truncated_and_mismatched_checkpoints_are_named() {
     meta.weights = checkpoint::read_meta(&big).unwrap().weights;
     meta.weights.file = "big.safetensors".into();
     std::fs::write(&side, serde_json::to_string(&meta).unwrap()).unwrap();
-    let err = checkpoint::load_network(&path, Device::Cpu, None).unwrap_err();
+    let err = checkpoint::load_game_network(&path, Device::Cpu, GameName::Draughts).unwrap_err();
     assert!(
         err.to_string().contains(" more"),
         "long lists are shortened: {err}"
@@ -230,12 +232,12 @@ fn truncated_and_mismatched_checkpoints_are_named() {
 #[test]
 fn mirror_equivariance_after_training_on_mirrored_data() {
     let (_, _, batch) = common::dataset(14, 32);
-    let both = common::concat(&batch, &batch.mirrored().unwrap());
+    let both = common::concat(&batch, &common::mirrored(&batch));
     let mut t = trainer(6, OptimizerConfig::adamw(), 3e-3);
     for _ in 0..200 {
         t.train_step(&both).unwrap();
     }
-    let mirrored = batch.mirrored().unwrap();
+    let mirrored = common::mirrored(&batch);
     let (p, v) = outputs(t.network(), &batch);
     let (pm, vm) = outputs(t.network(), &mirrored);
     let a = masked_argmax(&p, &batch.mask);

@@ -295,10 +295,14 @@ fn every_variant_trains_and_its_records_and_checkpoints_carry_its_rules() {
             dama_engine::Variant::Turkish
         });
         let device = dama_nn::device::parse_device("cpu").unwrap();
-        let err = dama_nn::load_network(&paths.model(1), device, Some(&other))
-            .err()
-            .unwrap()
-            .to_string();
+        let err = dama_nn::load_network_for(
+            &paths.model(1),
+            device,
+            &dama_nn::GameRules::Draughts(other),
+        )
+        .err()
+        .unwrap()
+        .to_string();
         assert!(err.contains("rules"), "{variant}: {err}");
         // Every record replays under the variant's rules from its own setup,
         // and every sample's policy indices are the legal steps there.

@@ -51,7 +51,7 @@ fn a_tafl_run_trains_evaluates_per_side_and_resumes() {
     let device = dama_nn::device::parse_device("cpu").unwrap();
     // A draughts loader refuses it by the game's name, and so does a Tafl
     // loader with other rules.
-    let err = dama_nn::load_network(&paths.model(1), device, None)
+    let err = dama_nn::load_game_network(&paths.model(1), device, GameName::Draughts)
         .err()
         .unwrap()
         .to_string();

@@ -50,7 +50,7 @@ pub fn dataset(seed: u64, n: usize) -> (Vec<Game>, Vec<Step>, Batch) {
         }
     }
     assert_eq!(games.len(), n, "not enough distinct states");
-    let mut builder = BatchBuilder::new();
+    let mut builder = BatchBuilder::for_shape(encode::SHAPE);
     let mut targets = Vec::new();
     for g in &games {
         let mut row = builder.push_sample();
@@ -76,5 +76,29 @@ pub fn concat(a: &Batch, b: &Batch) -> Batch {
         policy: Tensor::cat(&[&a.policy, &b.policy], 0),
         wdl: Tensor::cat(&[&a.wdl, &b.wdl], 0),
         mask: Tensor::cat(&[&a.mask, &b.mask], 0),
+    }
+}
+
+/// `batch` mirrored left to right (the board's one symmetry): planes
+/// permuted by [`encode::mirror_plane`] and flipped along files, policy and
+/// mask permuted by [`encode::mirror_policy_index`]; the value targets are
+/// unchanged.
+pub fn mirrored(batch: &Batch) -> Batch {
+    let perm: Vec<i64> = (0..encode::POLICY_SIZE)
+        .map(|i| encode::mirror_policy_index(i) as i64)
+        .collect();
+    let perm = Tensor::from_slice(&perm);
+    let plane_perm: Vec<i64> = (0..encode::NUM_PLANES)
+        .map(|p| encode::mirror_plane(p) as i64)
+        .collect();
+    let plane_perm = Tensor::from_slice(&plane_perm);
+    Batch {
+        planes: batch
+            .planes
+            .index_select(1, &plane_perm)
+            .flip([3i64].as_slice()),
+        policy: batch.policy.index_select(1, &perm),
+        wdl: batch.wdl.shallow_clone(),
+        mask: batch.mask.index_select(1, &perm),
     }
 }
