@@ -140,7 +140,7 @@ impl<G: GameDef> Bot<G> {
             bundle: None,
             evaluator_bundle: None,
             rules: None,
-            tables: dama_eval::games::tables_of::<G>(&options.tablebase),
+            tables: options.tables.get::<G>(),
             kept: None,
         };
         let mut spec_limit = None;

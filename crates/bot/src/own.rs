@@ -91,7 +91,7 @@ pub fn own_player<G: GameDef>(spec: &BotSpec, options: &BotOptions) -> Result<Ow
         &player_spec,
         &BuildOptions {
             device: Some(options.device),
-            tablebase: options.tablebase.clone(),
+            tables: options.tables.clone(),
             rules: None,
             lanes: None,
         },

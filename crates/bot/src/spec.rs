@@ -131,8 +131,8 @@ impl BotSpec {
                 Ok(Some(dama_nn::read_meta(path)?.game))
             }
             // A learned evaluator is the game's whose alpha-beta loads it
-            // (its feature set); a file no game loads is draughts' to
-            // refuse by name.
+            // (its feature set); a file no game loads is the default
+            // game's to refuse by name.
             BotSpec::AlphaBeta {
                 eval: Some(source), ..
             } => Ok(Some(
@@ -140,7 +140,7 @@ impl BotSpec {
                     .iter()
                     .copied()
                     .find(|g| evaluator_rules(*g, source).is_some())
-                    .unwrap_or(dama_nn::GameName::Draughts),
+                    .unwrap_or_default(),
             )),
             _ => Ok(None),
         }
@@ -282,7 +282,7 @@ pub struct BotOptions {
     /// Endgame tables: a position they hold is played perfectly from them
     /// (fastest win, longest loss), and searches treat such positions as
     /// terminal with their exact result.
-    pub tablebase: Option<std::sync::Arc<dama_tablebase::Tablebase>>,
+    pub tables: dama_game::AnyTables,
     /// Network copies (threads) a checkpoint bot evaluates with when its
     /// spec does not say (`threads=N`); `None`: one per core.
     pub lanes: Option<usize>,
@@ -294,7 +294,7 @@ impl Default for BotOptions {
             device: dama_run::DeviceSpec::Cpu,
             seed: 0,
             algorithm: None,
-            tablebase: None,
+            tables: dama_game::AnyTables::none(),
             lanes: None,
         }
     }

@@ -21,7 +21,7 @@ fn tables() -> (tempfile::TempDir, Arc<Tablebase>) {
 fn table_positions_are_played_from_the_tables() {
     let (_dir, tb) = tables();
     let options = BotOptions {
-        tablebase: Some(tb.clone()),
+        tables: dama_game::AnyTables::of::<Draughts>(Some(tb.clone())),
         ..BotOptions::default()
     };
     // A win in 3 plies for White (two kings against a man).
@@ -58,7 +58,7 @@ fn table_positions_are_played_from_the_tables() {
 fn the_protocol_reports_the_tables() {
     let (_dir, tb) = tables();
     let options = BotOptions {
-        tablebase: Some(tb),
+        tables: dama_game::AnyTables::of::<Draughts>(Some(tb)),
         ..BotOptions::default()
     };
     let mut session = Session::new(Bot::from_spec("mcts:sims=16", &options).expect("bot"));

@@ -256,7 +256,7 @@ fn selfplay(args: &SelfplayBenchArgs) -> Result<()> {
             selfplay: &cfg.selfplay,
             search: &cfg.search,
             rules: cfg.game_rules(),
-            tablebase: None,
+            tables: dama_game::AnyTables::none(),
             generation: 1,
             seed: cfg.run.seed,
             net: &mut evaluator,

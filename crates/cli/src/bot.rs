@@ -126,28 +126,34 @@ impl BotArgs {
         }
     }
 
-    /// The tables of --tablebase, if the directory holds any; a note on
-    /// stderr when a directory given explicitly holds none.
-    pub fn open_tablebase(&self) -> Result<Option<std::sync::Arc<dama_tablebase::Tablebase>>> {
+    /// `G`'s endgame tables for `rules` in --tablebase, if the directory
+    /// holds them ([`GameDef::open_tables`]); a note on stderr when a
+    /// directory given explicitly holds none (or `G` has none).
+    pub fn open_tables<G: GameDef>(&self, rules: &G::Rules) -> Result<G::Tables> {
         if self.tablebase.is_empty() {
-            return Ok(None);
+            return Ok(G::Tables::default());
         }
-        let dir = std::path::Path::new(&self.tablebase);
         // The default directory is optional; one named on the command line
         // gets a note when it holds no tables.
         let explicit = self.tablebase != "tablebases";
-        let tb = match dama_tablebase::Tablebase::open_if_present(dir)
-            .with_context(|| format!("cannot read the endgame tables in {}", dir.display()))?
-        {
-            Ok(tb) => tb,
-            Err(why) => {
+        if !G::has_tables() {
+            if explicit {
+                eprintln!(
+                    "note: --tablebase: {} has no endgame tables; ignored",
+                    G::TITLE
+                );
+            }
+            return Ok(G::Tables::default());
+        }
+        match G::open_tables(std::path::Path::new(&self.tablebase), rules)? {
+            dama_game::OpenedTables::Found { tables, .. } => Ok(tables),
+            dama_game::OpenedTables::Absent(why) => {
                 if explicit {
                     eprintln!("note: {why}");
                 }
-                return Ok(None);
+                Ok(G::Tables::default())
             }
-        };
-        Ok(Some(std::sync::Arc::new(tb)))
+        }
     }
 
     /// The bot asked for in game `G` under the rules text `rules` (the
@@ -183,22 +189,16 @@ impl BotArgs {
     pub fn build<G: GameDef>(&self, rules: Option<&str>) -> Result<Bot<G>> {
         let spec = self.spec_for::<G>(rules)?;
         dama_nn::device::set_torch_threads(1);
-        let tablebase = if dama_eval::games::takes_tablebase::<G>() {
-            self.open_tablebase()?
-        } else {
-            if !self.tablebase.is_empty() && self.tablebase != "tablebases" {
-                eprintln!(
-                    "note: --tablebase: the endgame tables do not hold {} positions; ignored",
-                    G::TITLE
-                );
-            }
-            None
+        let asked = match rules {
+            Some(t) => dama_bot::parse_rules::<G>(t).with_context(|| format!("--rules `{t}`"))?,
+            None => G::Rules::default(),
         };
+        let tables = dama_game::AnyTables::of::<G>(self.open_tables::<G>(&asked)?);
         let options = BotOptions {
             device: self.device,
             seed: self.seed,
             algorithm: self.search,
-            tablebase,
+            tables,
             lanes: (self.threads > 0).then_some(self.threads),
         };
         let mut bot = Bot::<G>::new(&spec, &options)
@@ -226,7 +226,7 @@ impl BotArgs {
                 asked.title()
             ),
             (Some(g), _) | (None, Some(g)) => Ok(g),
-            (None, None) => Ok(GameName::Draughts),
+            (None, None) => Ok(GameName::default()),
         }
     }
 }
@@ -315,7 +315,7 @@ fn serve_hub(args: &BotCmdArgs) -> Result<()> {
         tt_mb,
         threads,
         limit,
-        tablebase: args.bot.open_tablebase()?,
+        tablebase: args.bot.open_tables::<Draughts>(&rules)?,
         rules,
     };
     dama_bot::serve_hub(

@@ -194,17 +194,22 @@ fn options(device: dama_run::DeviceSpec) -> BuildOptions {
     }
 }
 
-/// The endgame tables of `--tablebase DIR` (none for an empty path).
-fn tablebase(dir: &std::path::Path) -> Result<Option<std::sync::Arc<dama_tablebase::Tablebase>>> {
+/// `G`'s endgame tables for `rules` in `--tablebase DIR` (none for an
+/// empty path). Asked for on the command line: a directory without tables
+/// for them, or a game without tables, is an error, not a note.
+fn tables<G: dama_game::GameDef>(
+    dir: &std::path::Path,
+    rules: &G::Rules,
+) -> Result<dama_game::AnyTables> {
     if dir.as_os_str().is_empty() {
-        return Ok(None);
+        return Ok(dama_game::AnyTables::none());
     }
-    // Asked for on the command line: no tables is an error, not a note.
-    match dama_tablebase::Tablebase::open_if_present(dir)
-        .with_context(|| format!("cannot read the endgame tables in {}", dir.display()))?
-    {
-        Ok(tb) => Ok(Some(std::sync::Arc::new(tb))),
-        Err(why) => anyhow::bail!("--tablebase: {why}"),
+    if !G::has_tables() {
+        bail!("--tablebase: {} has no endgame tables", G::TITLE);
+    }
+    match G::open_tables(dir, rules)? {
+        dama_game::OpenedTables::Found { tables, .. } => Ok(dama_game::AnyTables::of::<G>(tables)),
+        dama_game::OpenedTables::Absent(why) => bail!("--tablebase: {why}"),
     }
 }
 
@@ -254,9 +259,9 @@ fn run_eval_game<G: dama_game::GameDef>(
     }
     let cores = dama_nn::device::cores();
     let opts = BuildOptions {
-        tablebase: match &args.tablebase {
-            Some(dir) => tablebase(dir)?,
-            None => None,
+        tables: match &args.tablebase {
+            Some(dir) => tables::<G>(dir, &rules)?,
+            None => dama_game::AnyTables::none(),
         },
         rules: Some(game_rules),
         // A checkpoint player of one game at a time gets the cores the

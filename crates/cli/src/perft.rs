@@ -25,7 +25,7 @@ pub struct PerftArgs {
     position: String,
     /// The game (`draughts`: Turkish draughts and its variants; `tafl`:
     /// Turkish Tafl).
-    #[arg(long, default_value_t = GameName::Draughts)]
+    #[arg(long, default_value_t = GameName::default())]
     game: GameName,
     /// Rules (`default` or key=value pairs, as the other commands take
     /// them): Turkish draughts', e.g. `variant=croda` or

@@ -3,10 +3,11 @@
 
 use std::sync::Arc;
 
-use dama_engine::{Game, Move, Position, Role, Rules, Square, Step, Termination};
+use dama_engine::{Game, Move, Position, Role, RuleValues, Rules, Square, Step, Termination};
 use dama_game::{
-    DecisionSquares, EndReason, Ending, GameDef, GameError, Geometry, MoveSquares, OwnError,
-    OwnFactory, OwnSpec, Piece, PieceKind, SideInfo, TableVerdict,
+    DecisionSquares, EndReason, Ending, GameDef, GameError, Geometry, MoveSquares, OpenedTables,
+    OwnError, OwnFactory, OwnSpec, Piece, PieceKind, RuleOptionInfo, RuleOptionValues, SideInfo,
+    TableVerdict, TablesError,
 };
 use dama_mcts::{Outcome, Player};
 use dama_tablebase::Tablebase;
@@ -248,6 +249,51 @@ impl GameDef for Draughts {
                 "the network was trained for {}, not {}",
                 trained.variant, asked.variant
             )
+        })
+    }
+
+    fn rule_options() -> Vec<RuleOptionInfo> {
+        Rules::OPTIONS
+            .iter()
+            .map(|o| RuleOptionInfo {
+                key: o.key,
+                about: o.about,
+                values: match o.values {
+                    RuleValues::Choice(v) => RuleOptionValues::Choice(v),
+                    RuleValues::Count { min, max } => RuleOptionValues::Count { min, max },
+                },
+                default: o.default,
+            })
+            .collect()
+    }
+
+    fn has_tables() -> bool {
+        true
+    }
+
+    /// The tables `dama tablebase generate` wrote in `dir`, if they are
+    /// for `rules`.
+    fn open_tables(
+        dir: &std::path::Path,
+        rules: &Rules,
+    ) -> Result<OpenedTables<Option<Arc<Tablebase>>>, TablesError> {
+        let tb = match Tablebase::open_if_present(dir).map_err(|e| TablesError {
+            dir: dir.to_path_buf(),
+            source: Box::new(e),
+        })? {
+            Ok(tb) => tb,
+            Err(why) => return Ok(OpenedTables::Absent(why.to_string())),
+        };
+        if !tb.holds_rules(rules) {
+            return Ok(OpenedTables::Absent(format!(
+                "the endgame tables in {} are for other rules ({})",
+                dir.display(),
+                tb.rules_text()
+            )));
+        }
+        Ok(OpenedTables::Found {
+            about: format!("{} pieces from {}", tb.max_pieces(), dir.display()),
+            tables: Some(Arc::new(tb)),
         })
     }
 

@@ -100,3 +100,52 @@ fn the_solver_proves_captures_into_the_tables() {
         assert!(kept, "{algorithm:?} played {:?}", r.action);
     }
 }
+
+/// The tables open through the game seam (`GameDef::open_tables`), for
+/// their own rules only, and travel type-erased (`AnyTables`) back to the
+/// game; a damaged table file is an error that names it.
+#[test]
+fn tables_open_through_the_seam_for_their_rules() {
+    use dama_draughts::Draughts;
+    use dama_game::{AnyTables, GameDef, OpenedTables};
+
+    assert!(Draughts::has_tables());
+    let dir = tempfile::tempdir().expect("temp dir");
+    Generator::new(dir.path(), Rules::default())
+        .generate_and_open(3)
+        .expect("3-piece tables generate");
+    let found = Draughts::open_tables(dir.path(), &Rules::default()).expect("readable");
+    let OpenedTables::Found { tables, about } = found else {
+        panic!("tables for the default rules are found: {found:?}");
+    };
+    assert!(about.starts_with("3 pieces"), "{about}");
+    let held = AnyTables::of::<Draughts>(tables);
+    assert!(!held.is_none());
+    assert_eq!(held.get::<Draughts>().expect("given back").max_pieces(), 3);
+    assert!(AnyTables::none().get::<Draughts>().is_none());
+
+    // Other rules, no directory, an empty directory: none, with the reason.
+    let other = Rules {
+        no_capture_limit: None,
+        ..Rules::default()
+    };
+    let absent = |path: &std::path::Path, rules: &Rules| match Draughts::open_tables(path, rules)
+        .expect("not an error")
+    {
+        OpenedTables::Absent(why) => why,
+        OpenedTables::Found { about, .. } => panic!("found {about} in {}", path.display()),
+    };
+    assert!(absent(dir.path(), &other).contains("other rules"));
+    assert!(absent(&dir.path().join("missing"), &Rules::default()).contains("not a directory"));
+    let empty = tempfile::tempdir().expect("temp dir");
+    assert!(!absent(empty.path(), &Rules::default()).is_empty());
+
+    // A damaged table file.
+    std::fs::write(empty.path().join("broken.dtb"), b"not a table").expect("write");
+    let err = Draughts::open_tables(empty.path(), &Rules::default()).expect_err("damaged");
+    let chain = format!(
+        "{err}: {}",
+        std::error::Error::source(&err).expect("a source")
+    );
+    assert!(chain.contains("broken.dtb"), "{chain}");
+}

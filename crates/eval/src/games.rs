@@ -7,7 +7,6 @@
 //! A spec a game does not have is refused in one sentence naming the spec
 //! and the game.
 
-use std::any::Any;
 use std::sync::Arc;
 
 use dama_game::{AlphaBetaSpec, GameDef, OwnError, OwnFactory, OwnSpec};
@@ -54,24 +53,6 @@ pub fn own_error<G: GameDef>(spec: &PlayerSpec, e: OwnError) -> Error {
     }
 }
 
-/// The endgame tables `tablebase` as `G`'s tables if they are its kind
-/// (draughts' tables are a [`BuildOptions::tablebase`]); the game's
-/// default (none) otherwise.
-pub fn tables_of<G: GameDef>(tablebase: &Option<Arc<dama_tablebase::Tablebase>>) -> G::Tables {
-    (tablebase as &dyn Any)
-        .downcast_ref::<G::Tables>()
-        .cloned()
-        .unwrap_or_default()
-}
-
-/// Whether `G`'s tables are the endgame tables ([`tables_of`] gives them
-/// to it).
-#[must_use]
-pub fn takes_tablebase<G: GameDef>() -> bool {
-    std::any::TypeId::of::<G::Tables>()
-        == std::any::TypeId::of::<Option<Arc<dama_tablebase::Tablebase>>>()
-}
-
 /// Checks that `G` has the player `spec` names, without building it (no
 /// file is read).
 ///
@@ -108,8 +89,8 @@ pub(crate) fn game_players<G: GameDef>(
         }));
     }
     let own = own_spec(spec).ok_or_else(|| not_available::<G>(spec))?;
-    let factory = G::own_players(&own, &tables_of::<G>(&options.tablebase))
-        .map_err(|e| own_error::<G>(spec, e))?;
+    let factory =
+        G::own_players(&own, &options.tables.get::<G>()).map_err(|e| own_error::<G>(spec, e))?;
     // A learned evaluation plays the rules it was trained for, or others
     // the game does not refuse (draughts: other options of its variant).
     if let (Some(trained), Some(asked)) = (

@@ -49,7 +49,7 @@ pub struct BuildOptions {
     pub device: Option<dama_run::DeviceSpec>,
     /// Endgame tables for the players that use them (alpha-beta probes them
     /// in its search and plays their best move at the root).
-    pub tablebase: Option<std::sync::Arc<dama_tablebase::Tablebase>>,
+    pub tables: dama_game::AnyTables,
     /// The game and rules the player will play under, if known: a
     /// checkpoint (or a learned evaluator) trained under other rules
     /// (another variant, another game) is then refused when built.

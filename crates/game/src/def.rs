@@ -9,6 +9,7 @@ use dama_mcts::{Game as SearchGame, Outcome, Player};
 use crate::input::NnInput;
 use crate::own::{OwnError, OwnFactory, OwnSpec};
 use crate::shape::Shape;
+use crate::tables::{OpenedTables, TablesError};
 
 /// Why a game refused a move, a position or rules text: the game's own
 /// error, type-erased so that code written once for every game can keep it
@@ -410,6 +411,38 @@ pub trait GameDef: Copy + Default + Debug + Send + Sync + 'static {
         None
     }
 
+    /// The game's rule options, in the order of its rules text, with the
+    /// default rules' values (what a front end's form offers). The
+    /// default: none listed (the rules are typed as text).
+    fn rule_options() -> Vec<RuleOptionInfo> {
+        Vec::new()
+    }
+
+    /// Whether the game has endgame tables ([`GameDef::open_tables`] can
+    /// find some). The default: no.
+    fn has_tables() -> bool {
+        false
+    }
+
+    /// Opens the game's endgame tables in `dir` for `rules`: the tables,
+    /// or why there are none usable (no directory, no table in it, tables
+    /// of other rules). The default: none, the game has no tables.
+    ///
+    /// # Errors
+    ///
+    /// [`TablesError`] for tables that are there but cannot be read
+    /// (unreadable, truncated, damaged).
+    fn open_tables(
+        dir: &std::path::Path,
+        rules: &Self::Rules,
+    ) -> Result<OpenedTables<Self::Tables>, TablesError> {
+        let _ = (dir, rules);
+        Ok(OpenedTables::Absent(format!(
+            "{} has no endgame tables",
+            Self::TITLE
+        )))
+    }
+
     /// The tables' best move and verdict, if `tables` hold the position.
     /// The default: none.
     fn table_move(game: &Self::Game, tables: &Self::Tables) -> Option<(Self::Move, TableVerdict)> {
@@ -499,6 +532,34 @@ pub fn side_index(p: Player) -> usize {
         Player::First => 0,
         Player::Second => 1,
     }
+}
+
+/// One rule option of a game, as a front end lists it
+/// ([`GameDef::rule_options`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RuleOptionInfo {
+    /// The key in the rules text (`promotion=…`).
+    pub key: &'static str,
+    /// What the option decides, in words (may be empty).
+    pub about: &'static str,
+    /// The values it takes.
+    pub values: RuleOptionValues,
+    /// The default value, as text.
+    pub default: &'static str,
+}
+
+/// The values of a [`RuleOptionInfo`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RuleOptionValues {
+    /// One of these words.
+    Choice(&'static [&'static str]),
+    /// A count in `min..=max`, or `off`.
+    Count {
+        /// The smallest count.
+        min: u16,
+        /// The largest count.
+        max: u16,
+    },
 }
 
 /// What a game's tables say about a position ([`GameDef::table_move`]).

@@ -17,10 +17,12 @@ mod input;
 pub mod own;
 pub mod player;
 mod shape;
+mod tables;
 
 pub use def::{
     side_index, DecisionSquares, EndReason, Ending, GameDef, GameError, Geometry, IncompleteTurn,
-    MoveSquares, Piece, PieceKind, SideInfo, TableVerdict, TournamentPoints,
+    MoveSquares, Piece, PieceKind, RuleOptionInfo, RuleOptionValues, SideInfo, TableVerdict,
+    TournamentPoints,
 };
 pub use input::NnInput;
 pub use own::{
@@ -29,6 +31,7 @@ pub use own::{
 };
 pub use player::Choice;
 pub use shape::{Shape, ShapeError, MAX_PLANES, MAX_SIDE};
+pub use tables::{AnyTables, OpenedTables, TablesError};
 
 /// Serde for a rule's optional limit (`no_capture_limit`, `ply_limit`):
 /// a number, `0` meaning off, so that a limit turned off survives a TOML

@@ -273,6 +273,18 @@ impl GameName {
         }
     }
 
+    /// Whether the game has endgame tables ([`GameDef::has_tables`]).
+    pub fn has_tables(self) -> bool {
+        struct HasTables;
+        impl WithGame for HasTables {
+            type Output = bool;
+            fn run<G: GameDef>(self) -> bool {
+                G::has_tables()
+            }
+        }
+        self.with(HasTables)
+    }
+
     /// The games whose engines learn their evaluation, in registry order.
     pub fn learned() -> Vec<GameName> {
         struct Yes;
@@ -526,7 +538,50 @@ impl From<&GameRules> for GameRules {
 mod tests {
     use super::*;
     use dama_draughts::Draughts;
+    use dama_game::RuleOptionValues;
     use dama_tafl::Tafl;
+
+    /// Every game's rule options are keys its rules text takes, each with
+    /// its default value (alone, it gives the default rules); a game without tables
+    /// finds none in any directory, and says so naming itself.
+    #[test]
+    fn every_game_declares_its_rule_options_and_tables() {
+        struct Declared;
+        impl WithGame for Declared {
+            type Output = ();
+            fn run<G: GameDef>(self) {
+                for o in G::rule_options() {
+                    let one = format!("{}={}", o.key, o.default);
+                    assert_eq!(
+                        G::parse_rules(&one).unwrap(),
+                        G::Rules::default(),
+                        "{}: {one}",
+                        G::NAME
+                    );
+                    if let RuleOptionValues::Choice(values) = o.values {
+                        assert!(values.contains(&o.default), "{}: {}", G::NAME, o.key);
+                    }
+                }
+                if !G::has_tables() {
+                    let dir = std::env::temp_dir();
+                    match G::open_tables(&dir, &G::Rules::default()).unwrap() {
+                        dama_game::OpenedTables::Absent(why) => {
+                            assert!(why.contains(G::TITLE), "{why}");
+                        }
+                        dama_game::OpenedTables::Found { about, .. } => {
+                            panic!("{} found tables: {about}", G::NAME)
+                        }
+                    }
+                }
+            }
+        }
+        for g in GameName::ALL {
+            g.with(Declared);
+        }
+        assert!(GameName::Draughts.has_tables());
+        assert!(!GameName::Tafl.has_tables());
+        assert!(!Tafl::rule_options().is_empty() && !Draughts::rule_options().is_empty());
+    }
 
     /// What code written once for every game assumes of each game, checked
     /// for every registered one: `startpos` parses to the start, texts

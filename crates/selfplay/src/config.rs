@@ -752,28 +752,22 @@ impl RunConfig {
                 ),
             ));
         }
-        // The draughts-only parts of a run: the alpha-beta teacher and the
-        // endgame tables.
-        if game != GameName::Draughts {
-            if self.teacher.generations > 0 {
-                return Err(invalid(
-                    "teacher.generations",
-                    format!(
-                        "teacher games are played by the draughts alpha-beta engine; \
-                         {} has none (leave [teacher] out)",
-                        game.title()
-                    ),
-                ));
-            }
-            if !self.selfplay.tablebase.is_empty() {
-                return Err(invalid(
-                    "selfplay.tablebase",
-                    format!(
-                        "endgame tables are draughts tables; {} has none",
-                        game.title()
-                    ),
-                ));
-            }
+        // Teacher games are played by the draughts alpha-beta engine.
+        if game != GameName::Draughts && self.teacher.generations > 0 {
+            return Err(invalid(
+                "teacher.generations",
+                format!(
+                    "teacher games are played by the draughts alpha-beta engine; \
+                     {} has none (leave [teacher] out)",
+                    game.title()
+                ),
+            ));
+        }
+        if !self.selfplay.tablebase.is_empty() && !game.has_tables() {
+            return Err(invalid(
+                "selfplay.tablebase",
+                format!("{} has no endgame tables", game.title()),
+            ));
         }
         struct Baselines<'a>(&'a [String]);
         impl dama_nn::WithGame for Baselines<'_> {

@@ -44,7 +44,7 @@ use dama_run::{DeviceSpec, LearnerEvent, RunDir, Store, StoreError, WorkerEvent}
 use crate::config::{DistributedConfig, RunConfig, TeacherConfig};
 use crate::progress::{Progress, ProgressEvent, Stage};
 use crate::record::{self, GameRecord};
-use crate::run::open_tablebase;
+use crate::run::open_tables;
 use crate::selfplay::{self, EvalCache};
 use crate::Error;
 
@@ -318,7 +318,9 @@ struct NetworkPlayer {
     device: dama_nn::device::Device,
     precision: dama_nn::Precision,
     pool: rayon::ThreadPool,
-    tablebase: Option<std::sync::Arc<dama_tablebase::Tablebase>>,
+    tables: dama_game::AnyTables,
+    /// The rules of teacher games (draughts'; the defaults for another
+    /// game, which has none).
     draughts_rules: dama_engine::Rules,
     selfplay_cfg: crate::config::SelfplayConfig,
     cache_dir: PathBuf,
@@ -343,9 +345,9 @@ impl NetworkPlayer {
             .num_threads(device::or_cores(cfg.run.threads))
             .build()
             .map_err(|e| Error::Config(format!("cannot start the search threads: {e}")))?;
-        // Endgame tables and teacher games are draughts'; another game has none.
+        // Teacher games are draughts'; another game has none.
         let draughts_rules = cfg.rules.draughts().unwrap_or_default();
-        let tablebase = open_tablebase(&cfg.selfplay.tablebase, &draughts_rules, progress)?;
+        let tables = open_tables(&cfg.selfplay.tablebase, &cfg.game_rules(), progress)?;
         let mut selfplay_cfg = cfg.selfplay.clone();
         selfplay_cfg.games_per_generation = cfg.distributed.games_per_chunk;
         Ok(NetworkPlayer {
@@ -354,7 +356,7 @@ impl NetworkPlayer {
             device,
             precision,
             pool,
-            tablebase,
+            tables,
             draughts_rules,
             selfplay_cfg,
             cache_dir,
@@ -415,7 +417,7 @@ impl ChunkPlayer for NetworkPlayer {
                 rules: self.draughts_rules,
                 generation: g,
                 seed: plan.seed,
-                tablebase: self.tablebase.clone(),
+                tablebase: self.tables.get::<dama_draughts::Draughts>(),
             };
             self.pool.install(|| {
                 crate::teacher::play_games(
@@ -437,7 +439,7 @@ impl ChunkPlayer for NetworkPlayer {
                 selfplay: selfplay_cfg,
                 search: &cfg.search,
                 rules: cfg.game_rules(),
-                tablebase: self.tablebase.clone(),
+                tables: self.tables.clone(),
                 generation: g,
                 seed: plan.seed,
                 net: &mut evaluator,

@@ -64,8 +64,8 @@ pub enum Error {
     #[error("{0}")]
     Config(String),
     /// The endgame tables could not be read.
-    #[error("endgame tables")]
-    Tablebase(#[from] dama_tablebase::Error),
+    #[error(transparent)]
+    Tables(#[from] dama_game::TablesError),
     /// The network failed (libtorch, a checkpoint); the cause is the
     /// error's `source`.
     #[error("network")]

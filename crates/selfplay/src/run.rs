@@ -29,11 +29,10 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use dama_engine::Rules;
 use dama_eval::{PlayerSpec, SearchBudget};
+use dama_game::{AnyTables, GameDef, OpenedTables};
 use dama_nn::device::{self, Device};
 use dama_nn::{
     Batch, BatchBuilder, CpuFeatures, Encoding, GameRules, Network, NnEvaluator, Precision, Trainer,
@@ -325,7 +324,7 @@ pub struct TrainingRun {
     /// The network of `state.best_generation` when it is not the one being
     /// trained (the gate rejected newer ones).
     self_play_net: Option<Network>,
-    tablebase: Option<Arc<dama_tablebase::Tablebase>>,
+    tables: AnyTables,
     cache: EvalCache,
 }
 
@@ -370,9 +369,6 @@ impl TrainingRun {
                     cfg.run.threads
                 ))
             })?;
-        // The draughts rules of the draughts-only parts (endgame tables,
-        // teacher games): the defaults for another game, which has none.
-        let rules: Rules = cfg.rules.draughts().unwrap_or_default();
         let game_rules: GameRules = cfg.game_rules();
 
         // A new run's generation-0 trainer, kept rather than read back.
@@ -460,7 +456,7 @@ impl TrainingRun {
                     .0,
             )
         };
-        let tablebase = open_tablebase(&cfg.selfplay.tablebase, &rules, progress)?;
+        let tables = open_tables(&cfg.selfplay.tablebase, &game_rules, progress)?;
         Ok(TrainingRun {
             cfg: cfg.clone(),
             files,
@@ -472,7 +468,7 @@ impl TrainingRun {
             buffer,
             limits,
             self_play_net,
-            tablebase,
+            tables,
             cache: EvalCache::new(cfg.selfplay.eval_cache_entries),
         })
     }
@@ -524,7 +520,7 @@ impl TrainingRun {
                 rules: cfg.rules.draughts().unwrap_or_default(),
                 generation: gen,
                 seed: cfg.run.seed,
-                tablebase: self.tablebase.clone(),
+                tablebase: self.tables.get::<dama_draughts::Draughts>(),
             };
             self.search_pool.install(|| {
                 crate::teacher::play_games(
@@ -546,7 +542,7 @@ impl TrainingRun {
                 selfplay: &cfg.selfplay,
                 search: &cfg.search,
                 rules: cfg.game_rules(),
-                tablebase: self.tablebase.clone(),
+                tables: self.tables.clone(),
                 generation: gen,
                 seed: cfg.run.seed,
                 net: &mut evaluator,
@@ -730,7 +726,7 @@ impl TrainingRun {
                     gen,
                     k: k as u64,
                     progress,
-                    tablebase: &self.tablebase,
+                    tables: &self.tables,
                 })?;
                 self.files.metrics.write(&MetricsEvent::Eval(line.event(
                     gen,
@@ -971,42 +967,50 @@ fn eval_players(
     Ok((network(dir.model(gen)), opponents))
 }
 
-/// The endgame tables named by `[selfplay] tablebase`: `None` if the key is
-/// empty, or (with a note) if the directory is missing, holds no tables or
-/// tables of other rules. A damaged table file is an error.
+/// The endgame tables named by `[selfplay] tablebase` for the run's game
+/// and rules ([`GameDef::open_tables`]): none if the key is empty, or (with
+/// a note) if the directory is missing, holds no tables or tables of other
+/// rules, or the game has none. A damaged table file is an error.
 ///
 /// # Errors
-/// [`Error::Tablebase`] for an unreadable directory or a bad table file.
-pub fn open_tablebase(
+/// [`Error::Tables`] for an unreadable directory or a bad table file.
+pub fn open_tables(
     dir: &str,
-    rules: &Rules,
+    rules: &GameRules,
     progress: &dyn Progress,
-) -> Result<Option<Arc<dama_tablebase::Tablebase>>, Error> {
-    if dir.is_empty() {
-        return Ok(None);
+) -> Result<AnyTables, Error> {
+    struct Open<'a> {
+        dir: &'a Path,
+        rules: &'a GameRules,
+        progress: &'a dyn Progress,
     }
-    let path = Path::new(dir);
-    let tb = match dama_tablebase::Tablebase::open_if_present(path)? {
-        Ok(tb) => tb,
-        Err(why) => {
-            progress.event(ProgressEvent::Note(&format!("note: {why}")));
-            return Ok(None);
+    impl dama_nn::WithGame for Open<'_> {
+        type Output = Result<AnyTables, Error>;
+        fn run<G: GameDef>(self) -> Self::Output {
+            let Some(rules) = self.rules.get::<G>() else {
+                return Ok(AnyTables::none());
+            };
+            let note = |text: String| self.progress.event(ProgressEvent::Note(&text));
+            match G::open_tables(self.dir, &rules)? {
+                OpenedTables::Found { tables, about } => {
+                    note(format!("endgame tables: {about}"));
+                    Ok(AnyTables::of::<G>(tables))
+                }
+                OpenedTables::Absent(why) => {
+                    note(format!("note: {why}"));
+                    Ok(AnyTables::none())
+                }
+            }
         }
-    };
-    if tb.rules() != *rules {
-        progress.event(ProgressEvent::Note(&format!(
-            "note: the endgame tables in {} are for other rules ({}); not used",
-            path.display(),
-            tb.rules_text()
-        )));
-        return Ok(None);
     }
-    progress.event(ProgressEvent::Note(&format!(
-        "endgame tables: {} pieces from {}",
-        tb.max_pieces(),
-        path.display()
-    )));
-    Ok(Some(Arc::new(tb)))
+    if dir.is_empty() {
+        return Ok(AnyTables::none());
+    }
+    rules.name().with(Open {
+        dir: Path::new(dir),
+        rules,
+        progress,
+    })
 }
 
 /// One evaluation match of the run's game (see [`eval_match`]).
@@ -1017,7 +1021,7 @@ struct EvalMatch<'a> {
     gen: u32,
     k: u64,
     progress: &'a dyn Progress,
-    tablebase: &'a Option<Arc<dama_tablebase::Tablebase>>,
+    tables: &'a AnyTables,
 }
 
 impl dama_nn::WithGame for EvalMatch<'_> {
@@ -1030,7 +1034,7 @@ impl dama_nn::WithGame for EvalMatch<'_> {
             self.gen,
             self.k,
             self.progress,
-            self.tablebase,
+            self.tables,
         )
     }
 }
@@ -1044,7 +1048,7 @@ fn eval_match<G: dama_game::GameDef>(
     gen: u32,
     k: u64,
     progress: &dyn Progress,
-    tablebase: &Option<Arc<dama_tablebase::Tablebase>>,
+    tables: &AnyTables,
 ) -> Result<EvalLine, Error> {
     let game_rules = cfg.game_rules();
     let rules = game_rules.get::<G>().ok_or_else(|| {
@@ -1056,7 +1060,7 @@ fn eval_match<G: dama_game::GameDef>(
     // Players that use endgame tables (alpha-beta) get the run's.
     let options = dama_eval::BuildOptions {
         device: Some(cfg.run.device),
-        tablebase: tablebase.clone(),
+        tables: tables.clone(),
         rules: Some(game_rules),
         lanes: None,
     };

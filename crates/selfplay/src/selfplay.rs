@@ -84,8 +84,8 @@ pub struct RunGames<'a, F, S> {
     pub search: &'a SearchConfig,
     /// The game and its rules.
     pub rules: dama_nn::GameRules,
-    /// Endgame tables, for a game that has them (draughts).
-    pub tablebase: Option<std::sync::Arc<dama_tablebase::Tablebase>>,
+    /// Endgame tables, for a game that has them ([`GameDef::open_tables`]).
+    pub tables: dama_game::AnyTables,
     /// The generation (names the games and seeds their RNGs).
     pub generation: u32,
     /// The run's seed.
@@ -124,12 +124,7 @@ where
             let rules = run.rules.get::<G>().ok_or_else(|| {
                 Error::Config(format!("rules `{}` are not {}'s", run.rules, G::TITLE))
             })?;
-            // The tables are the game's own type (draughts: the endgame
-            // tables); a game without tables gets its default.
-            let tables = (&run.tablebase as &dyn std::any::Any)
-                .downcast_ref::<G::Tables>()
-                .cloned()
-                .unwrap_or_default();
+            let tables = run.tables.get::<G>();
             let job = SelfplayJob::<G> {
                 selfplay: run.selfplay,
                 search: run.search,

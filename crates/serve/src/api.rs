@@ -35,8 +35,7 @@ use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
-use dama_engine::{RuleValues, Rules};
-use dama_game::GameDef;
+use dama_game::{GameDef, RuleOptionValues};
 use dama_mcts::{Outcome, Player};
 use dama_nn::{GameName, GameRules, WithGame};
 use serde::{Deserialize, Serialize};
@@ -115,25 +114,18 @@ async fn not_found(uri: axum::http::Uri) -> Response {
 }
 
 async fn info(State(s): St) -> Json<Value> {
-    let options: Vec<Value> = Rules::OPTIONS
-        .iter()
-        .map(|o| {
-            let values = match o.values {
-                RuleValues::Choice(v) => json!({"choice": v}),
-                RuleValues::Count { min, max } => json!({"count": {"min": min, "max": max}}),
-            };
-            json!({"key": o.key, "about": o.about, "default": o.default, "values": values})
-        })
-        .collect();
     let l = &s.limits;
     let games: Vec<Value> = GameName::ALL.iter().map(|g| g.with(GameInfo)).collect();
+    // The default game's rule options, rules and start position also at
+    // the top level, where clients of the first API read them.
+    let default = GameName::default().with(GameInfo);
     Json(json!({
         "version": env!("CARGO_PKG_VERSION"),
         "games": games,
         "default_game": GameName::default().as_str(),
-        "rules": options,
-        "default_rules": Rules::default().to_string(),
-        "startpos": dama_engine::Position::startpos().to_string(),
+        "rules": default["rule_options"],
+        "default_rules": default["default_rules"],
+        "startpos": default["startpos"],
         "default_bot": s.catalogue.default_id(GameName::default()),
         "limits": {
             "max_sims": l.max_sims, "max_time_ms": l.max_time_ms, "max_depth": l.max_depth,
@@ -142,8 +134,8 @@ async fn info(State(s): St) -> Json<Value> {
     }))
 }
 
-/// A game's entry in `/api/info`: its name, geometry, default rules and
-/// start position.
+/// A game's entry in `/api/info`: its name, geometry, rule options,
+/// default rules and start position.
 struct GameInfo;
 
 impl WithGame for GameInfo {
@@ -151,10 +143,23 @@ impl WithGame for GameInfo {
 
     fn run<G: GameDef>(self) -> Value {
         let rules = G::Rules::default();
+        let options: Vec<Value> = G::rule_options()
+            .iter()
+            .map(|o| {
+                let values = match o.values {
+                    RuleOptionValues::Choice(v) => json!({"choice": v}),
+                    RuleOptionValues::Count { min, max } => {
+                        json!({"count": {"min": min, "max": max}})
+                    }
+                };
+                json!({"key": o.key, "about": o.about, "default": o.default, "values": values})
+            })
+            .collect();
         json!({
             "name": G::NAME,
             "title": G::TITLE,
             "geometry": geometry_of::<G>(),
+            "rule_options": options,
             "default_rules": rules.to_string(),
             "startpos": G::position_text(&G::start(&rules)),
         })

@@ -144,6 +144,18 @@ async fn a_whole_game_with_undo_and_resign() {
         info["rules"].as_array().unwrap().len(),
         dama_engine::Rules::OPTIONS.len()
     );
+    // Every game lists its own rule options (the top level repeats the
+    // default game's): Tafl's ply limit is a count, its others words.
+    let games = info["games"].as_array().unwrap();
+    let entry = |name: &str| games.iter().find(|g| g["name"] == name).unwrap();
+    assert_eq!(entry("draughts")["rule_options"], info["rules"]);
+    let tafl = entry("tafl")["rule_options"].as_array().unwrap();
+    assert_eq!(tafl.len(), dama_tafl::TaflRules::OPTIONS.len());
+    let ply = tafl.iter().find(|o| o["key"] == "ply_limit").unwrap();
+    assert_eq!(ply["values"]["count"]["max"], 10_000, "{ply}");
+    assert_eq!(ply["default"], "200");
+    let first = tafl.iter().find(|o| o["key"] == "first").unwrap();
+    assert_eq!(first["values"]["choice"][0], "defender", "{first}");
 
     play_out(&http, "greedy", json!({}), 0, 400).await;
     play_out(&http, "alphabeta", json!({"depth": 2}), 1, 400).await;

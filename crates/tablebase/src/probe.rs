@@ -294,6 +294,12 @@ impl Tablebase {
         self.rules
     }
 
+    /// Whether the tables hold positions played under `rules` (those
+    /// they were generated for; a no-capture limit of 0 is none).
+    pub fn holds_rules(&self, rules: &Rules) -> bool {
+        normalized(rules) == self.rules
+    }
+
     /// The rules as text (for messages).
     pub fn rules_text(&self) -> String {
         rules_text(&self.rules)
@@ -334,7 +340,7 @@ impl Tablebase {
     /// This is two array reads after computing the index: cheap enough for
     /// every node of a search.
     pub fn probe(&self, pos: &Position) -> Option<Probe> {
-        if normalized(pos.rules()) != self.rules {
+        if !self.holds_rules(pos.rules()) {
             return None;
         }
         let raw = raw_value(self, pos)?;

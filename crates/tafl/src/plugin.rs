@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use dama_game::{
     DecisionSquares, EndReason, Ending, GameDef, GameError, Geometry, IncompleteTurn, MoveSquares,
-    OwnError, OwnFactory, OwnSpec, Piece, PieceKind, SideInfo,
+    OwnError, OwnFactory, OwnSpec, Piece, PieceKind, RuleOptionInfo, RuleOptionValues, SideInfo,
 };
 use dama_mcts::{Outcome, Player};
 
@@ -37,6 +37,26 @@ impl GameDef for Tafl {
 
     fn parse_rules(text: &str) -> Result<TaflRules, GameError> {
         Ok(text.parse::<TaflRules>()?)
+    }
+
+    /// [`TaflRules::OPTIONS`]: words, but the ply limit is a count.
+    fn rule_options() -> Vec<RuleOptionInfo> {
+        TaflRules::OPTIONS
+            .iter()
+            .map(|&(key, values)| RuleOptionInfo {
+                key,
+                about: "",
+                values: if key == "ply_limit" {
+                    RuleOptionValues::Count {
+                        min: 1,
+                        max: crate::rules::MAX_PLY_LIMIT,
+                    }
+                } else {
+                    RuleOptionValues::Choice(values)
+                },
+                default: values[0],
+            })
+            .collect()
     }
 
     fn to_play(game: &Game) -> Player {

@@ -121,6 +121,9 @@ impl Default for TaflRules {
 #[error("{0}")]
 pub struct ParseRulesError(pub String);
 
+/// The largest `ply_limit`.
+pub const MAX_PLY_LIMIT: u16 = 10_000;
+
 impl TaflRules {
     /// Every option with its values, the default first, as written in rules
     /// text.
@@ -211,7 +214,7 @@ impl FromStr for TaflRules {
                     r.ply_limit = match v {
                         "off" => None,
                         n => match n.parse::<u16>() {
-                            Ok(n) if (1..=10_000).contains(&n) => Some(n),
+                            Ok(n) if (1..=MAX_PLY_LIMIT).contains(&n) => Some(n),
                             _ => {
                                 return Err(ParseRulesError(format!(
                                     "ply_limit: `{}` is not off or a number of plies in 1..=10000",
