@@ -520,6 +520,15 @@ async fn the_front_end_plays_analyses_and_shows_a_run_in_chromium() {
         "return document.querySelector('#play-side option[value=defender]') !== null && document.querySelector('#play-bot option[value=random]') !== null && document.querySelector('#play-bot option[value=mcts]') !== null;",
     )
     .await;
+    // Its rule options as a form (from /api/info's `rule_options`), which
+    // the new game below is started with: the server refuses rules text
+    // it cannot parse.
+    wait_for(
+        &c,
+        "the Tafl rule options",
+        "const f = document.getElementById('play-rules'); return !f.hidden && f.querySelector('[data-rule=ply_limit]') !== null && f.querySelector('[data-rule=ply_limit]').value === '200' && f.querySelector('[data-rule=variant]') === null && document.getElementById('play-rules-label').hidden;",
+    )
+    .await;
     c.find(Locator::Css("#play-side"))
         .await
         .unwrap()

@@ -380,7 +380,7 @@ async function newGame() {
     human: $('play-side').value,
     bot: $('play-bot').value,
     strength: play.strength(),
-    rules: game === INFO.default_game ? rules.join(' ') : $('play-rules-text').value.trim(),
+    rules: $('play-rules').hidden ? $('play-rules-text').value.trim() : rules.join(' '),
   };
   if (!body.rules) delete body.rules;
   const setup = $('play-setup').value.trim();
@@ -406,9 +406,12 @@ async function clickPlay(sq, fromOverride) {
   renderPlay();
 }
 
-function rulesUi() {
+// The form of a game's rule options (`rule_options` of /api/info), in
+// place of the last game's.
+function rulesUi(options) {
   const box = $('play-rules');
-  for (const o of INFO.rules) {
+  for (const old of Array.from(box.querySelectorAll('label'))) old.remove();
+  for (const o of options) {
     const label = htmlEl('label', { title: o.about });
     label.appendChild(htmlEl('span', {}, o.key.replace(/_/g, ' ')));
     let input;
@@ -440,7 +443,7 @@ function download(name, text) {
 function rulesOfBot() {
   const b = ($('play-bot').bots || BOTS).find((x) => x.id === $('play-bot').value);
   if (!b || !b.rules) return;
-  if ($('play-game').value !== INFO.default_game) {
+  if ($('play-rules').hidden) {
     $('play-rules-text').value = b.rules;
     return;
   }
@@ -463,9 +466,12 @@ async function chooseGame() {
   while (side.firstChild) side.removeChild(side.firstChild);
   info.geometry.sides.forEach((x, i) => side.appendChild(htmlEl('option', { value: x.key }, x.name + (i === 0 ? ' (first side)' : ''))));
   side.selectedIndex = Math.max(0, before);
-  const draughts = name === INFO.default_game;
-  $('play-rules').hidden = !draughts;
-  $('play-rules-label').hidden = draughts;
+  // A game that lists its rule options gets their form, another a text
+  // field.
+  const options = info.rule_options || [];
+  rulesUi(options);
+  $('play-rules').hidden = options.length === 0;
+  $('play-rules-label').hidden = options.length > 0;
   $('play-rules-text').value = '';
   $('play-rules-text').placeholder = info.default_rules;
   try {
@@ -489,7 +495,7 @@ function initPlay() {
     if (from) clickPlay('off', from);
   });
   play.strength = strengthUi($('play-bot'), $('play-strength'));
-  rulesUi();
+  rulesUi(INFO.rules);
   rulesOfBot();
   $('play-bot').addEventListener('change', rulesOfBot);
   $('play-new').addEventListener('click', newGame);
