@@ -47,3 +47,5 @@ rm -rf "$wheels"
 wheel="$(DAMA_VENV="$VENV" scripts/build-wheel.sh --out "$wheels" "${profile[@]}" | tail -n 1)"
 echo "== pytest crates/python/tests"
 DAMA_BIN="$bin" DAMA_WHEEL="$wheel" "$VENV/bin/python" -m pytest -q -p no:cacheprovider crates/python/tests
+echo "== pytest scripts/test_independent_engine.py (the engine written apart from dama's code)"
+"$VENV/bin/python" -m pytest -q -p no:cacheprovider scripts/test_independent_engine.py

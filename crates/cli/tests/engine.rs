@@ -144,3 +144,55 @@ fn broken_engines_end_the_match_with_their_name() {
         "{e}"
     );
 }
+
+/// `scripts/independent_engine.py`: a Turkish draughts engine written apart
+/// from dama's code, from the rules text alone (shared/rules). Its move
+/// generator and dama's count the same trees, from the start and from
+/// positions with flying kings, the 180° ban, a man crossing the last row
+/// mid-capture and long king captures; and it plays whole games against
+/// dama's engine, every move of both checked by the arena.
+#[test]
+fn an_engine_written_apart_agrees_on_the_rules() {
+    let engine = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/independent_engine.py");
+    let last_number = |out: &str| -> u64 {
+        out.split_whitespace()
+            .filter_map(|w| w.parse::<u64>().ok())
+            .last()
+            .unwrap_or_else(|| panic!("no count in {out}"))
+    };
+    for (position, depth) in [
+        ("startpos", "4"),
+        ("W:WKd4:Bf4,b4,h8", "4"),
+        ("W:Wc6,a2:Bc7,Kd8,e5,h7", "4"),
+        ("W:WKb2:Bb4,d6,f4,d2,a5,h8", "4"),
+        ("B:Wd5,e4,c2,Kh1,f6:Bd6,Ka8,g5,c4", "3"),
+        ("W:Wb4,d4,e5,Kh2:Bb6,c5,d6,f5,Ka8,Kg8", "4"),
+    ] {
+        let theirs = ok(std::process::Command::new(&engine).args([
+            "--perft",
+            depth,
+            "--position",
+            position,
+        ]));
+        let ours = ok(dama(&["perft", "--depth", depth, "--position", position]));
+        assert_eq!(
+            last_number(&theirs),
+            last_number(&ours),
+            "perft {depth} of {position}: the independent engine {theirs}, dama {ours}"
+        );
+    }
+    let spec = format!("engine:{},time=50", engine.display());
+    let out = ok(dama(&[
+        "eval",
+        "--a",
+        "alphabeta:depth=2",
+        "--b",
+        &spec,
+        "--games",
+        "2",
+        "--threads",
+        "2",
+    ]));
+    let (w, d, l) = wdl(&out);
+    assert_eq!(w + d + l, 2, "{out}");
+}
