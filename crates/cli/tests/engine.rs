@@ -156,8 +156,8 @@ fn an_engine_written_apart_agrees_on_the_rules() {
     let engine = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/independent_engine.py");
     let last_number = |out: &str| -> u64 {
         out.split_whitespace()
-            .filter_map(|w| w.parse::<u64>().ok())
-            .last()
+            .rev()
+            .find_map(|w| w.parse::<u64>().ok())
             .unwrap_or_else(|| panic!("no count in {out}"))
     };
     for (position, depth) in [
