@@ -173,6 +173,15 @@ class Position:
         found = []
         mdirs = MAN_DIRS[side]
 
+        def record(path, caps):
+            # A finished capture: kept if it takes the most pieces so far.
+            k = len(caps)
+            if k > best[0]:
+                best[0] = k
+                found.clear()
+            if k == best[0]:
+                found.append((tuple(path), tuple(caps)))
+
         def man(sq, last, path, caps):
             more = False
             for d in mdirs:
@@ -196,12 +205,7 @@ class Position:
                 caps.pop()
                 board[n] = v
             if not more:
-                k = len(caps)
-                if k > best[0]:
-                    best[0] = k
-                    found.clear()
-                if k == best[0]:
-                    found.append((tuple(path), tuple(caps)))
+                record(path, caps)
 
         def king(sq, last, path, caps):
             more = False
@@ -233,12 +237,7 @@ class Position:
                 caps.pop()
                 board[t] = v
             if not more:
-                k = len(caps)
-                if k > best[0]:
-                    best[0] = k
-                    found.clear()
-                if k == best[0]:
-                    found.append((tuple(path), tuple(caps)))
+                record(path, caps)
 
         for sq in range(64):
             p = board[sq]

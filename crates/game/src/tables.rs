@@ -57,14 +57,6 @@ impl AnyTables {
         AnyTables(Some(Arc::new(tables)))
     }
 
-    /// What [`GameDef::open_tables`] found: the tables, or none.
-    pub fn found<G: GameDef>(opened: OpenedTables<G::Tables>) -> AnyTables {
-        match opened {
-            OpenedTables::Found { tables, .. } => AnyTables::of::<G>(tables),
-            OpenedTables::Absent(_) => AnyTables::none(),
-        }
-    }
-
     /// The tables as `G`'s, if `G` opened them; `G`'s default (none)
     /// otherwise.
     pub fn get<G: GameDef>(&self) -> G::Tables {
