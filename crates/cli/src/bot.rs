@@ -128,7 +128,8 @@ impl BotArgs {
 
     /// `G`'s endgame tables for `rules` in --tablebase, if the directory
     /// holds them ([`GameDef::open_tables`]); a note on stderr when a
-    /// directory given explicitly holds none (or `G` has none).
+    /// directory given explicitly holds none (or `G` has none: its
+    /// `open_tables` says so).
     pub fn open_tables<G: GameDef>(&self, rules: &G::Rules) -> Result<G::Tables> {
         if self.tablebase.is_empty() {
             return Ok(G::Tables::default());
@@ -136,20 +137,11 @@ impl BotArgs {
         // The default directory is optional; one named on the command line
         // gets a note when it holds no tables.
         let explicit = self.tablebase != "tablebases";
-        if !G::has_tables() {
-            if explicit {
-                eprintln!(
-                    "note: --tablebase: {} has no endgame tables; ignored",
-                    G::TITLE
-                );
-            }
-            return Ok(G::Tables::default());
-        }
         match G::open_tables(std::path::Path::new(&self.tablebase), rules)? {
             dama_game::OpenedTables::Found { tables, .. } => Ok(tables),
             dama_game::OpenedTables::Absent(why) => {
                 if explicit {
-                    eprintln!("note: {why}");
+                    eprintln!("note: --tablebase: {why}; ignored");
                 }
                 Ok(G::Tables::default())
             }

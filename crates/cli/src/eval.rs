@@ -204,9 +204,7 @@ fn tables<G: dama_game::GameDef>(
     if dir.as_os_str().is_empty() {
         return Ok(dama_game::AnyTables::none());
     }
-    if !G::has_tables() {
-        bail!("--tablebase: {} has no endgame tables", G::TITLE);
-    }
+    // A game without tables says so through its `open_tables`.
     match G::open_tables(dir, rules)? {
         dama_game::OpenedTables::Found { tables, .. } => Ok(dama_game::AnyTables::of::<G>(tables)),
         dama_game::OpenedTables::Absent(why) => bail!("--tablebase: {why}"),

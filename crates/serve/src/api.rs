@@ -118,7 +118,11 @@ async fn info(State(s): St) -> Json<Value> {
     let games: Vec<Value> = GameName::ALL.iter().map(|g| g.with(GameInfo)).collect();
     // The default game's rule options, rules and start position also at
     // the top level, where clients of the first API read them.
-    let default = GameName::default().with(GameInfo);
+    let at = GameName::ALL
+        .iter()
+        .position(|&g| g == GameName::default())
+        .unwrap_or_default();
+    let default = games[at].clone();
     Json(json!({
         "version": env!("CARGO_PKG_VERSION"),
         "games": games,
