@@ -11,39 +11,42 @@ source scripts/env.sh
 export CARGO_TERM_COLOR=${CARGO_TERM_COLOR:-never}
 log="$(mktemp)"
 trap 'rm -f "$log"' EXIT
+# Each stage's line says how long the suite has run (CI time is a budget).
+stage() { echo "== [${SECONDS}s] $*"; }
 
-echo "== cargo fmt --check"
+stage "cargo fmt --check"
 cargo fmt --all -- --check
 # The object-store feature (memory:// stands in for s3://, gs://, az://) is
 # built into the one workspace build, so its code is linted and tested
 # without a second build; the few lines without it are checked below.
 features=(--features dama-cli/object-store)
-echo "== cargo clippy"
+stage "cargo clippy"
 cargo clippy --workspace --all-targets --locked "${features[@]}" -- -D warnings
-echo "== headless Chromium for the browser test of dama serve"
+stage "headless Chromium for the browser test of dama serve"
 scripts/setup-browser.sh
 # The browser test (crates/serve/tests/browser.rs) fails instead of
 # skipping when Chromium or chromedriver is missing.
 export DAMA_BROWSER_TEST=required
-echo "== the notebooks' Python packages (crates/selfplay/tests/python_reader.rs imports them)"
+stage "the notebooks' Python packages (crates/selfplay/tests/python_reader.rs imports them)"
 scripts/setup-notebooks.sh >/dev/null
-echo "== cargo test"
+stage "cargo test"
 cargo test --workspace --locked "${features[@]}" 2>&1 | tee "$log"
-echo "== the crates below libtorch build and test without it"
+stage "the crates below libtorch build and test without it"
 if cargo tree -p dama-eval -e normal --locked | grep -q 'torch'; then
   echo "dama-eval without its network feature depends on libtorch" >&2
   exit 1
 fi
 cargo test -p dama-eval --lib --locked --quiet
-echo "== the run crate without the object-store feature"
+stage "the run crate without the object-store feature"
 cargo clippy -p dama-run --lib --locked -- -D warnings
 cargo test -p dama-run --lib --locked --quiet 2>&1 | tee -a "$log"
-echo "== the Python module (crates/python: import dama) and its tests"
+stage "the Python module (crates/python: import dama) and its tests"
 scripts/test-python.sh
-echo "== notebooks"
+stage "notebooks"
 scripts/test-notebooks.sh
-echo "== distributed run on a local Ray cluster"
+stage "distributed run on a local Ray cluster"
 scripts/test-ray.sh
 
 # One closing line for the whole suite (cargo prints one per test binary).
+stage "done"
 awk '/^test result:/ { p += $4; f += $6 } END { printf "tests: %d passed, %d failed\n", p, f }' "$log"
