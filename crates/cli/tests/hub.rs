@@ -42,7 +42,7 @@ fn pydraughts_plays_whole_games_through_dama_over_hub() {
     );
     let out = Command::new(&py)
         .arg(script)
-        .args(["--dama", DAMA, "--games", "20", "--log"])
+        .args(["--dama", DAMA, "--games", "8", "--log"])
         .arg(&log)
         .output()
         .expect("run the pydraughts script");
@@ -53,7 +53,7 @@ fn pydraughts_plays_whole_games_through_dama_over_hub() {
         String::from_utf8_lossy(&out.stderr)
     );
     println!("{stdout}");
-    assert!(stdout.contains("hub: 20 games"), "{stdout}");
+    assert!(stdout.contains("hub: 8 games"), "{stdout}");
     // Every reply is legal in dama's rules in the position pydraughts sent.
     let text = std::fs::read_to_string(&log).unwrap();
     let mut replies = 0;
