@@ -1,4 +1,5 @@
-//! The learned evaluator dama ships (`networks/turkish.nnue`): named by
+//! The learned evaluators dama ships (`networks/turkish.nnue`, and
+//! `networks/tafl.nnue` for Turkish Tafl): named by
 //! `eval=shipped` in every player spec, the default bot of `dama bot`,
 //! `play` and `analyse` in the rules it was trained for (and only there),
 //! and refused by name by the rules and games it was not trained for.
@@ -29,9 +30,13 @@ fn the_default_bot_is_the_shipped_evaluator_where_it_plays() {
         hello(&["--rules", "no_capture_limit=40"]),
         "alphabeta:time=1000,eval=shipped"
     );
-    // Another variant, another game: the handcrafted engine.
+    // Another variant: the handcrafted engine; Turkish Tafl: its own
+    // shipped network.
     assert_eq!(hello(&["--rules", "variant=croda"]), "alphabeta:depth=4");
-    assert_eq!(hello(&["--game", "tafl"]), "alphabeta:depth=4");
+    assert_eq!(
+        hello(&["--game", "tafl"]),
+        "alphabeta:time=1000,eval=shipped"
+    );
     // A bot named is the bot played.
     assert_eq!(hello(&["--bot", "alphabeta:depth=3"]), "alphabeta:depth=3");
     let out = ok_with(
@@ -76,7 +81,8 @@ fn eval_plays_the_shipped_evaluator_and_refuses_it_elsewhere() {
         "variant=croda",
     ]));
     assert!(e.contains("variant=croda"), "{e}");
-    let e = err(dama(&[
+    // Turkish Tafl ships its own (networks/tafl.nnue).
+    let out = ok(dama(&[
         "eval",
         "--game",
         "tafl",
@@ -86,8 +92,13 @@ fn eval_plays_the_shipped_evaluator_and_refuses_it_elsewhere() {
         "random",
         "--games",
         "2",
+        "--threads",
+        "1",
     ]));
-    assert!(e.contains("Turkish Tafl ships no learned evaluator"), "{e}");
+    assert!(
+        out.contains("alphabeta:depth=2,eval=shipped vs random"),
+        "{out}"
+    );
 }
 
 #[test]

@@ -445,11 +445,14 @@ depth = 1
             "generation {g}'s network differs after a resume"
         );
     }
-    // No shipped Tafl network to start from.
-    let mut shipped = cfg.clone();
+    // Tafl's shipped network starts a run of its rules, not of others.
+    let mut shipped = config(&TAFL.replace("[selfplay]", "[rules]\nply_limit = 120\n[selfplay]"));
     shipped.train.init = dama_selfplay::nnue::TrainInit::Start(dama_game::EvalSource::Shipped);
     let err = try_run(&shipped, &RunDir::new(tmp.path().join("shipped")), false)
         .unwrap_err()
         .to_string();
-    assert!(err.contains("ships no learned evaluator"), "{err}");
+    assert!(
+        err.contains("the shipped network plays the rules") && err.contains("ply_limit=120"),
+        "{err}"
+    );
 }

@@ -1286,8 +1286,9 @@ async fn every_registered_game_is_played_over_the_api() {
 }
 
 /// The learned evaluator dama ships is the default bot of the game and
-/// rules it was trained for (Turkish draughts, standard rules), playable
-/// at a depth like a run's, and not offered elsewhere.
+/// rules it was trained for (Turkish draughts, standard rules; Turkish
+/// Tafl has its own), playable at a depth like a run's, and not offered
+/// where none was trained.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_shipped_evaluator_is_the_default_bot_where_it_plays() {
     let runs = tempfile::tempdir().unwrap();
@@ -1302,9 +1303,12 @@ async fn the_shipped_evaluator_is_the_default_bot_where_it_plays() {
         .unwrap_or_else(|| panic!("no shipped bot in {bots}"));
     assert_eq!(shipped["kind"], "evaluator");
     assert_eq!(shipped["rules"], Rules::default().to_string());
+    // Turkish Tafl ships its own; Mini draughts none.
     let tafl = http.get("/api/bots?game=tafl").await.json();
-    assert_eq!(tafl["default"], "alphabeta", "{tafl}");
-    assert!(!tafl.to_string().contains("\"shipped\""), "{tafl}");
+    assert_eq!(tafl["default"], "shipped", "{tafl}");
+    let mini = http.get("/api/bots?game=minidama").await.json();
+    assert_ne!(mini["default"], "shipped", "{mini}");
+    assert!(!mini.to_string().contains("\"shipped\""), "{mini}");
     play_out(&http, "shipped", json!({"depth": 2}), 5, 400).await;
     // Without a bot, other rules get the handcrafted engine; asked for by
     // name, the shipped evaluator refuses them.

@@ -5,7 +5,7 @@
 
 use std::path::Path;
 
-use dama_nnue::{LearnedGame, Scored, SelfPlayLimits};
+use dama_nnue::{LearnedGame, Scored, SelfPlayLimits, ShippedFile};
 
 use crate::features::TaflFeatures;
 use crate::game::{Game, MoveKind};
@@ -24,6 +24,13 @@ impl LearnedGame for Tafl {
 
     fn load_evaluation(path: &Path, rules: &TaflRules) -> Result<TaflEvaluation, dama_nnue::Error> {
         TaflEvaluation::load(path, Some(rules))
+    }
+
+    fn shipped_file() -> Option<ShippedFile> {
+        Some(ShippedFile {
+            path: crate::shipped::SHIPPED_PATH,
+            bytes: crate::shipped::SHIPPED_BYTES,
+        })
     }
 
     fn self_play(

@@ -123,6 +123,7 @@ mod plugin;
 mod position;
 mod rules;
 pub mod search;
+pub mod shipped;
 
 pub use board::{Bitboard, Dir, ParseSquareError, Square, COLUMNS, ROWS, SQUARES};
 pub use features::TaflFeatures;

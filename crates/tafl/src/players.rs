@@ -600,9 +600,6 @@ pub fn baseline_of(spec: &dama_game::OwnSpec) -> Result<Baseline, dama_game::Own
             _ if a.threads != 1 => {
                 settings("Turkish Tafl's alpha-beta searches on one thread (threads=1)".into())
             }
-            _ if a.eval == Some(dama_game::EvalSource::Shipped) => settings(
-                "eval=shipped: Turkish Tafl ships no learned evaluator yet (give eval=PATH)".into(),
-            ),
             AlphaBetaLimit::TimeMs(ms) if !(1..=dama_game::own::MAX_MOVE_TIME_MS).contains(&ms) => {
                 settings(format!(
                     "time={ms} is out of range (1..={} ms)",
@@ -629,11 +626,16 @@ pub fn own_of(
     spec: &dama_game::OwnSpec,
 ) -> Result<(Baseline, TaflEvaluation), dama_game::OwnError> {
     let baseline = baseline_of(spec)?;
-    // `baseline_of` refused `eval=shipped`: what is left is a file or none.
+    let load = |e: dama_nnue::Error| dama_game::OwnError::Load(Box::new(e));
     let evaluation = match spec {
-        dama_game::OwnSpec::AlphaBeta(a) => match a.eval.as_ref().and_then(|e| e.file()) {
-            Some(path) => TaflEvaluation::load(path, None)
-                .map_err(|e| dama_game::OwnError::Load(Box::new(e)))?,
+        dama_game::OwnSpec::AlphaBeta(a) => match &a.eval {
+            Some(dama_game::EvalSource::Shipped) => TaflEvaluation::Learned {
+                path: PathBuf::from(crate::shipped::SHIPPED_PATH),
+                network: crate::shipped::shipped_network().map_err(load)?,
+            },
+            Some(dama_game::EvalSource::File(path)) => {
+                TaflEvaluation::load(path, None).map_err(load)?
+            }
             None => TaflEvaluation::Handcrafted,
         },
         dama_game::OwnSpec::Greedy => TaflEvaluation::Handcrafted,

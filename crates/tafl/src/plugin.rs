@@ -268,6 +268,10 @@ impl GameDef for Tafl {
         }
     }
 
+    fn shipped_evaluator_rules() -> Option<TaflRules> {
+        crate::shipped::shipped_rules().ok()
+    }
+
     fn check_own(spec: &OwnSpec) -> Result<(), OwnError> {
         crate::players::baseline_of(spec).map(|_| ())
     }
