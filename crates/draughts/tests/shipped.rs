@@ -5,10 +5,12 @@
 
 #![allow(clippy::unwrap_used)]
 
-use dama_draughts::shipped::{shipped_checksum, shipped_rules, SHIPPED_BYTES, SHIPPED_PATH};
+use dama_draughts::shipped::{shipped_rules, SHIPPED_BYTES, SHIPPED_PATH};
+use dama_draughts::Draughts;
 use dama_draughts::{EngineError, Evaluation};
 use dama_engine::Rules;
 use dama_game::EvalSource;
+use dama_nnue::LearnedGame;
 use serde::Deserialize;
 
 #[derive(Deserialize)]
@@ -63,7 +65,7 @@ fn the_built_in_network_is_the_last_in_the_history() {
     let last = history.network.last().unwrap();
     assert_eq!(
         last.checksum,
-        shipped_checksum(),
+        Draughts::shipped_file().unwrap().checksum(),
         "{SHIPPED_PATH} is not the history's last network"
     );
     let on_disk = std::fs::read(concat!(

@@ -56,6 +56,21 @@ pub struct ShippedFile {
     pub bytes: &'static [u8],
 }
 
+impl ShippedFile {
+    /// The file's checksum, FNV-1a 64 of its bytes before the last eight
+    /// (what the file itself ends with), as 16 hex digits (what a
+    /// network's history names it by).
+    #[must_use]
+    pub fn checksum(&self) -> String {
+        let n = self.bytes.len();
+        let mut s = [0u8; 8];
+        if n >= 8 {
+            s.copy_from_slice(&self.bytes[n - 8..]);
+        }
+        format!("{:016x}", u64::from_le_bytes(s))
+    }
+}
+
 /// A game whose alpha-beta engine plays with a learned evaluation.
 pub trait LearnedGame: GameDef {
     /// The network's input features (the rules they are trained under are

@@ -56,15 +56,3 @@ pub fn shipped_network() -> Result<Arc<Network<TaflFeatures>>, dama_nnue::Error>
 pub fn shipped_rules() -> Result<TaflRules, dama_nnue::Error> {
     Ok(*shipped_network()?.rules())
 }
-
-/// The shipped file's checksum, FNV-1a 64 of its bytes before the last
-/// eight (what the file itself ends with), as 16 hex digits.
-#[must_use]
-pub fn shipped_checksum() -> String {
-    let n = SHIPPED_BYTES.len();
-    let mut s = [0u8; 8];
-    if n >= 8 {
-        s.copy_from_slice(&SHIPPED_BYTES[n - 8..]);
-    }
-    format!("{:016x}", u64::from_le_bytes(s))
-}

@@ -7,9 +7,10 @@
 #![allow(clippy::unwrap_used)]
 
 use dama_game::{AlphaBetaLimit, AlphaBetaSpec, EvalSource, OwnSpec};
+use dama_nnue::LearnedGame;
 use dama_tafl::players::{own_of, TaflEvaluation};
-use dama_tafl::shipped::{shipped_checksum, shipped_rules, SHIPPED_BYTES, SHIPPED_PATH};
-use dama_tafl::{Game, TaflRules};
+use dama_tafl::shipped::{shipped_rules, SHIPPED_BYTES, SHIPPED_PATH};
+use dama_tafl::{Game, Tafl, TaflRules};
 
 #[test]
 fn the_built_in_network_is_the_last_in_the_history() {
@@ -22,7 +23,7 @@ fn the_built_in_network_is_the_last_in_the_history() {
     let last = networks.last().unwrap();
     assert_eq!(
         last["checksum"].as_str().unwrap(),
-        shipped_checksum(),
+        Tafl::shipped_file().unwrap().checksum(),
         "{SHIPPED_PATH} is not the history's last network"
     );
     let on_disk = std::fs::read(concat!(
