@@ -121,7 +121,7 @@ fn the_shipped_evaluator_exports_as_a_bundle() {
     assert!(out.contains("bundle written to"), "{out}");
     assert_eq!(
         std::fs::read(bundle.join("evaluator.nnue")).unwrap(),
-        dama_draughts::shipped::SHIPPED_BYTES
+        dama_draughts::shipped::SHIPPED.bytes
     );
     let meta: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(bundle.join("bundle.json")).unwrap())

@@ -5,7 +5,7 @@
 
 #![allow(clippy::unwrap_used)]
 
-use dama_draughts::shipped::{shipped_rules, SHIPPED_BYTES, SHIPPED_PATH};
+use dama_draughts::shipped::{shipped_rules, SHIPPED};
 use dama_draughts::Draughts;
 use dama_draughts::{EngineError, Evaluation};
 use dama_engine::Rules;
@@ -66,14 +66,15 @@ fn the_built_in_network_is_the_last_in_the_history() {
     assert_eq!(
         last.checksum,
         Draughts::shipped_file().unwrap().checksum(),
-        "{SHIPPED_PATH} is not the history's last network"
+        "{} is not the history's last network",
+        SHIPPED.path
     );
     let on_disk = std::fs::read(concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/../../networks/turkish.nnue"
     ))
     .unwrap();
-    assert_eq!(on_disk, SHIPPED_BYTES);
+    assert_eq!(on_disk, SHIPPED.bytes);
     let rules = shipped_rules().unwrap();
     assert_eq!(rules, Rules::default());
     assert_eq!(last.rules, rules.to_string());

@@ -10,11 +10,12 @@
 //! its own crate, and the registry names it (`GameName::with_learned`).
 
 use std::path::Path;
+use std::sync::{Arc, OnceLock};
 
 use dama_game::GameDef;
 use dama_mcts::Player;
 
-use crate::{Error, Features, FloatNet, Sample};
+use crate::{Error, Features, FloatNet, Network, Sample};
 
 /// How a self-play move is searched: whichever of `depth` and `nodes`
 /// comes first ends the search (never the clock, so that a run is
@@ -69,6 +70,33 @@ impl ShippedFile {
         }
         format!("{:016x}", u64::from_le_bytes(s))
     }
+
+    /// The file decoded as floats, with its header's metadata.
+    ///
+    /// # Errors
+    ///
+    /// The bytes do not decode as a network of `F` (a broken build).
+    pub fn decode<F: Features>(&self) -> Result<NetworkWithMeta, Error> {
+        crate::decode_network::<F>(Path::new(self.path), self.bytes, None)
+    }
+
+    /// The file quantized for the search, once per process: `cache` is the
+    /// caller's `static`, filled on the first call.
+    ///
+    /// # Errors
+    ///
+    /// As [`ShippedFile::decode`], or the network does not quantize.
+    pub fn quantized<F: Features>(
+        &self,
+        cache: &'static OnceLock<Arc<Network<F>>>,
+    ) -> Result<Arc<Network<F>>, Error> {
+        if let Some(net) = cache.get() {
+            return Ok(net.clone());
+        }
+        let (float, _) = self.decode::<F>()?;
+        let net = Arc::new(Network::from_float(&float)?);
+        Ok(cache.get_or_init(|| net).clone())
+    }
 }
 
 /// A game whose alpha-beta engine plays with a learned evaluation.
@@ -104,9 +132,7 @@ pub trait LearnedGame: GameDef {
     ///
     /// The built-in bytes do not decode (a broken build).
     fn shipped_network() -> Option<Result<NetworkWithMeta, Error>> {
-        Self::shipped_file().map(|file| {
-            crate::decode_network::<Self::Features>(Path::new(file.path), file.bytes, None)
-        })
+        Self::shipped_file().map(|file| file.decode::<Self::Features>())
     }
 
     /// Plays `game` out with the engine and `evaluation`, each move a

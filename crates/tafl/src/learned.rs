@@ -27,10 +27,7 @@ impl LearnedGame for Tafl {
     }
 
     fn shipped_file() -> Option<ShippedFile> {
-        Some(ShippedFile {
-            path: crate::shipped::SHIPPED_PATH,
-            bytes: crate::shipped::SHIPPED_BYTES,
-        })
+        Some(crate::shipped::SHIPPED)
     }
 
     fn self_play(

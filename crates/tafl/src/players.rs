@@ -630,7 +630,7 @@ pub fn own_of(
     let evaluation = match spec {
         dama_game::OwnSpec::AlphaBeta(a) => match &a.eval {
             Some(dama_game::EvalSource::Shipped) => TaflEvaluation::Learned {
-                path: PathBuf::from(crate::shipped::SHIPPED_PATH),
+                path: PathBuf::from(crate::shipped::SHIPPED.path),
                 network: crate::shipped::shipped_network().map_err(load)?,
             },
             Some(dama_game::EvalSource::File(path)) => {

@@ -7,52 +7,38 @@
 //! and what it scored; a test checks that the file built in is the one the
 //! history's last entry names.
 
-use std::path::Path;
 use std::sync::{Arc, OnceLock};
 
-use dama_nnue::Network;
+use dama_nnue::{Network, ShippedFile};
 
 use crate::features::TaflFeatures;
 use crate::rules::TaflRules;
 
-/// The shipped evaluator file's bytes.
-pub const SHIPPED_BYTES: &[u8] = include_bytes!(concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/../../networks/tafl.nnue"
-));
-
-/// Where the shipped network lives in the repository (for messages).
-pub const SHIPPED_PATH: &str = "networks/tafl.nnue";
-
-/// The shipped network as floats and its header's metadata.
-///
-/// # Errors
-///
-/// The built-in bytes do not decode (a broken build).
-pub fn shipped_float() -> Result<dama_nnue::NetworkWithMeta, dama_nnue::Error> {
-    dama_nnue::decode_network::<TaflFeatures>(Path::new(SHIPPED_PATH), SHIPPED_BYTES, None)
-}
+/// The shipped evaluator file: its path in the repository (for messages)
+/// and its bytes.
+pub const SHIPPED: ShippedFile = ShippedFile {
+    path: "networks/tafl.nnue",
+    bytes: include_bytes!(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../networks/tafl.nnue"
+    )),
+};
 
 /// The shipped network, quantized once per process.
 ///
 /// # Errors
 ///
-/// As [`shipped_float`].
+/// The built-in bytes do not decode (a broken build).
 pub fn shipped_network() -> Result<Arc<Network<TaflFeatures>>, dama_nnue::Error> {
     static NET: OnceLock<Arc<Network<TaflFeatures>>> = OnceLock::new();
-    if let Some(n) = NET.get() {
-        return Ok(n.clone());
-    }
-    let (float, _) = shipped_float()?;
-    let net = Arc::new(Network::from_float(&float)?);
-    Ok(NET.get_or_init(|| net).clone())
+    SHIPPED.quantized(&NET)
 }
 
 /// The rules the shipped network was trained for.
 ///
 /// # Errors
 ///
-/// As [`shipped_float`].
+/// As [`shipped_network`].
 pub fn shipped_rules() -> Result<TaflRules, dama_nnue::Error> {
     Ok(*shipped_network()?.rules())
 }

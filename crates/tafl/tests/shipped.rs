@@ -9,7 +9,7 @@
 use dama_game::{AlphaBetaLimit, AlphaBetaSpec, EvalSource, OwnSpec};
 use dama_nnue::LearnedGame;
 use dama_tafl::players::{own_of, TaflEvaluation};
-use dama_tafl::shipped::{shipped_rules, SHIPPED_BYTES, SHIPPED_PATH};
+use dama_tafl::shipped::{shipped_rules, SHIPPED};
 use dama_tafl::{Game, Tafl, TaflRules};
 
 #[test]
@@ -24,14 +24,15 @@ fn the_built_in_network_is_the_last_in_the_history() {
     assert_eq!(
         last["checksum"].as_str().unwrap(),
         Tafl::shipped_file().unwrap().checksum(),
-        "{SHIPPED_PATH} is not the history's last network"
+        "{} is not the history's last network",
+        SHIPPED.path
     );
     let on_disk = std::fs::read(concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/../../networks/tafl.nnue"
     ))
     .unwrap();
-    assert_eq!(on_disk, SHIPPED_BYTES);
+    assert_eq!(on_disk, SHIPPED.bytes);
     let rules = shipped_rules().unwrap();
     assert_eq!(rules, TaflRules::default());
     assert_eq!(last["rules"].as_str().unwrap(), rules.to_string());
@@ -82,7 +83,7 @@ fn eval_shipped_plays_the_built_in_network() {
     let TaflEvaluation::Learned { path, .. } = &evaluation else {
         panic!("eval=shipped gave {evaluation:?}");
     };
-    assert_eq!(path.as_os_str(), SHIPPED_PATH);
+    assert_eq!(path.as_os_str(), SHIPPED.path);
     assert_eq!(evaluation.rules(), Some(&TaflRules::default()));
     let game = Game::new(TaflRules::default());
     assert!(dama_tafl::players::best_move_with(&game, 2, &evaluation, None).is_some());
