@@ -354,13 +354,16 @@ fn run_eval_game<G: dama_game::GameDef>(
     }
     if let Some(s) = &result.sprt {
         outln!(
-            "  SPRT elo0={} elo1={}: LLR {:.2} in [{:.2}, {:.2}] -> {:?}{}",
+            "  SPRT elo0={} elo1={}: LLR {:.2} in [{:.2}, {:.2}] -> {:?}{}{}",
             s.sprt.elo0,
             s.sprt.elo1,
             s.llr,
             s.lower,
             s.upper,
             s.decision,
+            s.decided_at
+                .map(|g| format!(" (decided at {g} games)"))
+                .unwrap_or_default(),
             if result.stopped_early {
                 " (stopped early)"
             } else {

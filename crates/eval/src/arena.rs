@@ -527,8 +527,13 @@ pub struct SprtReport {
     pub lower: f64,
     /// Upper bound of the test.
     pub upper: f64,
-    /// The decision.
+    /// The decision: the bound the LLR crossed first, when it crossed one
+    /// (games still being played then are counted in `llr`, which may
+    /// have moved back inside the bounds since), else `Continue`.
     pub decision: SprtDecision,
+    /// Games counted when the LLR crossed a bound (`None`: it never did).
+    #[serde(default)]
+    pub decided_at: Option<u32>,
 }
 
 /// The result of a match, from player A's point of view.
@@ -656,6 +661,9 @@ impl std::fmt::Display for MatchResult {
                 "  SPRT [{}, {}]: LLR {:.2} ({:.2}, {:.2}) → {:?}",
                 s.sprt.elo0, s.sprt.elo1, s.llr, s.lower, s.upper, s.decision
             )?;
+            if let Some(games) = s.decided_at {
+                write!(f, " (decided at {games} games)")?;
+            }
             if self.stopped_early {
                 write!(f, " (stopped early)")?;
             }
@@ -721,6 +729,9 @@ pub(crate) struct Tally {
     depths: [Vec<u32>; 2],
     adjudicated: u32,
     decided: bool,
+    /// The SPRT's decision when the LLR first crossed a bound, and the
+    /// games counted then.
+    sprt_decision: Option<(SprtDecision, u32)>,
     pub(crate) error: Option<Error>,
 }
 
@@ -804,8 +815,10 @@ impl Tally {
         self.done += played.len() as u32;
         let llr = config.sprt.map(|s| sprt_llr(&s, self));
         if let (Some(sprt), Some(llr)) = (config.sprt, llr) {
-            if sprt.decide(llr) != SprtDecision::Continue {
+            let decision = sprt.decide(llr);
+            if decision != SprtDecision::Continue {
                 self.decided = true;
+                self.sprt_decision.get_or_insert((decision, self.done));
             }
         }
         if let Some(threshold) = config.decide_at {
@@ -843,7 +856,8 @@ impl Tally {
                 llr,
                 lower: s.lower_bound(),
                 upper: s.upper_bound(),
-                decision: s.decide(llr),
+                decision: self.sprt_decision.map_or_else(|| s.decide(llr), |(d, _)| d),
+                decided_at: self.sprt_decision.map(|(_, games)| games),
             }
         });
         let pairs = config.games.div_ceil(2);
@@ -1072,4 +1086,73 @@ pub fn progress_bar(total: u32) -> (indicatif::ProgressBar, impl Fn(&MatchProgre
         handle.set_message(p.summary());
     };
     (bar, callback)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn record() -> GameRecord {
+        GameRecord {
+            game: 0,
+            opening: 0,
+            first: "a".to_owned(),
+            second: "b".to_owned(),
+            start: String::new(),
+            opening_plies: 0,
+            moves: Vec::new(),
+            result: "1/2-1/2".to_owned(),
+            termination: "Agreed".to_owned(),
+            end: GameEnd::default(),
+            points: None,
+            searches: Vec::new(),
+        }
+    }
+
+    /// Games still being played when the LLR crosses a bound are counted
+    /// too; if they bring it back inside, the decision made stands (the
+    /// match stopped on it), with the games it was made at.
+    #[test]
+    fn an_sprt_decision_stands_after_the_games_in_flight() {
+        use dama_draughts::Draughts;
+        let config = MatchConfig::<<Draughts as GameDef>::Rules> {
+            games: 1000,
+            sprt: Some(Sprt {
+                elo0: 0.0,
+                elo1: 50.0,
+                alpha: 0.05,
+                beta: 0.05,
+            }),
+            ..MatchConfig::default()
+        };
+        let mut tally = Tally::default();
+        let won = [
+            (GameScore::Win, true, record()),
+            (GameScore::Win, false, record()),
+        ];
+        let lost = [
+            (GameScore::Loss, true, record()),
+            (GameScore::Loss, false, record()),
+        ];
+        let mut pairs = 0;
+        while !tally.add_pair(&won, ("a", "b"), &config, &|_| {}) {
+            pairs += 1;
+            assert!(pairs < 100, "the SPRT never decided");
+        }
+        let decided_at = tally.done;
+        // The pairs in flight: losses, pulling the LLR back inside.
+        for _ in 0..3 {
+            tally.add_pair(&lost, ("a", "b"), &config, &|_| {});
+        }
+        let sprt = config.sprt.unwrap();
+        let llr = sprt_llr(&sprt, &tally);
+        assert_eq!(sprt.decide(llr), SprtDecision::Continue, "LLR {llr}");
+        let result = tally
+            .into_result::<Draughts>(("a", "b"), &config, 10)
+            .unwrap();
+        let report = result.sprt.unwrap();
+        assert_eq!(report.decision, SprtDecision::AcceptH1);
+        assert_eq!(report.decided_at, Some(decided_at));
+        assert!(result.stopped_early);
+    }
 }

@@ -143,6 +143,7 @@ fn sprt_stops_a_lopsided_match_early() {
     println!("{r}");
     let s = r.sprt.unwrap();
     assert_eq!(s.decision, SprtDecision::AcceptH1);
+    assert!(s.decided_at.is_some_and(|g| g <= r.games), "{r}");
     assert!(r.stopped_early && r.games < 100, "{r}");
     assert!(calls.into_inner() >= 1);
 }
