@@ -427,6 +427,23 @@ impl Position {
         }
     }
 
+    /// Whether the side that just moved could capture if it were to move
+    /// again: a threat the side to move must answer.
+    pub fn has_threat(&self) -> bool {
+        let (us, them, kings) = (self.them().0, self.us().0, self.kings.0);
+        if self.rules.variant.orthogonal_family() {
+            let man_back = self.rules.men_capture_backward();
+            return match self.turn {
+                Color::Black => ortho::has_capture::<movegen::White>(us, them, kings, man_back),
+                Color::White => ortho::has_capture::<movegen::Black>(us, them, kings, man_back),
+            };
+        }
+        match self.turn {
+            Color::Black => movegen::has_capture::<movegen::White>(us, them, kings),
+            Color::White => movegen::has_capture::<movegen::Black>(us, them, kings),
+        }
+    }
+
     /// Whether `m` is one of the legal moves.
     pub fn is_legal(&self, m: &Move) -> bool {
         self.legal_moves().contains(m)

@@ -90,6 +90,24 @@ proptest! {
         }
     }
 
+    /// A threat is what the side that just moved could capture were it to
+    /// move again: the same position with the turn passed back has a
+    /// capture among its legal moves.
+    #[test]
+    fn threats_are_the_passed_turns_captures(seed: u64, plies in 0usize..160, sparse: bool, cak: bool) {
+        let pos = playout(seed, plies, sparse, cak);
+        let passed = Position::from_bitboards_with_rules(
+            pos.pieces(Color::White),
+            pos.pieces(Color::Black),
+            pos.kings(),
+            !pos.turn(),
+            *pos.rules(),
+        )
+        .unwrap();
+        let captures = passed.legal_moves().iter().any(|m| m.is_capture());
+        prop_assert_eq!(pos.has_threat(), captures, "{}", pos);
+    }
+
     /// Piece counts only fall: the mover keeps its pieces, the opponent loses
     /// exactly the captured ones; kings never turn back into men.
     #[test]

@@ -290,6 +290,23 @@ proptest! {
         prop_assert_eq!(seen.len(), naive.len());
     }
 
+    /// A threat is what the side that just moved could capture were it to
+    /// move again, in every variant.
+    #[test]
+    fn threats_are_the_passed_turns_captures(seed: u64, plies in 0usize..160, sparse: bool, v in 0usize..6) {
+        let pos = playout(seed, plies, sparse, variant_rules(v));
+        let passed = Position::from_bitboards_with_rules(
+            pos.pieces(Color::White),
+            pos.pieces(Color::Black),
+            pos.kings(),
+            !pos.turn(),
+            *pos.rules(),
+        )
+        .unwrap();
+        let captures = passed.legal_moves().iter().any(|m| m.is_capture());
+        prop_assert_eq!(pos.has_threat(), captures, "{}", pos);
+    }
+
     /// The incremental Zobrist hash equals the recomputed one along a game.
     #[test]
     fn zobrist_incremental_equals_recomputed(seed: u64, sparse: bool, v in 0usize..6) {
