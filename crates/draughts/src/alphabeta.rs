@@ -1,6 +1,8 @@
 //! A classical engine: iterative deepening principal-variation search with
 //! alpha-beta, a Zobrist-keyed transposition table, move ordering (table
-//! move, captures, promotions, killers, history), quiescence over forced
+//! move, captures, promotions, killers, history with a malus for the quiet
+//! moves a cut-off move was tried after), late-move reductions of the
+//! plainly quiet moves only ([`Worker::reduction`]), quiescence over forced
 //! captures and a static evaluation at the leaves: the handcrafted one, or
 //! a learned network ([`Evaluation`]; the search is compiled once
 //! per [`Evaluator`]).
@@ -42,6 +44,14 @@ pub const MATE: i32 = 30_000;
 pub const MATE_BOUND: i32 = MATE - 1_000;
 const INF: i32 = 32_000;
 const MAX_PLY: usize = 128;
+/// Bound of a history score (either sign): a cut-off adds `bonus` scaled
+/// by how far the score is from the bound ("history gravity"), so scores
+/// saturate rather than overflow and recent cut-offs outweigh old ones.
+const HISTORY_MAX: i32 = 1 << 15;
+/// Late-move reductions start at this move of a node (0-based) ...
+const LMR_FIRST: usize = 3;
+/// ... of this depth or more.
+const LMR_DEPTH: i32 = 3;
 
 /// Value of a man.
 pub const MAN_VALUE: i32 = 100;
@@ -870,6 +880,11 @@ impl<'a> Worker<'a> {
         let alpha0 = alpha;
         let mut best_score = -INF;
         let mut best_move = moves[0];
+        // Quiet moves searched before a cut-off lose the history the
+        // cut-off move gains.
+        let mut quiets_tried: ArrayVec<(u8, u8), MAX_MOVES> = ArrayVec::new();
+        // Captures are compulsory: either every move captures or none does.
+        let quiet_node = !moves[0].is_capture();
         self.data.path.push(key);
         for i in 0..moves.len() {
             // Lazy selection sort: most cut-offs come from the first moves.
@@ -878,10 +893,26 @@ impl<'a> Worker<'a> {
             let mut child = *pos;
             child.play_unchecked(m);
             let st = e.child(state, pos, &child);
+            let reduction = if quiet_node && i >= LMR_FIRST && depth >= LMR_DEPTH {
+                self.reduction(m, &child, tt_move, ply, depth, i)
+            } else {
+                0
+            };
             let score = if i == 0 {
                 -self.negamax(e, &st, &child, child_depth, -beta, -alpha, ply + 1)
             } else {
-                let mut s = -self.negamax(e, &st, &child, child_depth, -alpha - 1, -alpha, ply + 1);
+                let mut s = -self.negamax(
+                    e,
+                    &st,
+                    &child,
+                    child_depth - reduction,
+                    -alpha - 1,
+                    -alpha,
+                    ply + 1,
+                );
+                if reduction > 0 && s > alpha && !self.stop {
+                    s = -self.negamax(e, &st, &child, child_depth, -alpha - 1, -alpha, ply + 1);
+                }
                 if s > alpha && s < beta && !self.stop {
                     s = -self.negamax(e, &st, &child, child_depth, -beta, -alpha, ply + 1);
                 }
@@ -903,13 +934,21 @@ impl<'a> Worker<'a> {
                                 killers[1] = killers[0];
                                 killers[0] = id;
                             }
+                            let bonus = (depth * depth).min(HISTORY_MAX / 4);
                             let h = &mut self.data.history[usize::from(m.from().index())]
                                 [usize::from(m.to().index())];
-                            *h = (*h + depth * depth).min(1 << 15);
+                            *h += bonus - *h * bonus / HISTORY_MAX;
+                            for &(from, to) in &quiets_tried {
+                                let h = &mut self.data.history[usize::from(from)][usize::from(to)];
+                                *h -= bonus + *h * bonus / HISTORY_MAX;
+                            }
                         }
                         break;
                     }
                 }
+            }
+            if !m.is_capture() {
+                quiets_tried.push((m.from().index(), m.to().index()));
             }
         }
         self.data.path.pop();
@@ -938,6 +977,40 @@ impl<'a> Worker<'a> {
                 bound,
             },
         );
+    }
+
+    /// How many plies less than the others a late quiet move is searched
+    /// (at a null window, searched again at full depth if it beats alpha):
+    /// only a move the history says fails (never one that refuted a
+    /// sibling), that neither promotes nor threatens a capture and after
+    /// which the opponent need not capture: draughts' quiet moves are often
+    /// its tactics, so only the plainly quiet ones are reduced.
+    fn reduction(
+        &self,
+        m: &Move,
+        child: &Position,
+        tt_move: u32,
+        ply: usize,
+        depth: i32,
+        i: usize,
+    ) -> i32 {
+        let id = move_id(m);
+        let killers = &self.data.killers[ply];
+        let history = self.data.history[usize::from(m.from().index())][usize::from(m.to().index())];
+        if id == tt_move
+            || killers.contains(&id)
+            || history > 0
+            || m.promotes()
+            || child.has_capture()
+            || child.has_threat()
+        {
+            return 0;
+        }
+        if depth >= 6 && i >= 2 * LMR_FIRST {
+            2
+        } else {
+            1
+        }
     }
 
     fn order_key(&self, m: &Move, tt_move: u32, ply: usize) -> i64 {
