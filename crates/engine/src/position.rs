@@ -413,34 +413,29 @@ impl Position {
 
     /// Whether the side to move must capture.
     pub fn has_capture(&self) -> bool {
-        let (us, them, kings) = (self.us().0, self.them().0, self.kings.0);
-        if self.rules.variant.orthogonal_family() {
-            let man_back = self.rules.men_capture_backward();
-            return match self.turn {
-                Color::White => ortho::has_capture::<movegen::White>(us, them, kings, man_back),
-                Color::Black => ortho::has_capture::<movegen::Black>(us, them, kings, man_back),
-            };
-        }
-        match self.turn {
-            Color::White => movegen::has_capture::<movegen::White>(us, them, kings),
-            Color::Black => movegen::has_capture::<movegen::Black>(us, them, kings),
-        }
+        self.can_capture(self.turn)
     }
 
     /// Whether the side that just moved could capture if it were to move
     /// again: a threat the side to move must answer.
     pub fn has_threat(&self) -> bool {
-        let (us, them, kings) = (self.them().0, self.us().0, self.kings.0);
+        self.can_capture(!self.turn)
+    }
+
+    /// Whether `side` has a capture on this board (whoever is to move).
+    #[inline]
+    fn can_capture(&self, side: Color) -> bool {
+        let (us, them, kings) = (self.pieces(side).0, self.pieces(!side).0, self.kings.0);
         if self.rules.variant.orthogonal_family() {
             let man_back = self.rules.men_capture_backward();
-            return match self.turn {
-                Color::Black => ortho::has_capture::<movegen::White>(us, them, kings, man_back),
-                Color::White => ortho::has_capture::<movegen::Black>(us, them, kings, man_back),
+            return match side {
+                Color::White => ortho::has_capture::<movegen::White>(us, them, kings, man_back),
+                Color::Black => ortho::has_capture::<movegen::Black>(us, them, kings, man_back),
             };
         }
-        match self.turn {
-            Color::Black => movegen::has_capture::<movegen::White>(us, them, kings),
-            Color::White => movegen::has_capture::<movegen::Black>(us, them, kings),
+        match side {
+            Color::White => movegen::has_capture::<movegen::White>(us, them, kings),
+            Color::Black => movegen::has_capture::<movegen::Black>(us, them, kings),
         }
     }
 

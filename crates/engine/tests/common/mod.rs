@@ -258,6 +258,21 @@ impl Naive {
     }
 }
 
+/// Whether the side that just moved in `pos` could capture were the turn
+/// passed back to it: a capture among the legal moves of the same board
+/// with the other side to move.
+pub fn passed_turn_has_capture(pos: &Position) -> bool {
+    let passed = Position::from_bitboards_with_rules(
+        pos.pieces(Color::White),
+        pos.pieces(Color::Black),
+        pos.kings(),
+        !pos.turn(),
+        *pos.rules(),
+    )
+    .unwrap();
+    passed.legal_moves().iter().any(|m| m.is_capture())
+}
+
 /// The naive view of the engine's children of `pos`.
 pub fn engine_children(pos: &Position) -> BTreeSet<Naive> {
     pos.legal_moves()
