@@ -352,6 +352,8 @@ pub struct AlphaBeta {
     evaluation: Evaluation,
     /// Raised from outside to stop the search (a protocol's `stop`).
     abort: Option<Arc<AtomicBool>>,
+    /// Whether late moves are reduced ([`AlphaBeta::with_reductions`]).
+    reductions: bool,
 }
 
 /// Score of a tablebase win at the root; a win whose capture (or end) is
@@ -378,7 +380,17 @@ impl AlphaBeta {
             tablebase: None,
             evaluation: Evaluation::Handcrafted,
             abort: None,
+            reductions: true,
         }
+    }
+
+    /// Whether late quiet moves are searched shallower (on by default).
+    /// Without reductions the search is exact: its score at a depth is
+    /// plain negamax's, which the tests check.
+    #[must_use]
+    pub fn with_reductions(mut self, on: bool) -> Self {
+        self.reductions = on;
+        self
     }
 
     /// Stops each search when `flag` is raised (checked every 1024 nodes
@@ -513,6 +525,7 @@ impl AlphaBeta {
             deadline: limits.time.map(|t| start + t),
             node_limit: limits.nodes.unwrap_or(u64::MAX),
             abort: self.abort.as_deref(),
+            reductions: self.reductions,
         };
         // Each thread's data moves into its worker and back.
         let mut datas = std::mem::take(&mut self.threads).into_iter();
@@ -590,6 +603,8 @@ struct Shared<'a> {
     node_limit: u64,
     /// Raised from outside to stop the search ([`AlphaBeta::with_abort`]).
     abort: Option<&'a AtomicBool>,
+    /// Whether late moves are reduced.
+    reductions: bool,
 }
 
 /// What one thread found.
@@ -893,11 +908,12 @@ impl<'a> Worker<'a> {
             let mut child = *pos;
             child.play_unchecked(m);
             let st = e.child(state, pos, &child);
-            let reduction = if quiet_node && i >= LMR_FIRST && depth >= LMR_DEPTH {
-                self.reduction(m, &child, tt_move, ply, depth, i)
-            } else {
-                0
-            };
+            let reduction =
+                if self.shared.reductions && quiet_node && i >= LMR_FIRST && depth >= LMR_DEPTH {
+                    self.reduction(m, &child, tt_move, ply, depth, i)
+                } else {
+                    0
+                };
             let score = if i == 0 {
                 -self.negamax(e, &st, &child, child_depth, -beta, -alpha, ply + 1)
             } else {
