@@ -1,9 +1,12 @@
 //! A classical engine: iterative deepening principal-variation search with
 //! alpha-beta, a Zobrist-keyed transposition table, move ordering (table
 //! move, captures, promotions, killers, history with a malus for the quiet
-//! moves a cut-off move was tried after), late-move reductions of the
-//! plainly quiet moves only ([`Worker::reduction`]), quiescence over forced
-//! captures and a static evaluation at the leaves: the handcrafted one, or
+//! moves a cut-off move was tried after), aspiration windows at the root,
+//! late-move reductions of the plainly quiet moves only
+//! ([`Worker::reduction`]), ProbCut at null-window nodes (a search four
+//! plies shallower that beats beta by most of a man cuts the node),
+//! quiescence over forced captures and a static evaluation at the leaves:
+//! the handcrafted one, or
 //! a learned network ([`Evaluation`]; the search is compiled once
 //! per [`Evaluator`]).
 //!
@@ -52,6 +55,16 @@ const HISTORY_MAX: i32 = 1 << 15;
 const LMR_FIRST: usize = 3;
 /// ... of this depth or more.
 const LMR_DEPTH: i32 = 3;
+/// ProbCut: at null-window nodes of this depth or more ...
+const PROBCUT_DEPTH: i32 = 5;
+/// ... a search this much shallower ...
+const PROBCUT_REDUCTION: i32 = 4;
+/// ... that beats beta by this margin (centi-men) cuts the node off.
+const PROBCUT_MARGIN: i32 = 80;
+/// Half-width of the root's aspiration window (centi-men) ...
+const ASPIRATION: i32 = 25;
+/// ... from this iteration on.
+const ASPIRATION_DEPTH: u32 = 4;
 
 /// Value of a man.
 pub const MAN_VALUE: i32 = 100;
@@ -384,9 +397,10 @@ impl AlphaBeta {
         }
     }
 
-    /// Whether late quiet moves are searched shallower (on by default).
-    /// Without reductions the search is exact: its score at a depth is
-    /// plain negamax's, which the tests check.
+    /// Whether late quiet moves are searched shallower and ProbCut cuts
+    /// nodes on a shallower search (on by default). Without them the
+    /// search is exact: its score at a depth is plain negamax's, which the
+    /// tests check (aspiration windows do not change it).
     #[must_use]
     pub fn with_reductions(mut self, on: bool) -> Self {
         self.reductions = on;
@@ -656,7 +670,7 @@ impl<'a> Worker<'a> {
         };
         let first = 1 + (self.id % 2) as u32;
         for depth in first..=max_depth {
-            let (best, score, complete) = self.root(e, pos, &mut root_moves, depth as i32);
+            let (best, score, complete) = self.aspirate(e, pos, &mut root_moves, depth, &result);
             if complete {
                 result.best = Some(best);
                 result.score = score;
@@ -685,7 +699,43 @@ impl<'a> Worker<'a> {
         (result, self.data)
     }
 
-    /// One iteration at the root; returns the best move, its score and
+    /// One iteration at the root in an aspiration window: from the second
+    /// iteration on, a window of [`ASPIRATION`] either side of the last
+    /// iteration's score, widened (doubling its margin) on the side it
+    /// fails until the score falls inside. Returns what [`Worker::root`]
+    /// returns for the last window searched.
+    fn aspirate<E: Evaluator>(
+        &mut self,
+        e: &E,
+        pos: &Position,
+        moves: &mut MoveList,
+        depth: u32,
+        last: &ThreadResult,
+    ) -> (Move, i32, bool) {
+        let centre = last.score;
+        if last.depth == 0 || depth < ASPIRATION_DEPTH || centre.abs() > MATE_BOUND {
+            return self.root(e, pos, moves, depth as i32, -INF, INF);
+        }
+        let mut delta = ASPIRATION;
+        let (mut alpha, mut beta) = ((centre - delta).max(-INF), (centre + delta).min(INF));
+        loop {
+            let (best, score, complete) = self.root(e, pos, moves, depth as i32, alpha, beta);
+            if !complete {
+                return (best, score, complete);
+            }
+            delta *= 2;
+            if score <= alpha && alpha > -INF {
+                alpha = (score - delta).max(-INF);
+            } else if score >= beta && beta < INF {
+                beta = (score + delta).min(INF);
+            } else {
+                return (best, score, complete);
+            }
+        }
+    }
+
+    /// One iteration at the root in the window `alpha..beta`; returns the
+    /// best move, its score (a bound if it falls outside the window) and
     /// whether the iteration completed.
     fn root<E: Evaluator>(
         &mut self,
@@ -693,6 +743,8 @@ impl<'a> Worker<'a> {
         pos: &Position,
         moves: &mut MoveList,
         depth: i32,
+        mut alpha: i32,
+        beta: i32,
     ) -> (Move, i32, bool) {
         let state = e.root(pos);
         // Order: table move (the previous best) first, then by the usual keys.
@@ -707,8 +759,8 @@ impl<'a> Worker<'a> {
             let n = moves.len() - 1;
             moves[1..].rotate_left((self.id / 2) % n);
         }
-        let mut alpha = -INF;
-        let beta = INF;
+        let alpha0 = alpha;
+        let mut best_score = -INF;
         let mut best = moves[0];
         self.data.path.push(pos.hash());
         let mut complete = true;
@@ -729,16 +781,29 @@ impl<'a> Worker<'a> {
                 complete = false;
                 break;
             }
-            if score > alpha {
-                alpha = score;
+            if score > best_score {
+                best_score = score;
                 best = *m;
+                if score > alpha {
+                    alpha = score;
+                    if alpha >= beta {
+                        break;
+                    }
+                }
             }
         }
         self.data.path.pop();
         if complete {
-            self.store(pos.hash(), &best, alpha, depth, BOUND_EXACT, 0);
+            let bound = if best_score >= beta {
+                BOUND_LOWER
+            } else if best_score > alpha0 {
+                BOUND_EXACT
+            } else {
+                BOUND_UPPER
+            };
+            self.store(pos.hash(), &best, best_score, depth, bound, 0);
         }
-        (best, alpha, complete)
+        (best, best_score, complete)
     }
 
     #[inline]
@@ -883,6 +948,33 @@ impl<'a> Worker<'a> {
             }
         }
 
+        // ProbCut: at a null window far enough from the horizon, a search
+        // shallower by PROBCUT_REDUCTION that beats beta by PROBCUT_MARGIN
+        // is taken as a cut-off.
+        if self.shared.reductions
+            && ply > 0
+            && beta - alpha == 1
+            && depth >= PROBCUT_DEPTH
+            && beta.abs() < MATE_BOUND
+        {
+            let rbeta = beta + PROBCUT_MARGIN;
+            let s = self.negamax(
+                e,
+                state,
+                pos,
+                depth - PROBCUT_REDUCTION,
+                rbeta - 1,
+                rbeta,
+                ply,
+            );
+            if self.stop {
+                return 0;
+            }
+            if s >= rbeta {
+                return s;
+            }
+        }
+
         // A forced move or a capture does not use up depth (bounded by MAX_PLY).
         let child_depth = if moves.len() == 1 { depth } else { depth - 1 };
         let child_depth = child_depth.max(0);
@@ -908,9 +1000,10 @@ impl<'a> Worker<'a> {
             let mut child = *pos;
             child.play_unchecked(m);
             let st = e.child(state, pos, &child);
+            let id = move_id(m);
             let reduction =
                 if self.shared.reductions && quiet_node && i >= LMR_FIRST && depth >= LMR_DEPTH {
-                    self.reduction(m, &child, tt_move, ply, depth, i)
+                    self.reduction(m, id, &child, tt_move, ply, depth, i)
                 } else {
                     0
                 };
@@ -944,7 +1037,6 @@ impl<'a> Worker<'a> {
                     alpha = score;
                     if alpha >= beta {
                         if !m.is_capture() {
-                            let id = move_id(m);
                             let killers = &mut self.data.killers[ply];
                             if killers[0] != id {
                                 killers[1] = killers[0];
@@ -1001,16 +1093,17 @@ impl<'a> Worker<'a> {
     /// sibling), that neither promotes nor threatens a capture and after
     /// which the opponent need not capture: draughts' quiet moves are often
     /// its tactics, so only the plainly quiet ones are reduced.
+    #[allow(clippy::too_many_arguments)]
     fn reduction(
         &self,
         m: &Move,
+        id: u32,
         child: &Position,
         tt_move: u32,
         ply: usize,
         depth: i32,
         i: usize,
     ) -> i32 {
-        let id = move_id(m);
         let killers = &self.data.killers[ply];
         let history = self.data.history[usize::from(m.from().index())][usize::from(m.to().index())];
         if id == tt_move

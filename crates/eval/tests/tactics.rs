@@ -249,10 +249,11 @@ fn reference(pos: &Position, depth: i32, ply: i32, path: &mut Vec<u64>) -> i32 {
     best
 }
 
-/// Pruning, the table, ordering and the null-window re-searches change
-/// nothing: without late-move reductions (which search some moves
-/// shallower by design) the engine's score equals plain negamax on random
-/// positions; with them, it still does below the depth they start at.
+/// Pruning, the table, ordering, the null-window re-searches and the
+/// root's aspiration windows (from depth 4) change nothing: without
+/// late-move reductions and ProbCut (which search some moves shallower by
+/// design) the engine's score equals plain negamax on random positions;
+/// with them, it still does below the depth they start at.
 #[test]
 fn alphabeta_score_equals_plain_negamax() {
     use rand::Rng;
