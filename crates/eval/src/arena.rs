@@ -1072,7 +1072,13 @@ fn play_pair<G: GameDef>(
 
 /// A progress bar for [`play_match`]: returns the bar and a callback that
 /// moves it and shows the live score. Call `bar.finish()` afterwards.
+///
+/// Where stderr is not a terminal (a match under `nohup`, a log file) the
+/// bar draws nothing, so the callback writes a plain line with the live
+/// score there instead, every twentieth of the games (at least every 10).
 pub fn progress_bar(total: u32) -> (indicatif::ProgressBar, impl Fn(&MatchProgress) + Sync) {
+    use std::io::IsTerminal;
+    use std::sync::atomic::{AtomicU32, Ordering};
     let bar = indicatif::ProgressBar::new(u64::from(total));
     let style = indicatif::ProgressStyle::with_template(
         "{prefix} [{elapsed_precise}] {bar:30} {pos}/{len} {msg}",
@@ -1080,10 +1086,29 @@ pub fn progress_bar(total: u32) -> (indicatif::ProgressBar, impl Fn(&MatchProgre
     .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar());
     bar.set_style(style);
     let handle = bar.clone();
+    let lines = !std::io::stderr().is_terminal();
+    // Games done at the last line written (a ladder's next match starts
+    // from 0 again).
+    let printed = AtomicU32::new(0);
+    let start = std::time::Instant::now();
     let callback = move |p: &MatchProgress| {
         handle.set_prefix(format!("{} vs {}", p.a, p.b));
         handle.set_position(u64::from(p.done));
         handle.set_message(p.summary());
+        let step = (p.total / 20).clamp(1, 10);
+        let last = printed.load(Ordering::Relaxed);
+        if lines && (p.done >= last + step || p.done < last || p.done == p.total) {
+            printed.store(p.done, Ordering::Relaxed);
+            eprintln!(
+                "{} vs {}: {}/{} games [{:.0} s] {}",
+                p.a,
+                p.b,
+                p.done,
+                p.total,
+                start.elapsed().as_secs_f64(),
+                p.summary()
+            );
+        }
     };
     (bar, callback)
 }
@@ -1117,12 +1142,7 @@ mod tests {
         use dama_draughts::Draughts;
         let config = MatchConfig::<<Draughts as GameDef>::Rules> {
             games: 1000,
-            sprt: Some(Sprt {
-                elo0: 0.0,
-                elo1: 50.0,
-                alpha: 0.05,
-                beta: 0.05,
-            }),
+            sprt: Some(Sprt::new(0.0, 50.0)),
             ..MatchConfig::default()
         };
         let mut tally = Tally::default();
