@@ -290,19 +290,28 @@ def test_actions_index_the_policy_and_start_the_legal_moves(game):
 # Runs, bundles and the networks' Python side.
 
 def train(checkpoints, game, generations):
-    subprocess.run(
+    """Starts a configs/smoke.toml run of `game`; `finish` waits for it."""
+    return subprocess.Popen(
         [DAMA_BIN, "train", "--config", str(ROOT / "configs" / "smoke.toml"), "--checkpoints", str(checkpoints),
          "--run", game, "--game", game, "--generations", str(generations), "--quiet"],
-        check=True, capture_output=True,
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
     )
-    return checkpoints / game
+
+
+def finish(process):
+    out, _ = process.communicate()
+    assert process.returncode == 0, f"{' '.join(process.args)} failed:\n{out}"
 
 
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory):
-    """A configs/smoke.toml run of every game (draughts: its 2 generations)."""
+    """A configs/smoke.toml run of every game (draughts: its 2 generations),
+    the games' runs side by side (each is mostly start-up)."""
     root = tmp_path_factory.mktemp("runs")
-    return {game: train(root, game, 2 if game == "draughts" else 1) for game in dama.games()}
+    started = {game: train(root, game, 2 if game == "draughts" else 1) for game in dama.games()}
+    for process in started.values():
+        finish(process)
+    return {game: root / game for game in started}
 
 
 def newest(run):
@@ -312,9 +321,11 @@ def newest(run):
 @pytest.fixture(scope="module")
 def bundles(runs, tmp_path_factory):
     root = tmp_path_factory.mktemp("bundles")
-    for game, run in runs.items():
-        subprocess.run([DAMA_BIN, "export", "--checkpoint", str(newest(run)), "--out", str(root / game)],
-                       check=True, capture_output=True)
+    exports = [subprocess.Popen([DAMA_BIN, "export", "--checkpoint", str(newest(run)), "--out", str(root / game)],
+                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+               for game, run in runs.items()]
+    for process in exports:
+        finish(process)
     return {game: root / game for game in runs}
 
 
