@@ -794,13 +794,7 @@ impl<'a> Worker<'a> {
         }
         self.data.path.pop();
         if complete {
-            let bound = if best_score >= beta {
-                BOUND_LOWER
-            } else if best_score > alpha0 {
-                BOUND_EXACT
-            } else {
-                BOUND_UPPER
-            };
+            let bound = bound(best_score, alpha0, beta);
             self.store(pos.hash(), &best, best_score, depth, bound, 0);
         }
         (best, best_score, complete)
@@ -1063,13 +1057,7 @@ impl<'a> Worker<'a> {
         if self.stop {
             return 0;
         }
-        let bound = if best_score >= beta {
-            BOUND_LOWER
-        } else if best_score > alpha0 {
-            BOUND_EXACT
-        } else {
-            BOUND_UPPER
-        };
+        let bound = bound(best_score, alpha0, beta);
         self.store(key, &best_move, best_score, depth, bound, ply);
         best_score
     }
@@ -1143,6 +1131,18 @@ impl<'a> Worker<'a> {
             }
         }
         k + i64::from(self.data.history[usize::from(m.from().index())][usize::from(m.to().index())])
+    }
+}
+
+/// The table bound of a node's best score, searched in the window
+/// `alpha..beta`.
+fn bound(score: i32, alpha: i32, beta: i32) -> u8 {
+    if score >= beta {
+        BOUND_LOWER
+    } else if score > alpha {
+        BOUND_EXACT
+    } else {
+        BOUND_UPPER
     }
 }
 
