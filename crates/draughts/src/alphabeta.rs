@@ -2,8 +2,9 @@
 //! alpha-beta, a Zobrist-keyed transposition table, move ordering (table
 //! move, captures, promotions, killers, history with a malus for the quiet
 //! moves a cut-off move was tried after), aspiration windows at the root,
-//! late-move reductions of the plainly quiet moves only
-//! ([`Worker::reduction`]), ProbCut at null-window nodes (a search four
+//! late-move reductions and, near the horizon, late-move pruning of the
+//! plainly quiet moves only ([`Worker::plainly_quiet`]), reverse futility
+//! pruning in quiet positions, ProbCut at null-window nodes (a search four
 //! plies shallower that beats beta by most of a man cuts the node),
 //! quiescence over forced captures and a static evaluation at the leaves:
 //! the handcrafted one, or
@@ -61,6 +62,16 @@ const PROBCUT_DEPTH: i32 = 5;
 const PROBCUT_REDUCTION: i32 = 4;
 /// ... that beats beta by this margin (centi-men) cuts the node off.
 const PROBCUT_MARGIN: i32 = 80;
+/// Late-move pruning: at null-window nodes of this depth or less, the
+/// plainly quiet moves from this one on (0-based, plus depth squared) are
+/// not searched.
+const LMP_DEPTH: i32 = 3;
+const LMP_FIRST: usize = 3;
+/// Reverse futility pruning: at null-window nodes of this depth or less ...
+const RFP_DEPTH: i32 = 3;
+/// ... a static evaluation that beats beta by this margin per ply of
+/// depth (centi-men) cuts the node off.
+const RFP_MARGIN: i32 = 75;
 /// Half-width of the root's aspiration window (centi-men) ...
 const ASPIRATION: i32 = 25;
 /// ... from this iteration on.
@@ -942,6 +953,25 @@ impl<'a> Worker<'a> {
             }
         }
 
+        // Reverse futility: at a null window near the horizon, where the
+        // side to move need not capture and no capture threatens it, a
+        // static evaluation that beats beta by RFP_MARGIN a ply is taken as
+        // a cut-off (draughts' shots start with a threat or a capture,
+        // which the guard leaves to the search).
+        if self.shared.reductions
+            && ply > 0
+            && beta - alpha == 1
+            && depth <= RFP_DEPTH
+            && beta.abs() < MATE_BOUND
+            && !pos.has_capture()
+            && !pos.has_threat()
+        {
+            let s = e.evaluate(pos, state);
+            if s - RFP_MARGIN * depth >= beta {
+                return s;
+            }
+        }
+
         // ProbCut: at a null window far enough from the horizon, a search
         // shallower by PROBCUT_REDUCTION that beats beta by PROBCUT_MARGIN
         // is taken as a cut-off.
@@ -993,14 +1023,34 @@ impl<'a> Worker<'a> {
             let m = &moves[i];
             let mut child = *pos;
             child.play_unchecked(m);
-            let st = e.child(state, pos, &child);
-            let id = move_id(m);
-            let reduction =
-                if self.shared.reductions && quiet_node && i >= LMR_FIRST && depth >= LMR_DEPTH {
-                    self.reduction(m, id, &child, tt_move, ply, depth, i)
+            // Only quiet nodes' moves get an id: killers and the
+            // reductions' tests are for quiet moves.
+            let id = if quiet_node { move_id(m) } else { 0 };
+            let late = self.shared.reductions
+                && quiet_node
+                && i >= LMR_FIRST
+                && self.plainly_quiet(m, id, &child, tt_move, ply);
+            // Late-move pruning: near the horizon, at a null window, the
+            // late plainly quiet moves are not searched at all once one
+            // move has been.
+            if late
+                && beta - alpha == 1
+                && depth <= LMP_DEPTH
+                && i >= LMP_FIRST + (depth * depth) as usize
+                && best_score > -MATE_BOUND
+            {
+                continue;
+            }
+            let reduction = if late && depth >= LMR_DEPTH {
+                if depth >= 6 && i >= 2 * LMR_FIRST {
+                    2
                 } else {
-                    0
-                };
+                    1
+                }
+            } else {
+                0
+            };
+            let st = e.child(state, pos, &child);
             let score = if i == 0 {
                 -self.negamax(e, &st, &child, child_depth, -beta, -alpha, ply + 1)
             } else {
@@ -1075,39 +1125,22 @@ impl<'a> Worker<'a> {
         );
     }
 
-    /// How many plies less than the others a late quiet move is searched
-    /// (at a null window, searched again at full depth if it beats alpha):
-    /// only a move the history says fails (never one that refuted a
-    /// sibling), that neither promotes nor threatens a capture and after
-    /// which the opponent need not capture: draughts' quiet moves are often
-    /// its tactics, so only the plainly quiet ones are reduced.
-    #[allow(clippy::too_many_arguments)]
-    fn reduction(
-        &self,
-        m: &Move,
-        id: u32,
-        child: &Position,
-        tt_move: u32,
-        ply: usize,
-        depth: i32,
-        i: usize,
-    ) -> i32 {
+    /// Whether a late quiet move may be searched shallower than the others
+    /// (at a null window, searched again at full depth if it beats alpha)
+    /// or, near the horizon, not at all: only a move the history says
+    /// fails (never one that refuted a sibling), that neither promotes nor
+    /// threatens a capture and after which the opponent need not capture.
+    /// Draughts' quiet moves are often its tactics, so only the plainly
+    /// quiet ones are reduced or pruned.
+    fn plainly_quiet(&self, m: &Move, id: u32, child: &Position, tt_move: u32, ply: usize) -> bool {
         let killers = &self.data.killers[ply];
         let history = self.data.history[usize::from(m.from().index())][usize::from(m.to().index())];
-        if id == tt_move
+        !(id == tt_move
             || killers.contains(&id)
             || history > 0
             || m.promotes()
             || child.has_capture()
-            || child.has_threat()
-        {
-            return 0;
-        }
-        if depth >= 6 && i >= 2 * LMR_FIRST {
-            2
-        } else {
-            1
-        }
+            || child.has_threat())
     }
 
     fn order_key(&self, m: &Move, tt_move: u32, ply: usize) -> i64 {

@@ -289,13 +289,15 @@ def test_actions_index_the_policy_and_start_the_legal_moves(game):
 
 # Runs, bundles and the networks' Python side.
 
+def start(*args):
+    """Starts `dama ARGS` with its output captured; `finish` waits for it."""
+    return subprocess.Popen([DAMA_BIN, *map(str, args)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+
+
 def train(checkpoints, game, generations):
-    """Starts a configs/smoke.toml run of `game`; `finish` waits for it."""
-    return subprocess.Popen(
-        [DAMA_BIN, "train", "--config", str(ROOT / "configs" / "smoke.toml"), "--checkpoints", str(checkpoints),
-         "--run", game, "--game", game, "--generations", str(generations), "--quiet"],
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-    )
+    """Starts a configs/smoke.toml run of `game`."""
+    return start("train", "--config", ROOT / "configs" / "smoke.toml", "--checkpoints", checkpoints,
+                 "--run", game, "--game", game, "--generations", generations, "--quiet")
 
 
 def finish(process):
@@ -321,9 +323,7 @@ def newest(run):
 @pytest.fixture(scope="module")
 def bundles(runs, tmp_path_factory):
     root = tmp_path_factory.mktemp("bundles")
-    exports = [subprocess.Popen([DAMA_BIN, "export", "--checkpoint", str(newest(run)), "--out", str(root / game)],
-                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-               for game, run in runs.items()]
+    exports = [start("export", "--checkpoint", newest(run), "--out", root / game) for game, run in runs.items()]
     for process in exports:
         finish(process)
     return {game: root / game for game in runs}
