@@ -63,9 +63,9 @@ const PROBCUT_REDUCTION: i32 = 4;
 /// ... that beats beta by this margin (centi-men) cuts the node off.
 const PROBCUT_MARGIN: i32 = 80;
 /// Late-move pruning: at null-window nodes of this depth or less, the
-/// plainly quiet moves from this one on (0-based, plus depth squared) are
-/// not searched.
+/// late plainly quiet moves are not searched ...
 const LMP_DEPTH: i32 = 3;
+/// ... counting from this move (0-based) plus the depth squared.
 const LMP_FIRST: usize = 3;
 /// Reverse futility pruning: at null-window nodes of this depth or less ...
 const RFP_DEPTH: i32 = 3;
@@ -922,35 +922,37 @@ impl<'a> Worker<'a> {
             }
             return e.evaluate(pos, state);
         }
-        let mut moves = MoveList::new();
-        pos.legal_moves_into(&mut moves);
-        if moves.is_empty() {
-            return no_move_score(pos, ply);
-        }
-
-        // Mate-distance pruning.
-        alpha = alpha.max(-MATE + ply as i32);
-        beta = beta.min(MATE - ply as i32 - 1);
-        if alpha >= beta {
-            return alpha;
-        }
-
+        // Mate-distance pruning's window ...
+        let mate_alpha = alpha.max(-MATE + ply as i32);
+        let mate_beta = beta.min(MATE - ply as i32 - 1);
+        // ... in which the table is probed before the moves are generated:
+        // a cut-off from it needs none. (A position without moves is never
+        // stored: its node returns before the store.)
         let key = pos.hash();
         let mut tt_move = 0;
         if let Some(entry) = self.shared.tt.probe(key) {
             tt_move = entry.mv;
-            if i32::from(entry.depth) >= depth {
+            if i32::from(entry.depth) >= depth && mate_alpha < mate_beta {
                 let s = score_from_tt(entry.score, ply);
                 let cutoff = match entry.bound {
                     BOUND_EXACT => true,
-                    BOUND_LOWER => s >= beta,
-                    BOUND_UPPER => s <= alpha,
+                    BOUND_LOWER => s >= mate_beta,
+                    BOUND_UPPER => s <= mate_alpha,
                     _ => false,
                 };
                 if cutoff {
                     return s;
                 }
             }
+        }
+        let mut moves = MoveList::new();
+        pos.legal_moves_into(&mut moves);
+        if moves.is_empty() {
+            return no_move_score(pos, ply);
+        }
+        (alpha, beta) = (mate_alpha, mate_beta);
+        if alpha >= beta {
+            return alpha;
         }
 
         // Reverse futility: at a null window near the horizon, where the
@@ -1026,19 +1028,21 @@ impl<'a> Worker<'a> {
             // Only quiet nodes' moves get an id: killers and the
             // reductions' tests are for quiet moves.
             let id = if quiet_node { move_id(m) } else { 0 };
-            let late = self.shared.reductions
-                && quiet_node
-                && i >= LMR_FIRST
-                && self.plainly_quiet(m, id, &child, tt_move, ply);
             // Late-move pruning: near the horizon, at a null window, the
             // late plainly quiet moves are not searched at all once one
             // move has been.
-            if late
-                && beta - alpha == 1
+            let prunable = beta - alpha == 1
                 && depth <= LMP_DEPTH
                 && i >= LMP_FIRST + (depth * depth) as usize
-                && best_score > -MATE_BOUND
-            {
+                && best_score > -MATE_BOUND;
+            // The plainly-quiet test probes the child twice: it is asked
+            // only where pruning or a reduction would act on its answer.
+            let late = self.shared.reductions
+                && quiet_node
+                && i >= LMR_FIRST
+                && (prunable || depth >= LMR_DEPTH)
+                && self.plainly_quiet(m, id, &child, tt_move, ply);
+            if late && prunable {
                 continue;
             }
             let reduction = if late && depth >= LMR_DEPTH {
