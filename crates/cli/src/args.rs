@@ -72,6 +72,17 @@ pub fn opening_plies(s: &str) -> Result<u32, String> {
     Ok(n)
 }
 
+/// `--balanced`: an opening's largest score, 1 to 10000 centi-men.
+pub fn balance_margin(s: &str) -> Result<i32, String> {
+    let n: i32 = s
+        .parse()
+        .map_err(|_| format!("`{s}` is not a score in centi-men"))?;
+    if !(1..=10_000).contains(&n) {
+        return Err(format!("must be in 1..=10000 centi-men, got {n}"));
+    }
+    Ok(n)
+}
+
 /// `--rules` text read as the rules of `game`, by that game: a text that
 /// is another game's rules is named as such.
 pub fn game_rules(game: dama_nn::GameName, text: &str) -> anyhow::Result<dama_nn::GameRules> {

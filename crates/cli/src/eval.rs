@@ -71,6 +71,16 @@ pub struct EvalArgs {
     /// 10000 (default 4; not with --openings).
     #[arg(long, value_parser = crate::args::opening_plies, conflicts_with = "openings")]
     opening_plies: Option<u32>,
+    /// Keep only the random openings that the --judge scores within MARGIN
+    /// centi-men of even (1 to 10000): a start the random moves left lost
+    /// by force is won by either player with the better side, and such
+    /// pairs pull every score towards 50%. Not with --openings.
+    #[arg(long, value_name = "MARGIN", value_parser = crate::args::balance_margin, conflicts_with = "openings")]
+    balanced: Option<i32>,
+    /// The player that scores the openings for --balanced: a searching
+    /// player's spec.
+    #[arg(long, default_value = "alphabeta:depth=6", requires = "balanced")]
+    judge: String,
     /// Also print the game's tournament scoring (Turkish Tafl: each
     /// opening's two games, one per side, scored by pieces).
     #[arg(long)]
@@ -279,10 +289,15 @@ fn run_eval_game<G: dama_game::GameDef>(
         .transpose()?;
     let config = MatchConfig {
         games: args.games,
-        openings: match (&args.openings, args.opening_plies) {
-            (Some(p), _) => OpeningSource::File(p.clone()),
-            (None, Some(plies)) => OpeningSource::Random { plies },
-            (None, None) => OpeningSource::default(),
+        openings: match (&args.openings, args.opening_plies, args.balanced) {
+            (Some(p), _, _) => OpeningSource::File(p.clone()),
+            (None, plies, Some(margin)) => OpeningSource::Balanced {
+                plies: plies.unwrap_or(dama_eval::DEFAULT_OPENING_PLIES),
+                margin,
+                judge: args.judge.clone(),
+            },
+            (None, Some(plies), None) => OpeningSource::Random { plies },
+            (None, None, None) => OpeningSource::default(),
         },
         seed: args.seed,
         sprt,

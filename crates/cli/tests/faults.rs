@@ -353,6 +353,11 @@ fn counts_out_of_range_are_refused_with_the_flag_and_the_range() {
             "0..=10000",
         ),
         (
+            &[&eval[..], &["--balanced", "0"]].concat(),
+            "--balanced",
+            "1..=10000",
+        ),
+        (
             &[&export[..], &["bundle", "--sims", "0"]].concat(),
             "--sims",
             "1..=1000000",

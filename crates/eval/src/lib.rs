@@ -75,7 +75,10 @@ pub use mcts_player::MctsPlayer;
 pub use mcts_player::MAX_TIMED_SIMS;
 #[cfg(feature = "network")]
 pub use network::{checkpoint_game, net_precision, NetworkPlayer};
-pub use openings::{load_openings, openings_for, random_openings, Opening, OpeningSource};
+pub use openings::{
+    balanced_openings, load_openings, openings_for, random_openings, Opening, OpeningSource,
+    DEFAULT_OPENING_PLIES,
+};
 pub use player::{BuildOptions, NoMove, Player, PlayerFactory, RandomPlayer};
 pub use rating::{fit_elo, FitConfig, PairResult, Rating, RatingTable};
 pub use searcher::{BatchedSearcher, NetworkError, NetworkEvaluator};

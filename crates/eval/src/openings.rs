@@ -11,7 +11,7 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 
-use crate::Error;
+use crate::{BuildOptions, Error, PlayerFactory};
 
 /// A start: a position and whole moves played from it.
 pub struct Opening<G: GameDef> {
@@ -161,11 +161,28 @@ pub enum OpeningSource {
     /// Openings read from a file, one per line (see [`load_openings`]), used
     /// in order and cycled if there are fewer than the match needs.
     File(std::path::PathBuf),
+    /// Random starts as [`OpeningSource::Random`], kept only where `judge`
+    /// (a player spec that searches, such as `alphabeta:depth=6`) scores
+    /// the position after them within `margin` of even (see
+    /// [`balanced_openings`]).
+    Balanced {
+        /// Random plies per opening.
+        plies: u32,
+        /// The largest score (centi-men, either sign) an opening may have.
+        margin: i32,
+        /// The player spec that scores the openings.
+        judge: String,
+    },
 }
+
+/// Random plies of an opening unless a match says otherwise.
+pub const DEFAULT_OPENING_PLIES: u32 = 4;
 
 impl Default for OpeningSource {
     fn default() -> Self {
-        OpeningSource::Random { plies: 4 }
+        OpeningSource::Random {
+            plies: DEFAULT_OPENING_PLIES,
+        }
     }
 }
 
@@ -181,6 +198,77 @@ pub fn random_openings<G: GameDef>(
     plies: u32,
     seed: u64,
 ) -> Vec<Opening<G>> {
+    match draw_openings::<G, std::convert::Infallible>(rules, count, plies, seed, |_| Ok(true)) {
+        Ok(v) => v,
+        Err(never) => match never {},
+    }
+}
+
+/// `count` distinct random openings as [`random_openings`] draws them, of
+/// which only those are kept that `judge` scores within `margin`
+/// centi-men of even for the side to move after them: a start the random
+/// moves left lost by force (a man left to be taken at once) is no test of
+/// strength, since either player wins it with the better side and loses
+/// it with the other, and such pairs pull every match's score towards
+/// 50%. The judge thinks once per candidate, from a new game each time,
+/// after the moves the side to move is forced to play (one legal move).
+/// The same `seed` and judge always give the same openings; if the space
+/// runs out, fewer are returned.
+///
+/// # Errors
+///
+/// The judge's errors, and [`Error::Opening`] if it reports no score (a
+/// player that does not search).
+pub fn balanced_openings<G: GameDef>(
+    rules: &G::Rules,
+    count: usize,
+    plies: u32,
+    seed: u64,
+    margin: i32,
+    judge: &dyn PlayerFactory<G>,
+) -> Result<Vec<Opening<G>>, Error> {
+    let mut player = judge.build()?;
+    let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0x0ba1_a0ce);
+    draw_openings::<G, Error>(rules, count, plies, seed, |game| {
+        // A search with one move to play reports no score (alpha-beta
+        // plays it at once), so the forced moves are played first: a start
+        // whose only move is a capture of two men is not even. Scores are
+        // for the side to move, and only their size counts.
+        let mut game = game.clone();
+        for _ in 0..MAX_FORCED_PLIES {
+            let legal = G::legal_moves(&game);
+            if legal.len() != 1 {
+                break;
+            }
+            if G::play(&mut game, &legal[0]).is_err() || G::outcome(&game).is_some() {
+                return Ok(false);
+            }
+        }
+        player.new_game();
+        let choice = player
+            .think(&game, None, &mut rng)
+            .map_err(|e| Error::Opening(format!("the judge {}: {e}", judge.name())))?;
+        let Some((score, _)) = choice.score else {
+            return Err(Error::Opening(format!(
+                "the judge {} reports no score: it must be a player that searches, such as alphabeta:depth=6",
+                judge.name()
+            )));
+        };
+        Ok(score.abs() <= margin)
+    })
+}
+
+/// The most forced moves [`balanced_openings`] plays before judging.
+const MAX_FORCED_PLIES: usize = 64;
+
+/// Draws distinct random starts until `count` of them pass `keep`.
+fn draw_openings<G: GameDef, E>(
+    rules: &G::Rules,
+    count: usize,
+    plies: u32,
+    seed: u64,
+    mut keep: impl FnMut(&G::Game) -> Result<bool, E>,
+) -> Result<Vec<Opening<G>>, E> {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let mut seen = HashSet::new();
     let mut out = Vec::with_capacity(count);
@@ -207,14 +295,14 @@ pub fn random_openings<G: GameDef>(
         if over || G::outcome(&game).is_some() {
             continue;
         }
-        if seen.insert(G::position_text(&game)) {
+        if seen.insert(G::position_text(&game)) && keep(&game)? {
             out.push(Opening {
                 start: initial.clone(),
                 moves,
             });
         }
     }
-    out
+    Ok(out)
 }
 
 /// Reads openings from a file: one per line in [`Opening::parse`] format,
@@ -265,6 +353,21 @@ pub fn openings_for<G: GameDef>(
             }
         }
         OpeningSource::File(path) => load_openings(path, rules),
+        OpeningSource::Balanced {
+            plies,
+            margin,
+            judge,
+        } => {
+            let factory = crate::parse_player::<G>(judge, &BuildOptions::default())?;
+            let v =
+                balanced_openings(rules, pairs.max(1), *plies, seed, *margin, factory.as_ref())?;
+            if v.is_empty() {
+                return Err(Error::Opening(format!(
+                    "no start of {plies} random plies that {judge} scores within ±{margin}"
+                )));
+            }
+            Ok(v)
+        }
     }
 }
 
@@ -290,6 +393,78 @@ mod tests {
             .collect();
         assert_eq!(hashes.len(), 50);
         assert!(a.iter().all(|o| o.moves.len() == 4));
+    }
+
+    /// The judge's score of the position after `o` and the moves forced
+    /// after it, as the filter reads it.
+    fn judged(judge: &dyn PlayerFactory<Draughts>, o: &Opening) -> i32 {
+        let mut game = o.game().unwrap();
+        while game.legal_moves().len() == 1 {
+            let only = game.legal_moves()[0];
+            game.play(&only).unwrap();
+        }
+        let mut player = judge.build().unwrap();
+        let mut rng = ChaCha8Rng::seed_from_u64(0);
+        let choice = player.think(&game, None, &mut rng).unwrap();
+        assert!(choice.score.unwrap().1 > 0, "a searched score");
+        choice.score.unwrap().0
+    }
+
+    #[test]
+    fn balanced_openings_keep_only_the_starts_the_judge_finds_even() {
+        let rules = Rules::default();
+        let judge =
+            crate::parse_player::<Draughts>("alphabeta:depth=4", &BuildOptions::default()).unwrap();
+        // Four random plies leave some starts lost by force: a man left to
+        // be taken at once.
+        let random = random_openings::<Draughts>(&rules, 60, 4, 3);
+        let lopsided = random
+            .iter()
+            .filter(|o| judged(judge.as_ref(), o).abs() > 100)
+            .count();
+        assert!(lopsided > 0, "no lopsided start among 60 random ones");
+        let a = balanced_openings::<Draughts>(&rules, 30, 4, 3, 100, judge.as_ref()).unwrap();
+        let b = balanced_openings::<Draughts>(&rules, 30, 4, 3, 100, judge.as_ref()).unwrap();
+        assert_eq!(a.len(), 30);
+        assert_eq!(a, b, "the same seed and judge, the same openings");
+        for o in &a {
+            assert_eq!(o.moves.len(), 4);
+            let s = judged(judge.as_ref(), o);
+            assert!(s.abs() <= 100, "{} scored {s}", o.text());
+        }
+        // A start whose only move wins two men (a forced double capture,
+        // to which the search answers at once, with no score) is judged
+        // after that move, and is not even.
+        let forced = Opening::parse("d3-d4 f6-f5 g3-g4 g6-g5", &rules).unwrap();
+        assert_eq!(forced.game().unwrap().legal_moves().len(), 1);
+        assert!(judged(judge.as_ref(), &forced).abs() > 100);
+        // Through the match's opening source, as `dama eval --balanced`.
+        let source = OpeningSource::Balanced {
+            plies: 4,
+            margin: 100,
+            judge: "alphabeta:depth=4".into(),
+        };
+        assert_eq!(openings_for::<Draughts>(&source, &rules, 30, 3).unwrap(), a);
+        // A judge that does not search is refused by name.
+        let random_judge = OpeningSource::Balanced {
+            plies: 4,
+            margin: 100,
+            judge: "random".into(),
+        };
+        let err = openings_for::<Draughts>(&random_judge, &rules, 5, 3)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("reports no score"), "{err}");
+        // A margin nothing meets is an error, not an empty match.
+        let none = OpeningSource::Balanced {
+            plies: 4,
+            margin: -1,
+            judge: "alphabeta:depth=2".into(),
+        };
+        let err = openings_for::<Draughts>(&none, &rules, 2, 3)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("within ±-1"), "{err}");
     }
 
     #[test]
