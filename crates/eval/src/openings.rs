@@ -399,7 +399,7 @@ mod tests {
     /// after it, as the filter reads it.
     fn judged(judge: &dyn PlayerFactory<Draughts>, o: &Opening) -> i32 {
         let mut game = o.game().unwrap();
-        while game.legal_moves().len() == 1 {
+        while game.legal_moves().len() == 1 && game.outcome().is_none() {
             let only = game.legal_moves()[0];
             game.play(&only).unwrap();
         }
