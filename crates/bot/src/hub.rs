@@ -379,11 +379,9 @@ fn report_lines(report: &SearchReport) -> Vec<String> {
     let secs = report.elapsed.as_secs_f64();
     // A forced move is played without a search: its line has no score (a
     // root the endgame tables hold has theirs).
-    let score = if report.depth > 0 || report.score != 0 {
-        format!(" score={}", score_men(report.score))
-    } else {
-        String::new()
-    };
+    let score = report
+        .known_score()
+        .map_or_else(String::new, |s| format!(" score={}", score_men(s)));
     let info = format!(
         "info depth={}{score} nodes={} time={secs:.3} nps={:.3} pv={}",
         report.depth,

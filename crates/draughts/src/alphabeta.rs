@@ -139,9 +139,19 @@ pub struct SearchReport {
     pub elapsed: Duration,
     /// Principal variation, from the transposition table.
     pub pv: Vec<Move>,
+    /// Whether `score` is the endgame tables' (the root is in them, and
+    /// `depth` is 0).
+    pub tablebase: bool,
 }
 
 impl SearchReport {
+    /// The score, if the search completed a depth or the root is in the
+    /// endgame tables: a move played without either (the only legal one)
+    /// has none.
+    pub fn known_score(&self) -> Option<i32> {
+        (self.depth > 0 || self.tablebase).then_some(self.score)
+    }
+
     /// Nodes per second.
     pub fn nps(&self) -> f64 {
         self.nodes as f64 / self.elapsed.as_secs_f64().max(1e-9)
@@ -519,6 +529,7 @@ impl AlphaBeta {
             nodes: 0,
             elapsed: Duration::ZERO,
             pv: Vec::new(),
+            tablebase: false,
         };
         if root_moves.len() <= 1 {
             report.elapsed = start.elapsed();
@@ -534,6 +545,7 @@ impl AlphaBeta {
             {
                 report.best = Some(best);
                 report.score = score;
+                report.tablebase = true;
                 report.elapsed = start.elapsed();
                 report.pv = vec![best];
                 return report;
@@ -1422,7 +1434,7 @@ impl Player<Draughts> for AlphaBetaPlayer {
         let report = self.search_game(game, time)?;
         let best = report.best.ok_or(dama_game::player::NoMove)?;
         let mut choice = Choice::of(best);
-        choice.score = Some((report.score, report.depth));
+        choice.score = report.known_score().map(|s| (s, report.depth));
         if report.pv.first() == Some(&best) {
             choice.pv.clone_from(&report.pv);
         }

@@ -149,3 +149,28 @@ fn tables_open_through_the_seam_for_their_rules() {
     );
     assert!(chain.contains("broken.dtb"), "{chain}");
 }
+
+/// A search's report has a score where the search completed a depth or the
+/// tables hold the root (depth 0, their exact score), and none for a move
+/// played unsearched, the only legal one.
+#[test]
+fn reports_score_searches_and_table_roots_not_forced_moves() {
+    use dama_draughts::{AlphaBeta, SearchLimits};
+    let (_dir, tb) = tables();
+    let mut engine = AlphaBeta::new(1).with_tablebase(Some(tb));
+    // White's man on d4 must take d5 (captures are compulsory): one legal
+    // move.
+    let forced: Position = "W:Wd4,a2:Bd5,h7".parse().expect("valid position");
+    assert_eq!(forced.legal_moves().len(), 1);
+    let r = engine.search(&forced, &[], SearchLimits::depth(4));
+    assert_eq!((r.depth, r.known_score()), (0, None));
+    // Three pieces: the tables' score (a draw here: 0), no search.
+    let root: Position = "W:WKd4,Ke5:BKh8".parse().expect("valid position");
+    let r = engine.search(&root, &[], SearchLimits::depth(4));
+    assert!(r.tablebase && r.depth == 0);
+    assert_eq!(r.known_score(), Some(0), "{r:?}");
+    // Six pieces, several moves: a searched score.
+    let open: Position = "W:Wa3,c3,e3:Bb6,d6,f7".parse().expect("valid position");
+    let r = engine.search(&open, &[], SearchLimits::depth(4));
+    assert!(!r.tablebase && r.depth == 4 && r.known_score().is_some());
+}

@@ -283,7 +283,7 @@ impl MoveSearch {
     pub(crate) fn of<M>(first: bool, choice: &dama_game::player::Choice<M>) -> MoveSearch {
         MoveSearch {
             first,
-            score: choice.score.filter(|&(_, depth)| depth > 0),
+            score: choice.searched_score(),
         }
     }
 }

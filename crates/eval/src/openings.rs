@@ -231,7 +231,8 @@ pub fn balanced_openings<G: GameDef>(
     let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0x0ba1_a0ce);
     draw_openings::<G, Error>(rules, count, plies, seed, |game| {
         // A search with one move to play reports no score (alpha-beta
-        // plays it at once), so the forced moves are played first: a start
+        // plays it at once; the arena reads a choice's score the same way,
+        // `Choice::searched_score`), so the forced moves are played first: a start
         // whose only move is a capture of two men is not even. Scores are
         // for the side to move, and only their size counts.
         let mut game = game.clone();
@@ -248,7 +249,11 @@ pub fn balanced_openings<G: GameDef>(
         let choice = player
             .think(&game, None, &mut rng)
             .map_err(|e| Error::Opening(format!("the judge {}: {e}", judge.name())))?;
-        let Some((score, _)) = choice.score else {
+        let Some((score, _)) = choice.searched_score() else {
+            // Still forced after MAX_FORCED_PLIES: no search to judge by.
+            if G::legal_moves(&game).len() == 1 {
+                return Ok(false);
+            }
             return Err(Error::Opening(format!(
                 "the judge {} reports no score: it must be a player that searches, such as alphabeta:depth=6",
                 judge.name()

@@ -77,6 +77,14 @@ impl<M> Choice<M> {
             nodes: 0,
         }
     }
+
+    /// The score and depth of a search that completed a depth (above 0).
+    /// A move played without a search, such as the only legal one, has
+    /// none, whatever its player reported with it (the endgame tables'
+    /// score of a root is exact but not a search's).
+    pub fn searched_score(&self) -> Option<(i32, u32)> {
+        self.score.filter(|&(_, depth)| depth > 0)
+    }
 }
 
 /// A player was asked to move in a position without legal moves.
