@@ -191,15 +191,22 @@ const KILLER_PLIES: usize = 64;
 /// The slots of [`Order`]'s table of best moves (a power of two).
 const ORDER_SLOTS: usize = 1 << 14;
 
-/// A move as a number for [`Order`]: its kind, start, end (32 for the
-/// King's exit) and captured pieces, with the top bit set (0 is no move).
+/// A move's start and end as indices (32 for the King's exit).
+fn from_to(m: &Move) -> (usize, usize) {
+    let to = m.to().map_or(32, |s| usize::from(s.index()));
+    (usize::from(m.from.index()), to)
+}
+
+/// A move's identity ([`Move::key`]: kind, start, end, captured pieces) as
+/// a number for [`Order`], with the top bit set (0 is no move).
 fn move_code(m: &Move) -> u64 {
-    let to = m.to().map_or(32, |s| u64::from(s.index()));
+    let (kind, _, _, captured) = m.key();
+    let (from, to) = from_to(m);
     (1 << 63)
-        | (m.kind as u64)
-        | (u64::from(m.from.index()) << 8)
-        | (to << 16)
-        | (u64::from(m.captured.0) << 24)
+        | (kind as u64)
+        | ((from as u64) << 8)
+        | ((to as u64) << 16)
+        | (u64::from(captured.0) << 24)
 }
 
 /// A move that neither captures nor takes the King off the board.
@@ -277,8 +284,8 @@ impl Order {
     }
 
     fn history_of(&self, m: &Move) -> u32 {
-        let to = m.to().map_or(32, |s| usize::from(s.index()));
-        self.history[usize::from(m.from.index())][to]
+        let (from, to) = from_to(m);
+        self.history[from][to]
     }
 
     /// A quiet move `m` cut off a node `depth` moves from the leaves.
@@ -290,8 +297,8 @@ impl Order {
                 k[0] = code;
             }
         }
-        let to = m.to().map_or(32, |s| usize::from(s.index()));
-        let h = &mut self.history[usize::from(m.from.index())][to];
+        let (from, to) = from_to(m);
+        let h = &mut self.history[from][to];
         *h = h.saturating_add(depth * depth);
     }
 }
