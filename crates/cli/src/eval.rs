@@ -25,10 +25,8 @@ pub struct EvalArgs {
     /// colours; a Turkish Tafl match needs an even number).
     #[arg(long, default_value_t = 100, value_parser = crate::args::match_games)]
     games: u32,
-    /// Openings file (one per line: a position, or moves from the start);
-    /// default: distinct random 4-ply starts drawn from --seed.
-    #[arg(long)]
-    openings: Option<PathBuf>,
+    #[command(flatten)]
+    openings: OpeningArgs,
     /// Stop as soon as a sequential probability ratio test decides between
     /// H0: Elo = ELO0 and H1: Elo = ELO1 (e.g. `0,50`).
     #[arg(long)]
@@ -66,21 +64,6 @@ pub struct EvalArgs {
     /// from each side and reports A's results as Defenders and as King side.
     #[arg(long)]
     game: Option<dama_nn::GameName>,
-    /// Random whole moves from the start before the players take over, so
-    /// that games differ (each opening is played from both sides); 0 to
-    /// 10000 (default 4; not with --openings).
-    #[arg(long, value_parser = crate::args::opening_plies, conflicts_with = "openings")]
-    opening_plies: Option<u32>,
-    /// Keep only the random openings that the --judge scores within MARGIN
-    /// centi-men of even (1 to 10000): a start the random moves left lost
-    /// by force is won by either player with the better side, and such
-    /// pairs pull every score towards 50%. Not with --openings.
-    #[arg(long, value_name = "MARGIN", value_parser = crate::args::balance_margin, conflicts_with = "openings")]
-    balanced: Option<i32>,
-    /// The player that scores the openings for --balanced: a searching
-    /// player's spec.
-    #[arg(long, default_value = "alphabeta:depth=6", requires = "balanced")]
-    judge: String,
     /// Also print the game's tournament scoring (Turkish Tafl: each
     /// opening's two games, one per side, scored by pieces).
     #[arg(long)]
@@ -97,6 +80,48 @@ pub struct EvalArgs {
     /// `PLY:SCORE:MOVES`, e.g. `80:10:8`.
     #[arg(long, value_name = "PLY:SCORE:MOVES")]
     adjudicate_draw: Option<dama_eval::DrawRun>,
+}
+
+/// Where a match's openings come from: `--openings FILE`, or random starts
+/// of `--opening-plies` moves, with `--balanced` only those a judge finds
+/// even. `dama eval`, `ladder` and `curve` take the same flags.
+#[derive(Args, Debug, Clone)]
+pub struct OpeningArgs {
+    /// Openings file (one per line: a position, or moves from the start);
+    /// default: distinct random 4-ply starts drawn from --seed.
+    #[arg(long)]
+    openings: Option<PathBuf>,
+    /// Random whole moves from the start before the players take over, so
+    /// that games differ (each opening is played from both sides); 0 to
+    /// 10000 (default 4; not with --openings).
+    #[arg(long, value_parser = crate::args::opening_plies, conflicts_with = "openings")]
+    opening_plies: Option<u32>,
+    /// Keep only the random openings that the --judge scores within MARGIN
+    /// centi-men of even (1 to 10000): a start the random moves left lost
+    /// by force is won by either player with the better side, and such
+    /// pairs pull every score towards 50%. Not with --openings.
+    #[arg(long, value_name = "MARGIN", value_parser = crate::args::balance_margin, conflicts_with = "openings")]
+    balanced: Option<i32>,
+    /// The player that scores the openings for --balanced: a searching
+    /// player's spec.
+    #[arg(long, default_value = "alphabeta:depth=6", requires = "balanced")]
+    judge: dama_eval::PlayerSpec,
+}
+
+impl OpeningArgs {
+    /// The openings these flags ask for.
+    pub fn source(&self) -> OpeningSource {
+        match (&self.openings, self.opening_plies, self.balanced) {
+            (Some(p), _, _) => OpeningSource::File(p.clone()),
+            (None, plies, Some(margin)) => OpeningSource::Balanced {
+                plies: plies.unwrap_or(dama_eval::DEFAULT_OPENING_PLIES),
+                margin,
+                judge: self.judge.clone(),
+            },
+            (None, Some(plies), None) => OpeningSource::Random { plies },
+            (None, None, None) => OpeningSource::default(),
+        }
+    }
 }
 
 /// Arguments of `dama ladder`.
@@ -137,6 +162,8 @@ pub struct LadderArgs {
     /// against the next and against every baseline).
     #[arg(long, default_value = "round-robin")]
     pairing: String,
+    #[command(flatten)]
+    openings: OpeningArgs,
     /// Seed of the openings.
     #[arg(long, default_value_t = 1)]
     seed: u64,
@@ -179,6 +206,8 @@ pub struct CurveArgs {
     /// checkpoint players' default, puct).
     #[arg(long, default_value_t = dama_eval::DEFAULT_CKPT_SEARCH)]
     search: dama_mcts::Algorithm,
+    #[command(flatten)]
+    openings: OpeningArgs,
     /// Seed of the openings.
     #[arg(long, default_value_t = 1)]
     seed: u64,
@@ -289,16 +318,7 @@ fn run_eval_game<G: dama_game::GameDef>(
         .transpose()?;
     let config = MatchConfig {
         games: args.games,
-        openings: match (&args.openings, args.opening_plies, args.balanced) {
-            (Some(p), _, _) => OpeningSource::File(p.clone()),
-            (None, plies, Some(margin)) => OpeningSource::Balanced {
-                plies: plies.unwrap_or(dama_eval::DEFAULT_OPENING_PLIES),
-                margin,
-                judge: args.judge.clone(),
-            },
-            (None, Some(plies), None) => OpeningSource::Random { plies },
-            (None, None, None) => OpeningSource::default(),
-        },
+        openings: args.openings.source(),
         seed: args.seed,
         sprt,
         keep_records: args.out.is_some(),
@@ -589,6 +609,7 @@ fn run_ladder_game<G: dama_game::GameDef>(
     config.matches.games = args.games;
     config.matches.seed = args.seed;
     config.matches.rules = rules;
+    config.matches.openings = args.openings.source();
     let n_pairs = config.pairing.pairs(players.len()).len();
     eprintln!(
         "ladder: {} players ({} checkpoints, {} baselines), {} matches of {} games",
@@ -712,6 +733,7 @@ pub fn run_curve(args: &CurveArgs) -> Result<()> {
         games: args.games,
         every: args.every,
         seed: args.seed,
+        openings: args.openings.source(),
         device: args.device,
         threads: args.threads,
     };

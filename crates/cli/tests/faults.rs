@@ -378,6 +378,20 @@ fn counts_out_of_range_are_refused_with_the_flag_and_the_range() {
             "1..=1000000",
         ),
         (
+            &["curve", "--run", "x", "--balanced", "0"][..].to_vec(),
+            "--balanced",
+            "1..=10000",
+        ),
+        (
+            &[
+                &eval[..],
+                &["--balanced", "100", "--judge", "alphabeta:depth=x"],
+            ]
+            .concat(),
+            "--judge",
+            "alphabeta",
+        ),
+        (
             &["bench", "selfplay", "--config", "x.toml", "--games", "0"][..].to_vec(),
             "--games",
             "1..=100000",

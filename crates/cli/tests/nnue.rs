@@ -90,7 +90,8 @@ fn a_learned_evaluator_trains_resumes_and_plays_in_every_command() {
     assert!(e.contains("--device is not an option"), "{e}");
 
     // dama ladder rates the run's networks in the engine, beside the
-    // handcrafted engine at the same limit.
+    // handcrafted engine at the same limit, here on openings a judge finds
+    // even.
     let out = ok(dama(&[
         "ladder",
         "--run",
@@ -105,6 +106,10 @@ fn a_learned_evaluator_trains_resumes_and_plays_in_every_command() {
         "1",
         "--pairing",
         "neighbours",
+        "--balanced",
+        "100",
+        "--judge",
+        "alphabeta:depth=2",
     ]));
     for name in ["gen-0001", "gen-0002", "alphabeta:depth=1"] {
         assert!(out.contains(name), "{name} not in the ladder: {out}");

@@ -170,8 +170,8 @@ pub enum OpeningSource {
         plies: u32,
         /// The largest score (centi-men, either sign) an opening may have.
         margin: i32,
-        /// The player spec that scores the openings.
-        judge: String,
+        /// The player that scores the openings.
+        judge: crate::PlayerSpec,
     },
 }
 
@@ -363,7 +363,7 @@ pub fn openings_for<G: GameDef>(
             margin,
             judge,
         } => {
-            let factory = crate::parse_player::<G>(judge, &BuildOptions::default())?;
+            let factory = crate::factory::<G>(judge, &BuildOptions::default())?;
             let v =
                 balanced_openings(rules, pairs.max(1), *plies, seed, *margin, factory.as_ref())?;
             if v.is_empty() {
@@ -447,14 +447,14 @@ mod tests {
         let source = OpeningSource::Balanced {
             plies: 4,
             margin: 100,
-            judge: "alphabeta:depth=4".into(),
+            judge: "alphabeta:depth=4".parse().unwrap(),
         };
         assert_eq!(openings_for::<Draughts>(&source, &rules, 30, 3).unwrap(), a);
         // A judge that does not search is refused by name.
         let random_judge = OpeningSource::Balanced {
             plies: 4,
             margin: 100,
-            judge: "random".into(),
+            judge: crate::PlayerSpec::Random,
         };
         let err = openings_for::<Draughts>(&random_judge, &rules, 5, 3)
             .unwrap_err()
@@ -464,7 +464,7 @@ mod tests {
         let none = OpeningSource::Balanced {
             plies: 4,
             margin: -1,
-            judge: "alphabeta:depth=2".into(),
+            judge: "alphabeta:depth=2".parse().unwrap(),
         };
         let err = openings_for::<Draughts>(&none, &rules, 2, 3)
             .unwrap_err()

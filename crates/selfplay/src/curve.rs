@@ -18,8 +18,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use dama_eval::{
-    LadderConfig, MatchConfig, MatchProgress, MatchResult, Pairing, PlayerFactory, PlayerSpec,
-    Rating, RatingTable, SearchBudget,
+    LadderConfig, MatchConfig, MatchProgress, MatchResult, OpeningSource, Pairing, PlayerFactory,
+    PlayerSpec, Rating, RatingTable, SearchBudget,
 };
 use dama_mcts::Algorithm;
 use dama_run::{GenerationEvent, MetricsEvent, RunDir};
@@ -115,6 +115,10 @@ pub struct CurveConfig {
     pub every: usize,
     /// Seed of the openings.
     pub seed: u64,
+    /// Where the matches' openings come from (default: random 4-ply
+    /// starts; curves written before this field read as that).
+    #[serde(default)]
+    pub openings: OpeningSource,
     /// Device of the network players.
     pub device: dama_run::DeviceSpec,
     /// Arena threads (default: rayon's pool).
@@ -130,6 +134,7 @@ impl Default for CurveConfig {
             games: 20,
             every: 1,
             seed: 1,
+            openings: OpeningSource::default(),
             device: dama_run::DeviceSpec::Auto,
             threads: None,
         }
@@ -401,6 +406,7 @@ fn anchored_ladder<G: dama_game::GameDef>(
         matches: MatchConfig {
             games: config.games,
             seed: config.seed,
+            openings: config.openings.clone(),
             threads: config.threads,
             rules,
             ..MatchConfig::default()

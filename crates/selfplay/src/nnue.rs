@@ -298,6 +298,10 @@ pub struct NnueGate {
     pub depth: u32,
     /// The score the new network needs (default 0.5).
     pub min_score: f64,
+    /// Play only the random openings that the handcrafted engine at
+    /// `depth` scores within this many centi-men of even (1 to 10000;
+    /// default: every random opening), as `dama eval --balanced` does.
+    pub balanced: Option<i32>,
 }
 
 impl Default for NnueGate {
@@ -306,6 +310,7 @@ impl Default for NnueGate {
             games: 100,
             depth: 6,
             min_score: 0.5,
+            balanced: None,
         }
     }
 }
@@ -322,6 +327,10 @@ pub struct NnueEval {
     pub depth: u32,
     /// Evaluate every this many generations, and always the last (default 1).
     pub every: u32,
+    /// Play only the random openings that the handcrafted engine at
+    /// `depth` scores within this many centi-men of even (1 to 10000;
+    /// default: every random opening).
+    pub balanced: Option<i32>,
 }
 
 impl Default for NnueEval {
@@ -331,6 +340,7 @@ impl Default for NnueEval {
             time_ms: 0,
             depth: 6,
             every: 1,
+            balanced: None,
         }
     }
 }
@@ -493,6 +503,14 @@ impl NnueConfig {
         )?;
         range("eval.depth", self.eval.depth, 1, 64)?;
         range("eval.every", self.eval.every, 1, 10_000)?;
+        for (key, margin) in [
+            ("gate.balanced", self.gate.balanced),
+            ("eval.balanced", self.eval.balanced),
+        ] {
+            if let Some(m) = margin {
+                range(key, m, 1, 10_000)?;
+            }
+        }
         range("adjudicate.score", self.adjudicate.score, 0, 1_000_000)?;
         range(
             "adjudicate.moves",
@@ -716,6 +734,19 @@ fn copy_start<G: LearnedGame>(
     Ok(())
 }
 
+/// A match's openings: random 4-ply starts, with `balanced` only those
+/// that the handcrafted engine at `depth` scores within it of even.
+fn openings(balanced: Option<i32>, depth: u32) -> OpeningSource {
+    match balanced {
+        Some(margin) => OpeningSource::Balanced {
+            plies: 4,
+            margin,
+            judge: alphabeta(AlphaBetaLimit::Depth(depth), None),
+        },
+        None => OpeningSource::Random { plies: 4 },
+    }
+}
+
 fn alphabeta(limit: AlphaBetaLimit, eval: Option<&Path>) -> PlayerSpec {
     PlayerSpec::AlphaBeta {
         limit,
@@ -739,6 +770,7 @@ fn play<G: LearnedGame>(
     b: &PlayerSpec,
     label: &str,
     games: u32,
+    openings: OpeningSource,
     decide_at: Option<f64>,
     threads: usize,
     progress: &dyn Progress,
@@ -757,7 +789,7 @@ fn play<G: LearnedGame>(
     });
     let match_config = MatchConfig {
         games,
-        openings: OpeningSource::Random { plies: 4 },
+        openings,
         rules: *rules,
         seed: generation_seed(config.run.seed, generation, stream),
         threads: Some(threads),
@@ -1084,6 +1116,7 @@ impl<G: LearnedGame> NnueRun<G> {
                 &b,
                 &name,
                 config.gate.games,
+                openings(config.gate.balanced, config.gate.depth),
                 Some(config.gate.min_score),
                 self.threads,
                 progress,
@@ -1142,6 +1175,7 @@ impl<G: LearnedGame> NnueRun<G> {
             &b,
             &format!("handcrafted ({b})"),
             config.eval.games,
+            openings(config.eval.balanced, config.eval.depth),
             None,
             self.threads,
             progress,
@@ -1347,4 +1381,24 @@ pub(crate) fn drive_nnue(
         stop,
         progress,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn balanced_matches_are_judged_by_the_handcrafted_engine_at_their_depth() {
+        assert_eq!(openings(None, 5), OpeningSource::Random { plies: 4 });
+        let OpeningSource::Balanced {
+            plies,
+            margin,
+            judge,
+        } = openings(Some(120), 5)
+        else {
+            panic!("not balanced");
+        };
+        assert_eq!((plies, margin), (4, 120));
+        assert_eq!(judge.to_string(), "alphabeta:depth=5");
+    }
 }

@@ -176,6 +176,27 @@ fn the_shipped_learned_evaluator_configs_load() {
 }
 
 #[test]
+fn gates_and_evaluations_can_play_balanced_openings() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut cfg = config(TINY);
+    cfg.run.generations = 1;
+    cfg.gate.balanced = Some(100);
+    cfg.eval.balanced = Some(100);
+    let dir = RunDir::new(tmp.path().join("balanced"));
+    assert_eq!(run(&cfg, &dir, false).generation, 1);
+    let evals: Vec<_> = read_metrics(&dir.metrics())
+        .unwrap()
+        .into_iter()
+        .filter_map(|e| match e {
+            MetricsEvent::Eval(x) => Some(x),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(evals.len(), 2, "the gate and the evaluation");
+    assert!(evals.iter().all(|x| x.games > 0));
+}
+
+#[test]
 fn bad_configs_are_refused_by_key() {
     for (text, key) in [
         (
@@ -203,6 +224,14 @@ fn bad_configs_are_refused_by_key() {
         (
             "[run]\nkind = \"nnue\"\n[gate]\nmin_score = 2.0\n",
             "gate.min_score",
+        ),
+        (
+            "[run]\nkind = \"nnue\"\n[gate]\nbalanced = 0\n",
+            "gate.balanced",
+        ),
+        (
+            "[run]\nkind = \"nnue\"\n[eval]\nbalanced = 20000\n",
+            "eval.balanced",
         ),
         (
             "[run]\nkind = \"alphazero\"\n",
