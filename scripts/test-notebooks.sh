@@ -13,6 +13,7 @@
 #
 # Usage: scripts/test-notebooks.sh    (called at the end of scripts/test.sh)
 # Env:   DAMA_NOTEBOOK_OUT  keep the executed notebooks and the run here
+#        DAMA_MODULE_BUILT  1: use the Python module already installed
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root="$(pwd)"
@@ -28,8 +29,13 @@ tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 run="$tmp/smoke"
 
-echo "== dama's Python module (crates/python: import dama) for the bot notebook"
-DAMA_VENV="$VENV" scripts/test-python.sh --build-only
+# DAMA_MODULE_BUILT=1: the module is installed already, and the Python
+# tests run beside this script (scripts/test.sh), so it is not rebuilt under
+# them.
+if [ "${DAMA_MODULE_BUILT:-0}" != 1 ]; then
+  echo "== dama's Python module (crates/python: import dama) for the bot notebook"
+  DAMA_VENV="$VENV" scripts/test-python.sh --build-only
+fi
 
 echo "== tiny run (configs/smoke.toml)"
 "$dama" train --config configs/smoke.toml --checkpoints "$tmp" --run smoke --quiet

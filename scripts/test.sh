@@ -40,10 +40,23 @@ cargo test -p dama-eval --lib --locked --quiet
 stage "the run crate without the object-store feature"
 cargo clippy -p dama-run --lib --locked -- -D warnings
 cargo test -p dama-run --lib --locked --quiet 2>&1 | tee -a "$log"
-stage "the Python module (crates/python: import dama) and its tests"
-scripts/test-python.sh
-stage "notebooks"
-scripts/test-notebooks.sh
+stage "the Python module (crates/python: import dama)"
+scripts/test-python.sh --build-only
+# Its tests and the notebooks each keep about one core busy (Python, and
+# the dama processes they start one at a time), so they run side by side;
+# the tests' output follows the notebooks'.
+stage "the Python module's tests, beside the notebooks"
+pylog="$(mktemp)"
+scripts/test-python.sh --tests-only >"$pylog" 2>&1 &
+python_tests=$!
+DAMA_MODULE_BUILT=1 scripts/test-notebooks.sh
+if ! wait "$python_tests"; then
+  cat "$pylog"
+  echo "test: the Python module's tests failed" >&2
+  exit 1
+fi
+cat "$pylog"
+rm -f "$pylog"
 stage "distributed run on a local Ray cluster"
 scripts/test-ray.sh
 
