@@ -478,6 +478,18 @@ impl Game {
         }
     }
 
+    /// Makes this copy [`Game::board_only`] of `other` again (the same
+    /// rules and start), keeping its lists' buffers.
+    fn set_board_to(&mut self, other: &Game) {
+        debug_assert!(self.rules == other.rules && self.start == other.start);
+        self.pos = other.pos;
+        self.pending = other.pending;
+        self.path.clone_from(&other.path);
+        self.moves.clear();
+        self.hashes.clear();
+        self.outcome = None;
+    }
+
     /// The most pieces a capture chain starting with the jump from `sq` in
     /// `dir` takes (this jump included).
     fn max_chain(&self, sq: Square, dir: Dir) -> u32 {
@@ -541,7 +553,8 @@ impl Game {
     /// [`Game::legal_steps`] whether or not the game is over (what deciding
     /// the end of the game needs).
     fn steps(&self) -> Vec<Step> {
-        let mut out = Vec::new();
+        // Room for a position's steps, grown only past it.
+        let mut out = Vec::with_capacity(64);
         let mut buf = ArrayVec::new();
         if let Some(p) = self.pending {
             match p.kind {
@@ -851,7 +864,7 @@ impl Game {
     /// [`Game::legal_moves`] (in the same order) with the steps that play
     /// each, for [`Game::make`].
     pub fn playable_moves(&self) -> Vec<PlayableMove> {
-        let mut out = Vec::new();
+        let mut out = Vec::with_capacity(64);
         if self.pending.is_some() || self.outcome.is_some() {
             return out;
         }
@@ -864,8 +877,12 @@ impl Game {
     /// ([`Game::board_only`]), keeping the first of each [`Move::key`]
     /// (a position has a few dozen moves: a scan beats hashing).
     fn collect_moves(&self, steps: &mut ArrayVec<Step, 33>, out: &mut Vec<PlayableMove>) {
+        // One scratch copy for every step, set back to this board before
+        // each: its move and hash lists keep their buffers, where a new copy
+        // a step allocated both.
+        let mut g = self.board_only();
         for s in self.steps() {
-            let mut g = self.board_only();
+            g.set_board_to(self);
             g.step(s, false);
             steps.push(s);
             if let Some(m) = g.moves.pop() {
