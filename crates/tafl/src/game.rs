@@ -603,30 +603,55 @@ impl Game {
             }
             return out;
         }
+        self.quiet_steps(&mut |s| {
+            out.push(s);
+            false
+        });
+        out
+    }
+
+    /// Calls `f` with each slide and friendly jump of the side to move, in
+    /// [`Game::steps`]' order, until it returns true; whether it did.
+    fn quiet_steps(&self, f: &mut dyn FnMut(Step) -> bool) -> bool {
+        let side = self.pos.turn;
         let occ = self.pos.occupied();
         for sq in self.pos.pieces(side) {
             let piece = self
                 .piece_at(sq)
                 .expect("invariant: a piece of the side to move");
             for &d in Game::dirs(piece) {
-                match sq.step(d) {
-                    Some(to) if !occ.contains(to) => out.push(Step::Slide { from: sq, dir: d }),
-                    None if piece == Piece::King(Side::KingSide)
-                        && d == Dir::Up
-                        && self.rules.goal == Goal::Exit =>
-                    {
-                        out.push(Step::Slide { from: sq, dir: d });
+                let slides = match sq.step(d) {
+                    Some(to) => !occ.contains(to),
+                    None => {
+                        piece == Piece::King(Side::KingSide)
+                            && d == Dir::Up
+                            && self.rules.goal == Goal::Exit
                     }
-                    _ => {}
+                };
+                if slides && f(Step::Slide { from: sq, dir: d }) {
+                    return true;
                 }
             }
             if side == Side::KingSide {
+                let mut stopped = false;
                 self.friendly_jumps(sq, Bitboard::from_square(sq), &mut |d| {
-                    out.push(Step::Jump { from: sq, dir: d });
+                    stopped = stopped || f(Step::Jump { from: sq, dir: d });
                 });
+                if stopped {
+                    return true;
+                }
             }
         }
-        out
+        false
+    }
+
+    /// Whether the side to move has a step ([`Game::steps`] is not
+    /// empty), found without listing them.
+    fn has_step(&self) -> bool {
+        if self.pending.is_some() {
+            return !self.steps().is_empty();
+        }
+        self.has_capture() || self.quiet_steps(&mut |_| true)
     }
 
     /// Calls `f` with each direction of a friendly jump of the King-side
@@ -819,7 +844,7 @@ impl Game {
                 return won(Side::Defender, Termination::Locked);
             }
         }
-        if self.steps().is_empty() {
+        if !self.has_step() {
             return won(self.pos.turn.other(), Termination::NoMoves);
         }
         let limit = |termination| {
@@ -1054,5 +1079,41 @@ mod tests {
             }
         }
         assert!(captures > 100, "{captures} positions with a capture");
+    }
+
+    /// Whether the side to move has a step, as the end of the game asks,
+    /// agrees with the steps listed, on the positions of random games for
+    /// both sides to move and with the Defenders cut down to one man, who
+    /// is often boxed in.
+    #[test]
+    fn has_step_agrees_with_the_steps_listed() {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(5);
+        let mut boxed_in = 0;
+        for rules in ["", "goal=column8", "majority=on"] {
+            let rules: TaflRules = rules.parse().expect("rules");
+            for _ in 0..40 {
+                let mut g = Game::new(rules);
+                while g.outcome().is_none() {
+                    for turn in [Side::Defender, Side::KingSide] {
+                        let mut h = g.board_only();
+                        h.pos.turn = turn;
+                        assert_eq!(h.has_step(), !h.steps().is_empty(), "{}", h.pos);
+                        for man in g.pos.white_men {
+                            let mut lone = h.board_only();
+                            lone.pos.white_men = Bitboard::from_square(man);
+                            lone.pos.white_kings = Bitboard::EMPTY;
+                            lone.pos.turn = Side::Defender;
+                            let listed = !lone.steps().is_empty();
+                            assert_eq!(lone.has_step(), listed, "{}", lone.pos);
+                            boxed_in += usize::from(!listed);
+                        }
+                    }
+                    let moves = g.legal_moves();
+                    g.play(moves.choose(&mut rng).expect("a move"))
+                        .expect("legal");
+                }
+            }
+        }
+        assert!(boxed_in > 10, "{boxed_in} boxed-in men");
     }
 }
