@@ -1054,23 +1054,19 @@ mod tests {
     use rand::seq::SliceRandom;
     use rand::SeedableRng;
 
-    /// The bitboard capture test agrees with the square-by-square one on
-    /// the positions of random games, under both goals, for both sides to
-    /// move.
-    #[test]
-    fn has_capture_agrees_with_each_squares_jumps() {
-        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(3);
-        let mut captures = 0;
-        for rules in ["", "goal=column8"] {
+    /// Calls `f` with a copy of the board of each position of `games`
+    /// random games under each of `rules`, once with each side to move.
+    fn each_random_board(rules: &[&str], games: usize, seed: u64, mut f: impl FnMut(Game)) {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+        for rules in rules {
             let rules: TaflRules = rules.parse().expect("rules");
-            for _ in 0..60 {
+            for _ in 0..games {
                 let mut g = Game::new(rules);
                 while g.outcome().is_none() {
                     for turn in [Side::Defender, Side::KingSide] {
                         let mut h = g.board_only();
                         h.pos.turn = turn;
-                        assert_eq!(h.has_capture(), h.has_capture_by_square(), "{}", h.pos);
-                        captures += usize::from(h.has_capture());
+                        f(h);
                     }
                     let moves = g.legal_moves();
                     g.play(moves.choose(&mut rng).expect("a move"))
@@ -1078,6 +1074,18 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// The bitboard capture test agrees with the square-by-square one on
+    /// the positions of random games, under both goals, for both sides to
+    /// move.
+    #[test]
+    fn has_capture_agrees_with_each_squares_jumps() {
+        let mut captures = 0;
+        each_random_board(&["", "goal=column8"], 60, 3, |h| {
+            assert_eq!(h.has_capture(), h.has_capture_by_square(), "{}", h.pos);
+            captures += usize::from(h.has_capture());
+        });
         assert!(captures > 100, "{captures} positions with a capture");
     }
 
@@ -1087,33 +1095,19 @@ mod tests {
     /// is often boxed in.
     #[test]
     fn has_step_agrees_with_the_steps_listed() {
-        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(5);
         let mut boxed_in = 0;
-        for rules in ["", "goal=column8", "majority=on"] {
-            let rules: TaflRules = rules.parse().expect("rules");
-            for _ in 0..40 {
-                let mut g = Game::new(rules);
-                while g.outcome().is_none() {
-                    for turn in [Side::Defender, Side::KingSide] {
-                        let mut h = g.board_only();
-                        h.pos.turn = turn;
-                        assert_eq!(h.has_step(), !h.steps().is_empty(), "{}", h.pos);
-                        for man in g.pos.white_men {
-                            let mut lone = h.board_only();
-                            lone.pos.white_men = Bitboard::from_square(man);
-                            lone.pos.white_kings = Bitboard::EMPTY;
-                            lone.pos.turn = Side::Defender;
-                            let listed = !lone.steps().is_empty();
-                            assert_eq!(lone.has_step(), listed, "{}", lone.pos);
-                            boxed_in += usize::from(!listed);
-                        }
-                    }
-                    let moves = g.legal_moves();
-                    g.play(moves.choose(&mut rng).expect("a move"))
-                        .expect("legal");
-                }
+        each_random_board(&["", "goal=column8", "majority=on"], 40, 5, |h| {
+            assert_eq!(h.has_step(), !h.steps().is_empty(), "{}", h.pos);
+            for man in h.pos.white_men {
+                let mut lone = h.board_only();
+                lone.pos.white_men = Bitboard::from_square(man);
+                lone.pos.white_kings = Bitboard::EMPTY;
+                lone.pos.turn = Side::Defender;
+                let listed = !lone.steps().is_empty();
+                assert_eq!(lone.has_step(), listed, "{}", lone.pos);
+                boxed_in += usize::from(!listed);
             }
-        }
+        });
         assert!(boxed_in > 10, "{boxed_in} boxed-in men");
     }
 }
