@@ -10,7 +10,18 @@ cd "$(dirname "$0")/.."
 source scripts/env.sh
 export CARGO_TERM_COLOR=${CARGO_TERM_COLOR:-never}
 log="$(mktemp)"
-trap 'rm -f "$log"' EXIT
+pylog=""
+python_tests=""
+# On any exit, the Python tests still running beside the notebooks (if the
+# notebooks failed), their whole process group, are stopped and every
+# temporary log removed.
+cleanup() {
+  if [[ -n "$python_tests" ]]; then kill -- -"$python_tests" 2>/dev/null || true; fi
+  rm -f "$log" ${pylog:+"$pylog"}
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
 # Each stage's line says how long the suite has run (CI time is a budget).
 stage() { echo "== [${SECONDS}s] $*"; }
 
@@ -47,16 +58,18 @@ scripts/test-python.sh --build-only
 # the tests' output follows the notebooks'.
 stage "the Python module's tests, beside the notebooks"
 pylog="$(mktemp)"
-scripts/test-python.sh --tests-only >"$pylog" 2>&1 &
+# In a session of their own (setsid), so that one signal stops pytest too.
+setsid scripts/test-python.sh --tests-only >"$pylog" 2>&1 &
 python_tests=$!
 DAMA_MODULE_BUILT=1 scripts/test-notebooks.sh
 if ! wait "$python_tests"; then
+  python_tests=""
   cat "$pylog"
   echo "test: the Python module's tests failed" >&2
   exit 1
 fi
+python_tests=""
 cat "$pylog"
-rm -f "$pylog"
 stage "distributed run on a local Ray cluster"
 scripts/test-ray.sh
 
