@@ -58,8 +58,9 @@ scripts/test-python.sh --build-only
 # the tests' output follows the notebooks'.
 stage "the Python module's tests, beside the notebooks"
 pylog="$(mktemp)"
-# In a session of their own (setsid), so that one signal stops pytest too.
-setsid scripts/test-python.sh --tests-only >"$pylog" 2>&1 &
+# In a session of their own (setsid; -w passes on their exit status should
+# setsid have to fork), so that one signal stops pytest too.
+setsid -w scripts/test-python.sh --tests-only >"$pylog" 2>&1 &
 python_tests=$!
 DAMA_MODULE_BUILT=1 scripts/test-notebooks.sh
 if ! wait "$python_tests"; then
