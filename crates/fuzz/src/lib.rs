@@ -13,9 +13,10 @@
 //! coverage feedback). A panic is caught with [`std::panic::catch_unwind`]
 //! and reported with the input that caused it.
 
+use std::cell::RefCell;
 use std::panic::{self, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::Once;
 use std::time::{Duration, Instant};
 
 mod targets;
@@ -264,16 +265,8 @@ pub fn load_corpus(dir: &Path, target: &Target) -> Vec<Vec<u8>> {
 
 /// Fuzzes `target` from `seeds` within `limits`.
 pub fn run(target: &Target, seeds: Vec<Vec<u8>>, limits: &Limits) -> Report {
-    let message = Arc::new(Mutex::new(String::new()));
-    let previous = panic::take_hook();
-    {
-        let message = Arc::clone(&message);
-        panic::set_hook(Box::new(move |info| {
-            if let Ok(mut m) = message.lock() {
-                *m = info.to_string();
-            }
-        }));
-    }
+    install_panic_hook();
+    let _capturing = Capturing::start();
     let mut corpus = if seeds.is_empty() {
         vec![Vec::new()]
     } else {
@@ -302,7 +295,9 @@ pub fn run(target: &Target, seeds: Vec<Vec<u8>>, limits: &Limits) -> Report {
             }
             Err(_) => {
                 if report.crashes.len() < MAX_CRASHES {
-                    let m = message.lock().map(|m| m.clone()).unwrap_or_default();
+                    let m = CAPTURED
+                        .with(|c| c.borrow_mut().as_mut().map(std::mem::take))
+                        .unwrap_or_default();
                     report.crashes.push(Crash {
                         input: input.to_vec(),
                         message: m,
@@ -331,8 +326,58 @@ pub fn run(target: &Target, seeds: Vec<Vec<u8>>, limits: &Limits) -> Report {
     }
     report.elapsed = start.elapsed();
     report.corpus = corpus.len();
-    panic::set_hook(previous);
     report
+}
+
+thread_local! {
+    /// While this thread fuzzes, the message of its last panic (`Some`);
+    /// `None` when it does not fuzz, so its panics reach the previous hook.
+    static CAPTURED: RefCell<Option<String>> = const { RefCell::new(None) };
+}
+
+/// Installs, once per process, a panic hook that records the message of a
+/// panic on a fuzzing thread and hands every other panic to the hook that
+/// was there before. The hook is process-global, so one installed and
+/// removed per [`run`] would race between runs on parallel threads (two
+/// tests of one test binary): a panic could be recorded by the other run.
+fn install_panic_hook() {
+    static INSTALL: Once = Once::new();
+    INSTALL.call_once(|| {
+        let previous = panic::take_hook();
+        panic::set_hook(Box::new(move |info| {
+            let recorded = CAPTURED
+                .try_with(|c| match c.try_borrow_mut() {
+                    Ok(mut c) => match c.as_mut() {
+                        Some(m) => {
+                            *m = info.to_string();
+                            true
+                        }
+                        None => false,
+                    },
+                    Err(_) => false,
+                })
+                .unwrap_or(false);
+            if !recorded {
+                previous(info);
+            }
+        }));
+    });
+}
+
+/// Marks the current thread as fuzzing for its lifetime.
+struct Capturing;
+
+impl Capturing {
+    fn start() -> Self {
+        CAPTURED.with(|c| *c.borrow_mut() = Some(String::new()));
+        Capturing
+    }
+}
+
+impl Drop for Capturing {
+    fn drop(&mut self) {
+        let _ = CAPTURED.try_with(|c| c.borrow_mut().take());
+    }
 }
 
 /// FNV-1a 64 of `bytes` (to derive per-target seeds and crash file names).

@@ -65,3 +65,44 @@ fn the_harness_catches_panics() {
     assert!(report.crashes[0].message.contains("boom"));
     assert!(report.crashes[0].input.contains(&b'!'));
 }
+
+/// Two runs on parallel threads (as two tests of one binary are) each record
+/// their own panics: the panic hook is process-global, and a hook set per
+/// run let one run's panic message land in the other's report.
+#[test]
+fn parallel_runs_record_their_own_panics() {
+    fn bomb(data: &[u8]) -> bool {
+        assert!(!data.contains(&b'!'), "bomb went off");
+        true
+    }
+    fn mine(data: &[u8]) -> bool {
+        assert!(!data.contains(&b'?'), "mine went off");
+        true
+    }
+    let fuzz = |name: &'static str, token: &'static [&'static str], run: fn(&[u8]) -> bool| {
+        let t = dama_fuzz::Target {
+            name,
+            tokens: token,
+            run,
+        };
+        dama_fuzz::run(
+            &t,
+            vec![b"abc".to_vec()],
+            &Limits {
+                iters: 5_000,
+                time: None,
+                seed: 3,
+            },
+        )
+    };
+    let other = std::thread::spawn(move || fuzz("mine", &["?"], mine));
+    let bombs = fuzz("bomb", &["!"], bomb);
+    let mines = other.join().expect("the other run finishes");
+    assert!(!bombs.crashes.is_empty() && !mines.crashes.is_empty());
+    for c in &bombs.crashes {
+        assert!(c.message.contains("bomb went off"), "{}", c.message);
+    }
+    for c in &mines.crashes {
+        assert!(c.message.contains("mine went off"), "{}", c.message);
+    }
+}
