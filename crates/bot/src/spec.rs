@@ -61,13 +61,18 @@ impl BotSpec {
     /// The game and rules the bot's network (or learned evaluator) was
     /// trained under, read from the checkpoint's sidecar, the bundle's
     /// `bundle.json` or the evaluator file's header without building the
-    /// bot; `None` for bots without one, which play any rules.
+    /// bot; `None` for bots without one, which play any rules. `game` is
+    /// the game the bot is asked to play: it decides whose network
+    /// `eval=shipped` is, which no file says.
     ///
     /// # Errors
     ///
     /// A sidecar, `bundle.json` or evaluator file that cannot be read or is
     /// not this build's format.
-    pub fn trained_rules(&self) -> Result<Option<dama_nn::GameRules>, Error> {
+    pub fn trained_rules(
+        &self,
+        game: dama_nn::GameName,
+    ) -> Result<Option<dama_nn::GameRules>, Error> {
         match self {
             BotSpec::Bundle(dir) => Ok(Some(crate::BundleContents::read(dir)?.game_rules())),
             BotSpec::Checkpoint { path, .. } | BotSpec::Player(PlayerSpec::Policy { path }) => {
@@ -76,7 +81,7 @@ impl BotSpec {
             BotSpec::AlphaBeta {
                 eval: Some(source), ..
             } => {
-                let game = self.game()?.unwrap_or_default();
+                let game = self.game()?.unwrap_or(game);
                 evaluator_trained(game, source)
             }
             _ => Ok(None),
@@ -130,8 +135,14 @@ impl BotSpec {
             BotSpec::Checkpoint { path, .. } | BotSpec::Player(PlayerSpec::Policy { path }) => {
                 Ok(Some(dama_nn::read_meta(path)?.game))
             }
-            // A learned evaluator is the game's whose alpha-beta loads it
-            // (its feature set); a file no game loads is the default
+            // The shipped network is the network of whichever game is
+            // asked for (a game that ships none refuses it by name).
+            BotSpec::AlphaBeta {
+                eval: Some(dama_game::EvalSource::Shipped),
+                ..
+            } => Ok(None),
+            // A learned evaluator file is the game's whose alpha-beta loads
+            // it (its feature set); a file no game loads is the default
             // game's to refuse by name.
             BotSpec::AlphaBeta {
                 eval: Some(source), ..

@@ -302,3 +302,21 @@ fn a_tafl_evaluator_makes_a_tafl_bot() {
     assert!(r.lines[0].contains(" score_cm "), "{r:?}");
     legal_best(s.game(), &r);
 }
+
+/// `eval=shipped` is the network of the game asked for: no file says
+/// which, so the spec names no game, and each game reads its own shipped
+/// network's rules (the CLI refused `--game tafl` with it as "a Turkish
+/// draughts network").
+#[test]
+fn the_shipped_network_is_the_asked_games() {
+    let spec: BotSpec = "alphabeta:time=100,eval=shipped".parse().unwrap();
+    assert_eq!(spec.game().unwrap(), None);
+    let tafl = spec.trained_rules(GameName::Tafl).unwrap().unwrap();
+    assert_eq!(tafl.get::<Tafl>(), Some(TaflRules::default()));
+    let draughts = spec.trained_rules(GameName::Draughts).unwrap().unwrap();
+    assert_eq!(draughts.get::<Tafl>(), None);
+    assert_eq!(draughts.get::<Draughts>(), Some(Default::default()));
+    let mut s = session("alphabeta:depth=2,eval=shipped");
+    let reply = s.handle("go");
+    assert!(last(&reply).starts_with("bestmove"), "{:?}", reply.lines);
+}

@@ -178,9 +178,10 @@ pub fn network_game(spec: &BotSpec) -> Option<GameName> {
     spec.game().ok().flatten()
 }
 
-/// The game and rules a bot's network was trained under, if it has one.
-pub fn trained(spec: &BotSpec) -> Result<Option<GameRules>, String> {
-    spec.trained_rules().map_err(|e| e.to_string())
+/// The game and rules a bot's network was trained under, if it has one,
+/// when it plays `game`.
+pub fn trained(spec: &BotSpec, game: GameName) -> Result<Option<GameRules>, String> {
+    spec.trained_rules(game).map_err(|e| e.to_string())
 }
 
 /// Builds the bot `spec` for game `game`.

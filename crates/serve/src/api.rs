@@ -267,7 +267,7 @@ async fn bot_and_game<G: GameDef>(
     let bot_id = id.clone();
     let (chosen, trained) = blocking(move || {
         let chosen = st.catalogue.choose(name, &bot_id, &strength)?;
-        let trained = crate::adapter::trained(&chosen.spec)
+        let trained = crate::adapter::trained(&chosen.spec, name)
             .map_err(|e| ApiError::internal(format!("bot `{}`: {e}", bot_id.escape_default())))?;
         Ok((chosen, trained))
     })

@@ -145,8 +145,11 @@ fn refuse_other_games(id: &str, spec: &BotSpec, game: GameName) -> Result<(), Ap
 /// The rules text a bot's network was trained under (`None` for a bot
 /// without a network, or one whose files cannot be read: choosing it says
 /// why).
-fn trained_rules_text(spec: &BotSpec) -> Option<String> {
-    adapter::trained(spec).ok().flatten().map(|r| r.text())
+fn trained_rules_text(spec: &BotSpec, game: GameName) -> Option<String> {
+    adapter::trained(spec, game)
+        .ok()
+        .flatten()
+        .map(|r| r.text())
 }
 
 /// The metadata of a learned-evaluator bundle (`None` for a network
@@ -262,7 +265,7 @@ impl Catalogue {
                         .unwrap_or_default(),
                     _ => Strength::default(),
                 },
-                rules: trained_rules_text(spec),
+                rules: trained_rules_text(spec, game),
             });
         }
         if let Some(rules) = adapter::shipped_rules(game) {
@@ -324,7 +327,7 @@ impl Catalogue {
             if last.as_ref().map(adapter::network_game) != Some(Some(game)) {
                 continue;
             }
-            let rules = last.as_ref().and_then(trained_rules_text);
+            let rules = last.as_ref().and_then(|s| trained_rules_text(s, game));
             for generation in run.checkpoints.iter().rev() {
                 out.push(BotEntry {
                     id: format!("run:{}/{generation}", run.name),
@@ -393,7 +396,7 @@ impl Catalogue {
                 kind: "bundle",
                 strength,
                 default,
-                rules: trained_rules_text(&BotSpec::Bundle(dir)),
+                rules: trained_rules_text(&BotSpec::Bundle(dir), game),
             });
         }
         out
