@@ -5,7 +5,7 @@ A run directory (`checkpoints/<run>/`) holds `metrics.jsonl`, one JSON object
 per line with a `"kind"` (`session`, `selfplay`, `train`, `eval`,
 `generation`) and a `"generation"`: every file and key is documented in
 docs/run-directory.md (the Rust types are `dama_run::MetricsEvent`, and
-crates/selfplay/tests/python_reader.rs checks that this reader sees the same
+crates/selfplay/tests/selfplay/python_reader.rs checks that this reader sees the same
 keys on a real run), and, after
 `dama ladder --run NAME`, `eval/ladder.csv` (`rank,name,elo,se,lo95,hi95,
 games,points,score`, written by crates/eval/src/rating.rs), and after

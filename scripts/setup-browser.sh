@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs headless Chromium and its WebDriver from Debian's packages, for
-# the browser test of `dama serve` (crates/serve/tests/browser.rs).
+# the browser test of `dama serve` (crates/serve/tests/serve/browser.rs).
 # Idempotent: does nothing when both binaries are already there.
 set -euo pipefail
 

@@ -3,7 +3,7 @@
 # project's torch venv (the one scripts/setup-torch.sh creates): matplotlib,
 # pandas, and nbclient/nbconvert/ipykernel to run notebooks headless; and
 # pydraughts, whose Hub client drives `dama bot --protocol hub` in the tests
-# (crates/cli/tests/hub.rs).
+# (crates/cli/tests/cli/hub.rs).
 # Idempotent: a second run returns at once (a stamp file in the venv records
 # the pinned set).
 #

@@ -35,10 +35,10 @@ stage "cargo clippy"
 cargo clippy --workspace --all-targets --locked "${features[@]}" -- -D warnings
 stage "headless Chromium for the browser test of dama serve"
 scripts/setup-browser.sh
-# The browser test (crates/serve/tests/browser.rs) fails instead of
+# The browser test (crates/serve/tests/serve/browser.rs) fails instead of
 # skipping when Chromium or chromedriver is missing.
 export DAMA_BROWSER_TEST=required
-stage "the notebooks' Python packages (crates/selfplay/tests/python_reader.rs imports them)"
+stage "the notebooks' Python packages (crates/selfplay/tests/selfplay/python_reader.rs imports them)"
 scripts/setup-notebooks.sh >/dev/null
 stage "cargo test"
 cargo test --workspace --locked "${features[@]}" 2>&1 | tee "$log"

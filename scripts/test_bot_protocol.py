@@ -5,7 +5,7 @@ every answer, including the answers to bad input.
     python scripts/test_bot_protocol.py --dama target/debug/dama [--bot SPEC]
 
 Needs nothing but the standard library. Exits with status 1 on the first
-failed check. Run by the test suite (crates/cli/tests/bot.rs).
+failed check. Run by the test suite (crates/cli/tests/cli/bot.rs).
 """
 import argparse
 import subprocess

@@ -10,7 +10,7 @@ It also checks `ping` during a search and `stop` of an infinite one.
         [--bot SPEC] [--games N] [--log FILE]
 
 Every position pydraughts sent and dama's reply go to --log (JSON lines:
-`pos`, `moves`, `reply`), which crates/cli/tests/hub.rs checks against
+`pos`, `moves`, `reply`), which crates/cli/tests/cli/hub.rs checks against
 dama's rules. Exits with status 1 on the first protocol error or on a
 reply pydraughts cannot play.
 

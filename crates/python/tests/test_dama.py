@@ -95,7 +95,7 @@ def test_perft_under_other_rules_equals_the_rust_binary(game, rules):
         assert dama.Game(game, rules=rules, position=pos).perft(3) == rust_perft(game, pos, 3, rules), pos
 
 
-# The perft files' older rule tokens (crates/engine/tests/common/mod.rs).
+# The perft files' older rule tokens (crates/engine/tests/engine/common/mod.rs).
 LEGACY_RULES = {"continue-as-king": "promotion=continue_as_king", "king-beats-man": "one_piece_each=king_beats_man"}
 
 

@@ -1,0 +1,14 @@
+//! The integration tests of `nn`, one test binary (each module was
+//! a binary of its own: one link and one build of the generic code
+//! instead of one per file).
+
+// Test code unwraps, as each file did.
+#![allow(clippy::unwrap_used, missing_docs)]
+
+mod common;
+mod encode;
+mod model;
+mod nnue;
+mod tafl;
+mod tch_smoke;
+mod torchscript;

@@ -1,0 +1,14 @@
+//! The integration tests of `tafl`, one test binary (each module was
+//! a binary of its own: one link and one build of the generic code
+//! instead of one per file).
+
+// Test code unwraps, as each file did.
+#![allow(clippy::unwrap_used, missing_docs)]
+
+mod common;
+mod examples;
+mod make_unmake;
+mod players;
+mod properties;
+mod reference;
+mod shipped;
