@@ -214,9 +214,10 @@ pub struct NnueTrain {
     /// `eval=shipped`) or the path of an evaluator file. A run that starts
     /// from a network copies it in as generation 0 (`models/gen-0000.nnue`):
     /// it is the best evaluation until a generation beats it at the gate
-    /// (self-play plays with it, the first gate is against it), generation
-    /// 1 trains on from its weights and each later one from the previous
-    /// generation's, so training goes on across machines and days.
+    /// (self-play plays with it, the first gate is against it), and each
+    /// generation trains on from the best network so far (generation 1
+    /// from the start network's weights; a generation the gate rejected is
+    /// not trained on from), so training goes on across machines and days.
     /// Measured here: training on from the previous network made each
     /// generation weaker at a fixed depth while the loss fell (issue 27's
     /// note), and a fresh network per generation trained on the window does
@@ -242,6 +243,23 @@ pub enum TrainInit {
 }
 
 impl TrainInit {
+    /// The generation whose network generation `generation`'s training
+    /// starts from, when the best network so far is generation `best`
+    /// (`None`: a fresh random network). A run that started from a network
+    /// trains on from the best one, not from a generation its gate
+    /// rejected: fine-tuning network 4 on two generations of its own
+    /// self-play from the rejected generation 1 gated at -160 Elo against
+    /// it, from network 4 itself at -40 (docs/nnue.md).
+    #[must_use]
+    pub fn trained_from(&self, generation: u32, best: u32) -> Option<u32> {
+        match self {
+            TrainInit::Random => None,
+            TrainInit::Previous => (generation > 1).then(|| generation - 1),
+            // Generation 0 is the start network.
+            TrainInit::Start(_) => Some(best),
+        }
+    }
+
     /// The network the run starts from, if any.
     #[must_use]
     pub fn start(&self) -> Option<&dama_game::EvalSource> {
@@ -993,14 +1011,12 @@ impl<G: LearnedGame> NnueRun<G> {
             window.extend(s);
         }
         window.extend_from_slice(&self.pending);
-        let on_from_previous = match config.train.init {
-            TrainInit::Random => false,
-            TrainInit::Previous => generation > 1,
-            // Generation 0 is the start network.
-            TrainInit::Start(_) => true,
-        };
-        let init = if on_from_previous {
-            read_network::<G::Features>(&dir.evaluator(generation - 1), Some(rules))?.0
+        let init = if let Some(from) = config
+            .train
+            .init
+            .trained_from(generation, self.files.state.best_generation)
+        {
+            read_network::<G::Features>(&dir.evaluator(from), Some(rules))?.0
         } else {
             FloatNet::random::<G::Features>(rules, generation_seed(config.run.seed, generation, 4))
         };
@@ -1386,6 +1402,21 @@ pub(crate) fn drive_nnue(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_run_from_a_network_trains_on_from_the_best_not_a_rejected_generation() {
+        let shipped = TrainInit::from("shipped".to_owned());
+        // Generation 1 from the start network (generation 0).
+        assert_eq!(shipped.trained_from(1, 0), Some(0));
+        // Generation 1 rejected: generation 2 starts from generation 0 again.
+        assert_eq!(shipped.trained_from(2, 0), Some(0));
+        // Generation 2 accepted: generation 3 starts from it.
+        assert_eq!(shipped.trained_from(3, 2), Some(2));
+        let previous = TrainInit::Previous;
+        assert_eq!(previous.trained_from(1, 0), None);
+        assert_eq!(previous.trained_from(3, 0), Some(2));
+        assert_eq!(TrainInit::Random.trained_from(3, 2), None);
+    }
 
     #[test]
     fn balanced_matches_are_judged_by_the_handcrafted_engine_at_their_depth() {
