@@ -128,6 +128,18 @@ fn other_game(spec: &BotSpec, game: GameName) -> Option<GameName> {
     adapter::network_game(spec).filter(|&g| g != game)
 }
 
+/// Whether a bot that plays the shipped network (`eval=shipped`, which
+/// names no game) has one to play in `game`; every other bot does.
+fn plays_shipped_of(spec: &BotSpec, game: GameName) -> bool {
+    !matches!(
+        spec,
+        BotSpec::AlphaBeta {
+            eval: Some(dama_game::EvalSource::Shipped),
+            ..
+        }
+    ) || adapter::shipped_rules(game).is_some()
+}
+
 /// A 400 for a network of another game than the one asked for.
 fn refuse_other_games(id: &str, spec: &BotSpec, game: GameName) -> Result<(), ApiError> {
     match other_game(spec, game) {
@@ -248,7 +260,7 @@ impl Catalogue {
         if let Some(spec) = self
             .default
             .as_ref()
-            .filter(|s| other_game(s, game).is_none())
+            .filter(|s| other_game(s, game).is_none() && plays_shipped_of(s, game))
         {
             out.push(BotEntry {
                 id: "default".into(),
@@ -800,4 +812,29 @@ fn worker(rx: &Mutex<Receiver<Job>>, options: &BotOptions) {
 fn fail(work: Work, message: String) {
     let mut failing = AnyBot::Failed(message);
     let _ = catch_unwind(AssertUnwindSafe(|| work(&mut failing)));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `--bot alphabeta:…,eval=shipped` is offered in each game that ships
+    /// a network (it names no game of its own), and not in one that
+    /// ships none, where it could only fail.
+    #[test]
+    fn a_shipped_default_bot_is_listed_where_a_network_is_shipped() {
+        let runs = tempfile::tempdir().expect("a temporary directory");
+        let spec: BotSpec = "alphabeta:time=100,eval=shipped"
+            .parse()
+            .expect("a bot spec");
+        let catalogue = Catalogue::new(
+            Arc::new(crate::runs::Runs::new(runs.path())),
+            Some(spec),
+            crate::Limits::default(),
+        );
+        let listed = |game| catalogue.list(game).iter().any(|b| b.id == "default");
+        assert!(listed(GameName::Draughts));
+        assert!(listed(GameName::Tafl));
+        assert!(!listed(GameName::MiniDama));
+    }
 }
