@@ -346,15 +346,11 @@ fn install_panic_hook() {
         let previous = panic::take_hook();
         panic::set_hook(Box::new(move |info| {
             let recorded = CAPTURED
-                .try_with(|c| match c.try_borrow_mut() {
-                    Ok(mut c) => match c.as_mut() {
-                        Some(m) => {
-                            *m = info.to_string();
-                            true
-                        }
-                        None => false,
-                    },
-                    Err(_) => false,
+                .try_with(|c| {
+                    let Ok(mut c) = c.try_borrow_mut() else {
+                        return false;
+                    };
+                    c.as_mut().map(|m| *m = info.to_string()).is_some()
                 })
                 .unwrap_or(false);
             if !recorded {
